@@ -1,0 +1,230 @@
+package similarity
+
+// Levenshtein returns the edit distance between a and b: the fewest rune
+// insertions, deletions and substitutions that turn one into the other.
+//
+// max bounds the work: as soon as the distance is known to exceed max,
+// Levenshtein stops and returns max+1. A negative max means no bound. The
+// result is exact whenever it is at most max.
+//
+// Common prefixes and suffixes are skipped first; the rest runs in
+// O(len(a) * len(b) / 64) with the bit-parallel algorithm of Myers (1999) in
+// the block form of Hyyrö (2003), or in O(len * max) on a diagonal band when
+// max is small compared with the texts.
+func Levenshtein(a, b []rune, max int) int {
+	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
+		a, b = a[1:], b[1:]
+	}
+	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
+		a, b = a[:len(a)-1], b[:len(b)-1]
+	}
+	if len(a) < len(b) {
+		a, b = b, a // b, the shorter, is the bit-parallel pattern
+	}
+	if max < 0 || max > len(a) {
+		max = len(a) // the distance never exceeds the longer length
+	}
+	switch {
+	case len(a)-len(b) > max:
+		return max + 1
+	case len(b) == 0:
+		return len(a)
+	case len(b) <= 64:
+		return myers64(a, b, max)
+	case 2*max+1 <= 4*((len(b)+63)/64):
+		// The band is narrower than a few bit-parallel blocks per text rune.
+		return banded(a, b, max)
+	}
+	return myersBlocks(a, b, max)
+}
+
+// LevenshteinRatio returns 1 - Levenshtein(a, b) / max(len(a), len(b)): 1 for
+// equal texts (two empty ones included), 0 when no rune lines up.
+func LevenshteinRatio(a, b []rune) float64 {
+	n := max(len(a), len(b))
+	if n == 0 {
+		return 1
+	}
+	return 1 - float64(Levenshtein(a, b, -1))/float64(n)
+}
+
+// peq64 maps each rune of a pattern of at most 64 runes to the bit mask of
+// the positions where it occurs. ASCII runes index an array; the others go
+// to a small open-addressing table that holds at most 64 keys in 128 slots.
+type peq64 struct {
+	ascii [128]uint64
+	keys  [128]rune // 0 marks an empty slot; non-ASCII keys are never 0
+	vals  [128]uint64
+}
+
+func peqSlot(r rune) uint32 { return uint32(r) * 2654435761 >> 25 }
+
+func (p *peq64) add(r rune, bit uint64) {
+	if uint32(r) < 128 {
+		p.ascii[r] |= bit
+		return
+	}
+	h := peqSlot(r)
+	for p.keys[h] != 0 && p.keys[h] != r {
+		h = (h + 1) & 127
+	}
+	p.keys[h] = r
+	p.vals[h] |= bit
+}
+
+func (p *peq64) get(r rune) uint64 {
+	if uint32(r) < 128 {
+		return p.ascii[r]
+	}
+	for h := peqSlot(r); p.keys[h] != 0; h = (h + 1) & 127 {
+		if p.keys[h] == r {
+			return p.vals[h]
+		}
+	}
+	return 0
+}
+
+// myers64 is Levenshtein for a pattern b of 1 to 64 runes and a text a at
+// least as long. It keeps one column of the DP matrix as two bit vectors of
+// vertical deltas (+1 in pv, -1 in mv) and tracks the bottom cell's score.
+func myers64(a, b []rune, bound int) int {
+	var peq peq64
+	for i, r := range b {
+		peq.add(r, 1<<i)
+	}
+	last := uint64(1) << (len(b) - 1)
+	pv, mv, score := ^uint64(0), uint64(0), len(b)
+	for j, r := range a {
+		eq := peq.get(r)
+		xv := eq | mv
+		xh := (((eq & pv) + pv) ^ pv) | eq
+		ph := mv | ^(xh | pv)
+		mh := pv & xh
+		if ph&last != 0 {
+			score++
+		} else if mh&last != 0 {
+			score--
+		}
+		ph = ph<<1 | 1 // the top row grows by one per text rune
+		mh <<= 1
+		pv = mh | ^(xv | ph)
+		mv = ph & xv
+		// Each remaining text rune lowers the score by at most one.
+		if score-(len(a)-1-j) > bound {
+			return bound + 1
+		}
+	}
+	return score
+}
+
+// myersBlocks is Levenshtein for a pattern b longer than 64 runes, split into
+// 64-row blocks whose horizontal deltas carry from one block to the next.
+func myersBlocks(a, b []rune, bound int) int {
+	nb := (len(b) + 63) / 64
+	ascii := make([]uint64, 128*nb)
+	var other map[rune][]uint64
+	for i, r := range b {
+		bit := uint64(1) << (i % 64)
+		if uint32(r) < 128 {
+			ascii[int(r)*nb+i/64] |= bit
+			continue
+		}
+		if other == nil {
+			other = make(map[rune][]uint64)
+		}
+		e := other[r]
+		if e == nil {
+			e = make([]uint64, nb)
+			other[r] = e
+		}
+		e[i/64] |= bit
+	}
+	zero := make([]uint64, nb)
+	pv := make([]uint64, nb)
+	mv := make([]uint64, nb)
+	for k := range pv {
+		pv[k] = ^uint64(0)
+	}
+	lastBit := uint64(1) << ((len(b) - 1) % 64)
+	score := len(b)
+	for j, r := range a {
+		var eqs []uint64
+		if uint32(r) < 128 {
+			eqs = ascii[int(r)*nb : int(r)*nb+nb]
+		} else if eqs = other[r]; eqs == nil {
+			eqs = zero
+		}
+		hin := 1 // the top row grows by one per text rune
+		for k, eq := range eqs {
+			p, m := pv[k], mv[k]
+			xv := eq | m
+			if hin < 0 {
+				eq |= 1
+			}
+			xh := (((eq & p) + p) ^ p) | eq
+			ph := m | ^(xh | p)
+			mh := p & xh
+			last := uint64(1) << 63
+			if k == nb-1 {
+				last = lastBit
+			}
+			hout := 0
+			if ph&last != 0 {
+				hout = 1
+			} else if mh&last != 0 {
+				hout = -1
+			}
+			ph <<= 1
+			mh <<= 1
+			if hin < 0 {
+				mh |= 1
+			} else if hin > 0 {
+				ph |= 1
+			}
+			pv[k] = mh | ^(xv | ph)
+			mv[k] = ph & xv
+			hin = hout
+		}
+		score += hin
+		if score-(len(a)-1-j) > bound {
+			return bound + 1
+		}
+	}
+	return score
+}
+
+// banded is Levenshtein computed only on the cells within bound of the main
+// diagonal (Ukkonen 1985): cells outside cannot lie on a path of cost at most
+// bound. a is at least as long as b, and len(a)-len(b) <= bound.
+func banded(a, b []rune, bound int) int {
+	inf := bound + 1
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = min(j, inf)
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-bound), min(len(b), i+bound)
+		diag := row[lo-1]
+		if lo == 1 {
+			row[0] = min(i, inf)
+		} else {
+			row[lo-1] = inf
+		}
+		left, rowMin := row[lo-1], row[lo-1]
+		ai := a[i-1]
+		for j := lo; j <= hi; j++ {
+			up := row[j]
+			v := diag
+			if ai != b[j-1] {
+				v++
+			}
+			v = min(v, up+1, left+1, inf)
+			diag, row[j], left = up, v, v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > bound {
+			return inf
+		}
+	}
+	return row[len(b)]
+}
