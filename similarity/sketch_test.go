@@ -1,0 +1,173 @@
+package similarity
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestCompare(t *testing.T) {
+	long := strings.Repeat("the quick brown fox jumps over the lazy dog while the cat sleeps ", 20)
+	edited := strings.Replace(long, "lazy", "sleepy", 1)
+	tests := []struct {
+		name   string
+		a, b   string
+		lo, hi Scores // each score must lie within [lo, hi]
+	}{
+		{"equal", "Hello world", "Hello world", Scores{1, 1, 1}, Scores{1, 1, 1}},
+		{"case and spaces", "Hello   World", "hello world", Scores{1, 1, 1}, Scores{1, 1, 1}},
+		{"both empty", "", "", Scores{1, 1, 1}, Scores{1, 1, 1}},
+		{"one empty", "", "some text", Scores{0, 0, 0}, Scores{0, 0, 0}},
+		{"unrelated", "alpha beta gamma", "delta epsilon zeta", Scores{0, 0, 0}, Scores{0, 0, 0.5}},
+		{"reordered words", "a b c d", "d c b a", Scores{0, 1, 0}, Scores{0, 1, 0.5}},
+		{"one word edited in a long text", long, edited, Scores{0.8, 0.99, 0.99}, Scores{0.999, 1, 1}},
+		// Seed 000's pair: two characters differ out of 17.
+		{"chinese", "你妈妈喊你回家吃饭哦,回家罗回家罗", "你妈妈叫你回家吃饭啦,回家罗回家罗",
+			Scores{0.5, 0.8, 1 - 2.0/17}, Scores{0.8, 0.95, 1 - 2.0/17}},
+	}
+	for _, tt := range tests {
+		got := Compare(NewSketch([]byte(tt.a)), NewSketch([]byte(tt.b)))
+		in := func(v, lo, hi float64) bool { return v >= lo-1e-12 && v <= hi+1e-12 }
+		if !in(got.Jaccard, tt.lo.Jaccard, tt.hi.Jaccard) || !in(got.Cosine, tt.lo.Cosine, tt.hi.Cosine) ||
+			!in(got.Levenshtein, tt.lo.Levenshtein, tt.hi.Levenshtein) {
+			t.Errorf("%s: Compare = %+v, want between %+v and %+v", tt.name, got, tt.lo, tt.hi)
+		}
+		if back := Compare(NewSketch([]byte(tt.b)), NewSketch([]byte(tt.a))); back != got {
+			t.Errorf("%s: Compare is not symmetric: %+v and %+v", tt.name, got, back)
+		}
+	}
+}
+
+func TestSketchIDF(t *testing.T) {
+	// With "the" weighted 0, texts that share only "the" are orthogonal.
+	idf := func(tok []byte) float64 {
+		if string(tok) == "the" {
+			return 0
+		}
+		return 1
+	}
+	a, b := []byte("the cat"), []byte("the dog")
+	if c := Compare(NewSketch(a), NewSketch(b)).Cosine; math.Abs(c-0.5) > 1e-12 {
+		t.Errorf("tf cosine = %v, want 0.5", c)
+	}
+	if c := Compare(NewSketchIDF(a, idf), NewSketchIDF(b, idf)).Cosine; c != 0 {
+		t.Errorf("tf-idf cosine = %v, want 0", c)
+	}
+}
+
+func TestSketchInvalidUTF8(t *testing.T) {
+	s := NewSketch([]byte("ab\xffcd"))
+	if !strings.ContainsRune(string(s.Runes), '\uFFFD') {
+		t.Errorf("runes %q: invalid byte not read as U+FFFD", string(s.Runes))
+	}
+}
+
+func TestScoresJSON(t *testing.T) {
+	b, err := json.Marshal(Scores{Jaccard: 0.5, Cosine: 0.25, Levenshtein: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jaccard":0.5,"cosine":0.25,"levenshtein":1}`; string(b) != want {
+		t.Errorf("json %s, want %s", b, want)
+	}
+}
+
+func ExampleCompare() {
+	a := NewSketch([]byte("The cat sat on the mat"))
+	b := NewSketch([]byte("the cat sat on a mat"))
+	s := Compare(a, b)
+	fmt.Printf("jaccard %.2f cosine %.2f levenshtein %.2f\n", s.Jaccard, s.Cosine, s.Levenshtein)
+	// Output: jaccard 0.43 cosine 0.87 levenshtein 0.86
+}
+
+func ExampleLevenshtein() {
+	fmt.Println(Levenshtein([]rune("kitten"), []rune("sitting"), -1))
+	fmt.Println(Levenshtein([]rune("kitten"), []rune("sitting"), 1)) // bound 1: stops at 2
+	// Output:
+	// 3
+	// 2
+}
+
+var (
+	sinkInt    int
+	sinkScores Scores
+	sinkSketch *Sketch
+)
+
+// words returns n pseudo-random English-like words separated by spaces.
+func words(r *rand.Rand, n int) string {
+	vocab := strings.Fields("the of and to in is was for on that with as by at from his her it an were are which this be or")
+	var sb strings.Builder
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		if r.IntN(3) == 0 {
+			sb.WriteString(vocab[r.IntN(len(vocab))])
+		} else {
+			fmt.Fprintf(&sb, "w%d", r.IntN(5000))
+		}
+	}
+	return sb.String()
+}
+
+func BenchmarkLevenshtein(b *testing.B) {
+	benchLevenshtein(b, func(a, b []rune, max int) int { return Levenshtein(a, b, max) })
+}
+
+// benchLevenshtein measures an edit distance function on near and unrelated
+// texts of several lengths; max = -1 means unbounded.
+func benchLevenshtein(b *testing.B, dist func(a, b []rune, max int) int) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{32, 140, 1000, 5000} {
+		x := []rune(words(r, n))[:n]
+		near := mutate(r, x, 1+n/50)
+		far := []rune(words(r, n))[:n]
+		b.Run(fmt.Sprintf("near/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt = dist(x, near, -1)
+			}
+		})
+		b.Run(fmt.Sprintf("far/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt = dist(x, far, -1)
+			}
+		})
+		b.Run(fmt.Sprintf("far-bound10/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt = dist(x, far, 10)
+			}
+		})
+	}
+}
+
+func BenchmarkCompare(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{30, 200, 1000} {
+		text := words(r, n)
+		other := strings.Replace(text, " the ", " a ", 2)
+		x, y := NewSketch([]byte(text)), NewSketch([]byte(other))
+		b.Run(fmt.Sprintf("words=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkScores = Compare(x, y)
+			}
+		})
+	}
+}
+
+func BenchmarkNewSketch(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	text := []byte(words(r, 1000))
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		sinkSketch = NewSketch(text)
+	}
+}
