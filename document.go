@@ -1,0 +1,167 @@
+package neardup
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/neardup/neardup/similarity"
+)
+
+// Errors returned by the Engine. Callers test for them with errors.Is; the
+// returned errors wrap them with the id or the value at fault.
+var (
+	// ErrNotFound is returned by Get and Delete for an id that is not
+	// stored (never inserted, deleted, or expired).
+	ErrNotFound = errors.New("neardup: document not found")
+	// ErrClosed is returned by every Engine method called after Close.
+	ErrClosed = errors.New("neardup: engine closed")
+	// ErrEmptyText is returned for a document whose text is empty or only
+	// white space: it has no features, so it cannot be compared.
+	ErrEmptyText = errors.New("neardup: empty text")
+	// ErrInvalidUTF8 is returned for a document whose text is not valid
+	// UTF-8 when Options.RejectInvalidUTF8 is set (by default invalid bytes
+	// are read as U+FFFD and the text is accepted).
+	ErrInvalidUTF8 = errors.New("neardup: text is not valid UTF-8")
+	// ErrEmptyID is returned for a document without an id.
+	ErrEmptyID = errors.New("neardup: empty document id")
+	// ErrIDConflict is returned when a stored id is inserted again with a
+	// different text. The stored document is left unchanged; to replace
+	// it, Delete it first.
+	ErrIDConflict = errors.New("neardup: id already stored with another text")
+	// ErrTooLarge is returned for a text longer than Options.MaxTextBytes.
+	ErrTooLarge = errors.New("neardup: text too large")
+	// ErrExpired is returned when inserting a document whose Time is
+	// already outside the retention window: it would never be returned.
+	ErrExpired = errors.New("neardup: document time outside the retention window")
+)
+
+// Document is a text to check or store, identified by ID.
+type Document struct {
+	// ID identifies the document; it must not be empty.
+	ID string `json:"id"`
+	// Text is the document's text, UTF-8.
+	Text string `json:"text"`
+	// Meta is optional JSON kept with the document and returned by Get.
+	Meta json.RawMessage `json:"meta,omitempty"`
+	// Time is when the document was seen; the zero Time means now. The
+	// retention window counts from it. It is kept to the second.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// Scores holds the similarity of two texts by each measure.
+type Scores = similarity.Scores
+
+// Match is one stored document near a checked one.
+type Match struct {
+	// ID is the stored document's id.
+	ID string `json:"id"`
+	// Distance is the Hamming distance between the two fingerprints.
+	Distance int `json:"distance"`
+	// Similarity is the score the Policy decided on (see Policy).
+	Similarity float64 `json:"similarity"`
+	// Scores holds every similarity measure (zero when texts are not kept).
+	Scores Scores `json:"scores"`
+	// Duplicate reports whether the Policy calls this match a duplicate.
+	Duplicate bool `json:"duplicate"`
+}
+
+// Result is the engine's answer about one document.
+type Result struct {
+	// ID is the checked document's id.
+	ID string `json:"id"`
+	// Duplicate reports whether a stored document is a near-duplicate.
+	Duplicate bool `json:"duplicate"`
+	// DuplicateOf is the id of the stored document it duplicates (the one
+	// with the highest similarity, then the lowest distance, then the
+	// earliest), or nil when the document is new.
+	DuplicateOf *string `json:"duplicate_of"`
+	// Distance and Similarity describe the match named by DuplicateOf
+	// (zero when the document is new).
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	// Matches lists the verified duplicates, best first (the first is
+	// DuplicateOf); candidates the Policy rejected are not listed.
+	Matches []Match `json:"matches"`
+	// Fingerprint is the document's fingerprint (hex in JSON).
+	Fingerprint Fingerprint `json:"fingerprint"`
+	// Inserted reports whether this call stored the document. It is false
+	// for Check, for a duplicate, and for a re-insert of an id already
+	// stored with the same text (which is not an error).
+	Inserted bool `json:"inserted"`
+}
+
+// resultJSON is Result with the fingerprint as hex text.
+type resultJSON struct {
+	ID          string  `json:"id"`
+	Duplicate   bool    `json:"duplicate"`
+	DuplicateOf *string `json:"duplicate_of"`
+	Distance    int     `json:"distance"`
+	Similarity  float64 `json:"similarity"`
+	Matches     []Match `json:"matches"`
+	Fingerprint string  `json:"fingerprint"`
+	Inserted    bool    `json:"inserted"`
+}
+
+// MarshalJSON encodes r with its fingerprint as lower-case hex and Matches
+// as [] rather than null when empty.
+func (r Result) MarshalJSON() ([]byte, error) {
+	j := resultJSON{ID: r.ID, Duplicate: r.Duplicate, DuplicateOf: r.DuplicateOf,
+		Distance: r.Distance, Similarity: r.Similarity, Matches: r.Matches, Inserted: r.Inserted}
+	if j.Matches == nil {
+		j.Matches = []Match{}
+	}
+	if r.Fingerprint.Bits() > 0 {
+		j.Fingerprint = r.Fingerprint.String()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var j resultJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Result{ID: j.ID, Duplicate: j.Duplicate, DuplicateOf: j.DuplicateOf,
+		Distance: j.Distance, Similarity: j.Similarity, Matches: j.Matches, Inserted: j.Inserted}
+	if j.Fingerprint != "" {
+		fp, err := ParseFingerprint(j.Fingerprint)
+		if err != nil {
+			return fmt.Errorf("neardup: result fingerprint: %w", err)
+		}
+		r.Fingerprint = fp
+	}
+	return nil
+}
+
+// Stats describes an engine's contents and activity since it was opened.
+type Stats struct {
+	// Documents is the number of stored documents (expired ones may count
+	// until the next expiry pass removes them).
+	Documents int `json:"documents"`
+	// ShortDocuments is how many of them are also in the short-text index.
+	ShortDocuments int `json:"short_documents"`
+	// Checks, Inserts and Duplicates count calls and decisions.
+	Checks     uint64 `json:"checks"`
+	Inserts    uint64 `json:"inserts"`
+	Duplicates uint64 `json:"duplicates"`
+	// Candidates counts index candidates verified; Rejected those the
+	// Policy turned down.
+	Candidates uint64 `json:"candidates"`
+	Rejected   uint64 `json:"rejected"`
+	// Expired counts documents removed by the retention window.
+	Expired uint64 `json:"expired"`
+	// Deleted counts documents removed by Delete.
+	Deleted uint64 `json:"deleted"`
+	// StoreBytes estimates the store's size on disk (or in memory).
+	StoreBytes uint64 `json:"store_bytes"`
+	// Bits and K describe the fingerprints and the index.
+	Bits int `json:"bits"`
+	K    int `json:"k"`
+	// Retention is the retention window in seconds (0: kept forever).
+	Retention float64 `json:"retention_seconds"`
+	// OpenSeconds is how long Open took to restore the index.
+	OpenSeconds float64 `json:"open_seconds"`
+}

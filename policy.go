@@ -1,0 +1,159 @@
+package neardup
+
+import (
+	"fmt"
+
+	"github.com/neardup/neardup/similarity"
+)
+
+// Measure names a similarity measure a Policy rule can require.
+type Measure string
+
+// The measures of package similarity.
+const (
+	// Jaccard is the Jaccard similarity of the texts' word 2-shingle sets.
+	Jaccard Measure = "jaccard"
+	// Cosine is the cosine similarity of the texts' term-frequency vectors.
+	Cosine Measure = "cosine"
+	// Levenshtein is 1 - edit distance / length of the longer text, over
+	// normalized runes.
+	Levenshtein Measure = "levenshtein"
+)
+
+// Rule is the test one length class of texts must pass to be called
+// near-duplicates.
+type Rule struct {
+	// MaxDistance is the largest Hamming distance, for 64-bit
+	// fingerprints, at which a stored text is a candidate. It scales with
+	// the width: 128-bit fingerprints allow twice as many bits.
+	MaxDistance int
+	// Measure is the similarity a candidate is confirmed with.
+	Measure Measure
+	// MinSimilarity is the smallest Measure score that confirms a
+	// candidate; 0 accepts every candidate within MaxDistance (trusting
+	// the fingerprint alone).
+	MinSimilarity float64
+}
+
+// Policy decides whether a candidate the index returns is a near-duplicate.
+// SimHash alone is reliable on long texts and weak on short ones (on texts
+// under a few hundred characters, near-duplicates are often 8 to 10 bits
+// apart while a 3-bit bound already lets unrelated short texts through), so
+// a Policy has two rules: Short for pairs of short texts (a wider distance,
+// confirmed by edit distance), Long for the rest.
+//
+// The numbers are plain fields so that they can be tuned with evidence; the
+// defaults are documented at DefaultPolicy.
+type Policy struct {
+	// ShortLength is the length in runes (of normalized text) under which
+	// a text is short. A pair is judged by the Short rule when both texts
+	// are short, by the Long rule otherwise.
+	ShortLength int
+	// Short is the rule for pairs of short texts.
+	Short Rule
+	// Long is the rule for the other pairs.
+	Long Rule
+}
+
+// DefaultPolicy returns the policy the engine uses unless told otherwise:
+//
+//   - texts of fewer than 500 runes are short;
+//   - two short texts are near-duplicates when their 64-bit fingerprints
+//     are at most 8 bits apart and their Levenshtein ratio (1 - edits /
+//     longer length) is at least 0.8;
+//   - other texts are near-duplicates when their fingerprints are at most
+//     3 bits apart and the Jaccard similarity of their word 2-shingles is
+//     at least 0.5.
+//
+// Distances double for 128-bit fingerprints. Without texts to compare
+// (Options.KeepText false) only the distance bounds apply.
+func DefaultPolicy() Policy {
+	return Policy{
+		ShortLength: 500,
+		Short:       Rule{MaxDistance: 8, Measure: Levenshtein, MinSimilarity: 0.8},
+		Long:        Rule{MaxDistance: 3, Measure: Jaccard, MinSimilarity: 0.5},
+	}
+}
+
+// Validate reports whether p is usable.
+func (p Policy) Validate() error {
+	if p.ShortLength < 0 {
+		return fmt.Errorf("neardup: policy short length %d is negative", p.ShortLength)
+	}
+	for _, r := range []struct {
+		name string
+		r    Rule
+	}{{"short", p.Short}, {"long", p.Long}} {
+		if r.r.MaxDistance < 0 || r.r.MaxDistance > 32 {
+			return fmt.Errorf("neardup: policy %s max distance %d out of range [0, 32]", r.name, r.r.MaxDistance)
+		}
+		switch r.r.Measure {
+		case Jaccard, Cosine, Levenshtein:
+		default:
+			return fmt.Errorf("neardup: policy %s measure %q unknown (want jaccard, cosine or levenshtein)", r.name, r.r.Measure)
+		}
+		if !(r.r.MinSimilarity >= 0 && r.r.MinSimilarity <= 1) {
+			return fmt.Errorf("neardup: policy %s min similarity %v out of range [0, 1]", r.name, r.r.MinSimilarity)
+		}
+	}
+	return nil
+}
+
+// scale returns a 64-bit distance bound for fingerprints of the given width.
+func scale(d, bits int) int {
+	if bits <= 64 {
+		return d
+	}
+	return d * bits / 64
+}
+
+// maxDistance returns the widest candidate distance any rule allows for
+// fingerprints of the given width.
+func (p Policy) maxDistance(bits int) int {
+	return scale(max(p.Short.MaxDistance, p.Long.MaxDistance), bits)
+}
+
+// rule returns the rule for a pair whose longer text has n runes.
+func (p Policy) rule(n int) Rule {
+	if n < p.ShortLength {
+		return p.Short
+	}
+	return p.Long
+}
+
+// Verify decides whether two texts, whose sketches are a and b and whose
+// bits-wide fingerprints are distance bits apart, are near-duplicates. It
+// returns the decision, the score of the rule's measure, and every score.
+// When a or b is nil (texts not kept) it decides by distance alone, taking
+// the pair as long unless both are known to be short, and returns
+// sim = 1 - distance/bits and zero scores.
+func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
+	if bits <= 0 {
+		bits = 64
+	}
+	if a == nil || b == nil {
+		n := p.ShortLength // unknown length: judge as long
+		if a != nil {
+			n = max(n, a.Len())
+		}
+		if b != nil {
+			n = max(n, b.Len())
+		}
+		r := p.rule(n)
+		return distance <= scale(r.MaxDistance, bits), 1 - float64(distance)/float64(bits), Scores{}
+	}
+	r := p.rule(max(a.Len(), b.Len()))
+	if distance > scale(r.MaxDistance, bits) {
+		return false, 0, Scores{}
+	}
+	s = similarity.Compare(a, b)
+	switch r.Measure {
+	case Jaccard:
+		sim = s.Jaccard
+	case Cosine:
+		sim = s.Cosine
+	default:
+		sim = s.Levenshtein
+	}
+	return sim >= r.MinSimilarity, sim, s
+}

@@ -1,0 +1,581 @@
+// Package store keeps neardup's documents durably in an embedded pebble
+// database, with keys laid out so that whole hours of documents can be
+// dropped at once and the index rebuilt from a compact scan.
+//
+//	db, err := store.Open("data", nil)
+//
+// Every document has a sequence number (Seq) whose high bits are the hour of
+// its time, so records sort by hour: expiring a retention window is one
+// DeleteRange per key space, not one delete per document. Two key spaces are
+// kept: "f" holds a small record per document (id, fingerprint, time, text
+// hash and length), scanned on open to rebuild the index; "t" holds the text
+// and metadata, read only to verify a candidate or answer Get.
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Errors returned by the store.
+var (
+	// ErrNotFound is returned when no record has the asked sequence number.
+	ErrNotFound = errors.New("store: not found")
+	// ErrClosed is returned by every method called after Close.
+	ErrClosed = errors.New("store: closed")
+	// ErrCorrupt is returned when a stored record cannot be decoded.
+	ErrCorrupt = errors.New("store: corrupt record")
+)
+
+// Durability says when a write is acknowledged.
+type Durability int
+
+const (
+	// GroupCommit (the default) merges the writes that arrive while a commit
+	// is in flight into the next commit, synced to disk: every acknowledged
+	// write survives a crash, and many writers share one fsync.
+	GroupCommit Durability = iota
+	// SyncEach commits and syncs every write on its own (still durable, but
+	// each writer pays its own commit; pebble may still share fsyncs).
+	SyncEach
+	// NoSync writes to the operating system without fsync: a killed process
+	// loses nothing, a power failure may lose the last writes.
+	NoSync
+)
+
+// String returns the name of d as accepted by ParseDurability.
+func (d Durability) String() string {
+	switch d {
+	case GroupCommit:
+		return "group"
+	case SyncEach:
+		return "sync"
+	case NoSync:
+		return "nosync"
+	}
+	return fmt.Sprintf("Durability(%d)", int(d))
+}
+
+// ParseDurability parses "group", "sync" or "nosync".
+func ParseDurability(s string) (Durability, error) {
+	switch s {
+	case "group", "":
+		return GroupCommit, nil
+	case "sync":
+		return SyncEach, nil
+	case "nosync":
+		return NoSync, nil
+	}
+	return 0, fmt.Errorf("store: unknown durability %q (want group, sync or nosync)", s)
+}
+
+// Options configure Open. The zero value is valid: a durable on-disk store
+// with group commit.
+type Options struct {
+	// InMemory keeps everything in memory (pebble's in-memory file system);
+	// dir is ignored. Default false.
+	InMemory bool
+	// Durability says when writes are acknowledged. Default GroupCommit.
+	Durability Durability
+	// CommitDelay is how long the group committer waits for more writes
+	// before committing a group; 0 (the default) commits as soon as the
+	// previous commit is done, which already groups concurrent writers.
+	CommitDelay time.Duration
+	// CacheSize is pebble's block cache in bytes. Default 64 MiB.
+	CacheSize int64
+	// MemTableSize is pebble's memtable size in bytes. Default 64 MiB.
+	MemTableSize uint64
+}
+
+// Validate reports whether o is usable.
+func (o *Options) Validate() error {
+	if o.Durability < GroupCommit || o.Durability > NoSync {
+		return fmt.Errorf("store: unknown durability %d", int(o.Durability))
+	}
+	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
+		return fmt.Errorf("store: commit delay %v out of range [0, 1s]", o.CommitDelay)
+	}
+	if o.CacheSize < 0 {
+		return fmt.Errorf("store: negative cache size %d", o.CacheSize)
+	}
+	return nil
+}
+
+// SeqBits is the number of low bits of a sequence number that count
+// documents within an hour; the bits above hold the hour (hours since the
+// Unix epoch).
+const SeqBits = 40
+
+// MakeSeq returns the sequence number of the n-th document of the hour that
+// contains unix time t (seconds).
+func MakeSeq(t int64, n uint64) uint64 {
+	h := t / 3600
+	if h < 0 {
+		h = 0
+	}
+	return uint64(h)<<SeqBits | n&(1<<SeqBits-1)
+}
+
+// HourStart returns the first sequence number of the hour containing unix time t.
+func HourStart(t int64) uint64 { return MakeSeq(t, 0) }
+
+// Counter returns the within-hour counter part of seq.
+func Counter(seq uint64) uint64 { return seq & (1<<SeqBits - 1) }
+
+// Record is the compact per-document record kept in the "f" key space.
+type Record struct {
+	Seq         uint64
+	ID          string
+	Fingerprint []byte // big-endian fingerprint bytes
+	Time        int64  // unix seconds
+	TextHash    uint64 // hash of the text, to tell a re-insert from a conflict
+	TextLen     int    // length of the text in runes
+}
+
+// Doc is a record with its text and metadata, for writing.
+type Doc struct {
+	Record
+	Text []byte // nil when texts are not kept
+	Meta []byte
+}
+
+const (
+	prefixRecord = 'f'
+	prefixText   = 't'
+)
+
+func key(prefix byte, seq uint64) []byte {
+	var k [9]byte
+	k[0] = prefix
+	binary.BigEndian.PutUint64(k[1:], seq)
+	return k[:]
+}
+
+func encodeRecord(dst []byte, r *Record) []byte {
+	dst = append(dst, 1) // format version
+	dst = binary.AppendUvarint(dst, uint64(len(r.Fingerprint)))
+	dst = append(dst, r.Fingerprint...)
+	dst = binary.AppendVarint(dst, r.Time)
+	dst = binary.BigEndian.AppendUint64(dst, r.TextHash)
+	dst = binary.AppendUvarint(dst, uint64(r.TextLen))
+	dst = binary.AppendUvarint(dst, uint64(len(r.ID)))
+	dst = append(dst, r.ID...)
+	return dst
+}
+
+func decodeRecord(seq uint64, b []byte) (Record, error) {
+	r := Record{Seq: seq}
+	bad := func(what string) (Record, error) {
+		return Record{}, fmt.Errorf("%w: seq %d: %s", ErrCorrupt, seq, what)
+	}
+	if len(b) < 1 || b[0] != 1 {
+		return bad("unknown version")
+	}
+	b = b[1:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return bad("fingerprint")
+	}
+	r.Fingerprint = append([]byte(nil), b[k:k+int(n)]...)
+	b = b[k+int(n):]
+	t, k := binary.Varint(b)
+	if k <= 0 {
+		return bad("time")
+	}
+	r.Time = t
+	b = b[k:]
+	if len(b) < 8 {
+		return bad("text hash")
+	}
+	r.TextHash = binary.BigEndian.Uint64(b)
+	b = b[8:]
+	l, k := binary.Uvarint(b)
+	if k <= 0 {
+		return bad("text length")
+	}
+	r.TextLen = int(l)
+	b = b[k:]
+	n, k = binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) != n {
+		return bad("id")
+	}
+	r.ID = string(b[k:])
+	return r, nil
+}
+
+// DB is an open store. It is safe for concurrent use.
+type DB struct {
+	db     *pebble.DB
+	opts   Options
+	closed atomic.Bool
+
+	// group commit
+	reqs      chan *commitReq
+	wg        sync.WaitGroup
+	submitted atomic.Uint64 // writes handed to the committer
+	durable   atomic.Uint64 // writes known durable
+	mu        sync.Mutex    // guards closing the reqs channel
+}
+
+type commitReq struct {
+	batch  *pebble.Batch // nil for a barrier
+	ticket uint64
+	done   chan error
+}
+
+// Open opens (creating if needed) the store in dir, or an in-memory store
+// when opts.InMemory is set. A nil opts means the defaults.
+func Open(dir string, opts *Options) (*DB, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = 64 << 20
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 64 << 20
+	}
+	po := &pebble.Options{
+		MemTableSize: o.MemTableSize,
+		Logger:       quietLogger{},
+	}
+	cache := pebble.NewCache(o.CacheSize)
+	defer cache.Unref()
+	po.Cache = cache
+	if o.InMemory {
+		po.FS = vfs.NewMem()
+		dir = ""
+	} else if dir == "" {
+		return nil, errors.New("store: empty directory (set InMemory for an in-memory store)")
+	}
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dir, err)
+	}
+	s := &DB{db: pdb, opts: o}
+	if o.Durability == GroupCommit {
+		s.reqs = make(chan *commitReq, 4096)
+		s.wg.Add(1)
+		go s.committer()
+	}
+	return s, nil
+}
+
+// quietLogger drops pebble's informational messages; errors still surface
+// as returned errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("store: pebble fatal: "+format, args...))
+}
+
+// Batch collects puts and deletes to be committed together by Commit.
+type Batch struct {
+	b   *pebble.Batch
+	buf []byte
+}
+
+// NewBatch returns an empty batch.
+func (s *DB) NewBatch() *Batch { return &Batch{b: s.db.NewBatch()} }
+
+// Put adds d to the batch: its record, and its text and metadata when
+// either is non-nil.
+func (b *Batch) Put(d *Doc) {
+	b.buf = encodeRecord(b.buf[:0], &d.Record)
+	_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
+	if d.Text != nil || d.Meta != nil {
+		b.buf = binary.AppendUvarint(b.buf[:0], uint64(len(d.Meta)))
+		b.buf = append(b.buf, d.Meta...)
+		b.buf = append(b.buf, d.Text...)
+		_ = b.b.Set(key(prefixText, d.Seq), b.buf, nil)
+	}
+}
+
+// Delete adds the removal of the document seq to the batch.
+func (b *Batch) Delete(seq uint64) {
+	_ = b.b.Delete(key(prefixRecord, seq), nil)
+	_ = b.b.Delete(key(prefixText, seq), nil)
+}
+
+// Len returns the number of operations in the batch.
+func (b *Batch) Len() int { return int(b.b.Count()) }
+
+// Commit writes b and returns once it is as durable as the store's
+// Durability says. The batch must not be used afterwards.
+func (s *DB) Commit(b *Batch) error {
+	if s.closed.Load() {
+		b.b.Close()
+		return ErrClosed
+	}
+	switch s.opts.Durability {
+	case SyncEach, NoSync:
+		wo := pebble.Sync
+		if s.opts.Durability == NoSync {
+			wo = pebble.NoSync
+		}
+		err := b.b.Commit(wo)
+		b.b.Close()
+		if err != nil {
+			return fmt.Errorf("store: commit: %w", err)
+		}
+		return nil
+	}
+	return s.send(b.b)
+}
+
+// send hands a batch (or a barrier, when pb is nil) to the group committer
+// and waits for its commit.
+func (s *DB) send(pb *pebble.Batch) error {
+	r := &commitReq{batch: pb, done: make(chan error, 1)}
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		if pb != nil {
+			pb.Close()
+		}
+		return ErrClosed
+	}
+	if pb != nil {
+		r.ticket = s.submitted.Add(1)
+	}
+	s.reqs <- r
+	s.mu.Unlock()
+	return <-r.done
+}
+
+// Barrier returns once every write submitted before the call is durable.
+// It is cheap when nothing is pending.
+func (s *DB) Barrier() error {
+	if s.opts.Durability != GroupCommit {
+		return nil
+	}
+	if s.durable.Load() >= s.submitted.Load() {
+		return nil
+	}
+	return s.send(nil)
+}
+
+func (s *DB) committer() {
+	defer s.wg.Done()
+	var group []*commitReq
+	for r := range s.reqs {
+		group = append(group[:0], r)
+		if s.opts.CommitDelay > 0 {
+			t := time.NewTimer(s.opts.CommitDelay)
+		wait:
+			for {
+				select {
+				case r2, ok := <-s.reqs:
+					if !ok {
+						break wait
+					}
+					group = append(group, r2)
+				case <-t.C:
+					break wait
+				}
+			}
+			t.Stop()
+		}
+	drain:
+		for {
+			select {
+			case r2, ok := <-s.reqs:
+				if !ok {
+					break drain
+				}
+				group = append(group, r2)
+			default:
+				break drain
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+func (s *DB) commitGroup(group []*commitReq) {
+	var lead *pebble.Batch
+	var maxTicket uint64
+	var err error
+	for _, r := range group {
+		if r.batch == nil {
+			continue
+		}
+		maxTicket = max(maxTicket, r.ticket)
+		if lead == nil {
+			lead = r.batch
+			continue
+		}
+		if err == nil {
+			err = lead.Apply(r.batch, nil)
+		}
+		r.batch.Close()
+	}
+	if lead != nil {
+		if err == nil {
+			err = lead.Commit(pebble.Sync)
+		}
+		lead.Close()
+		if err != nil {
+			err = fmt.Errorf("store: group commit: %w", err)
+		} else {
+			for {
+				d := s.durable.Load()
+				if d >= maxTicket || s.durable.CompareAndSwap(d, maxTicket) {
+					break
+				}
+			}
+		}
+	}
+	for _, r := range group {
+		r.done <- err
+	}
+}
+
+// Record returns the record of document seq, or ErrNotFound.
+func (s *DB) Record(seq uint64) (Record, error) {
+	if s.closed.Load() {
+		return Record{}, ErrClosed
+	}
+	v, c, err := s.db.Get(key(prefixRecord, seq))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return Record{}, ErrNotFound
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("store: get %d: %w", seq, err)
+	}
+	defer c.Close()
+	return decodeRecord(seq, v)
+}
+
+// Text returns the text and metadata of document seq, or ErrNotFound when
+// neither was stored.
+func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
+	if s.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	v, c, err := s.db.Get(key(prefixText, seq))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: get text %d: %w", seq, err)
+	}
+	defer c.Close()
+	n, k := binary.Uvarint(v)
+	if k <= 0 || uint64(len(v)-k) < n {
+		return nil, nil, fmt.Errorf("%w: text %d", ErrCorrupt, seq)
+	}
+	meta = append([]byte(nil), v[k:k+int(n)]...)
+	text = append([]byte(nil), v[k+int(n):]...)
+	if len(meta) == 0 {
+		meta = nil
+	}
+	return text, meta, nil
+}
+
+// Scan calls fn for every record whose sequence number is in [from, to),
+// in sequence order, and stops at the first error fn returns.
+func (s *DB) Scan(from, to uint64, fn func(Record) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	lo := key(prefixRecord, from)
+	hi := key(prefixRecord, to)
+	if to == 0 || to == ^uint64(0) {
+		hi = []byte{prefixRecord + 1}
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return fmt.Errorf("store: scan: %w", err)
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) != 9 {
+			it.Close()
+			return fmt.Errorf("%w: key %x", ErrCorrupt, k)
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return fmt.Errorf("store: scan: %w", err)
+		}
+		r, err := decodeRecord(binary.BigEndian.Uint64(k[1:]), v)
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if err := fn(r); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("store: scan: %w", err)
+	}
+	return nil
+}
+
+// DeleteBefore removes every document whose sequence number is below seq
+// (whole hours, see MakeSeq) with range deletions, synced, then compacts
+// the range so the disk space is given back. It returns the number of bytes
+// the range was estimated to use before.
+func (s *DB) DeleteBefore(ctx context.Context, seq uint64) (uint64, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	var freed uint64
+	for _, p := range []byte{prefixRecord, prefixText} {
+		lo, hi := []byte{p}, key(p, seq)
+		if n, err := s.db.EstimateDiskUsage(lo, hi); err == nil {
+			freed += n
+		}
+		if err := s.db.DeleteRange(lo, hi, pebble.Sync); err != nil {
+			return 0, fmt.Errorf("store: delete range: %w", err)
+		}
+		if err := s.db.Compact(ctx, lo, hi, false); err != nil {
+			return freed, fmt.Errorf("store: compact: %w", err)
+		}
+	}
+	return freed, nil
+}
+
+// DiskUsage returns an estimate of the bytes the store uses on disk (or in
+// memory for an in-memory store).
+func (s *DB) DiskUsage() uint64 {
+	if s.closed.Load() {
+		return 0
+	}
+	return s.db.Metrics().DiskSpaceUsage()
+}
+
+// Close waits for pending commits, then closes the database.
+func (s *DB) Close() error {
+	s.mu.Lock()
+	if s.closed.Swap(true) {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	if s.reqs != nil {
+		close(s.reqs)
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
