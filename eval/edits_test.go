@@ -1,0 +1,130 @@
+package eval
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+const english = "The quick brown fox jumps over the lazy dog near the river bank while the farmer watches from his old wooden porch and drinks a cup of tea."
+const chinese = "初，郑武公娶于申，曰武姜，生庄公及共叔段。庄公寤生，惊姜氏，故名曰寤生，遂恶之。爱共叔段，欲立之。"
+
+func TestEditorDeterministic(t *testing.T) {
+	for _, k := range EditKinds() {
+		for _, text := range []string{english, chinese} {
+			a := NewEditor(7, nil).Apply(text, Edit{k, 0.1})
+			b := NewEditor(7, nil).Apply(text, Edit{k, 0.1})
+			if a != b {
+				t.Errorf("%s: same seed gave %q and %q", k, a, b)
+			}
+			if a == text && k != Case {
+				t.Errorf("%s: text unchanged", k)
+			}
+			if !utf8.ValidString(a) {
+				t.Errorf("%s: invalid UTF-8 %q", k, a)
+			}
+		}
+	}
+	if NewEditor(1, nil).Apply(english, Edit{WordSubstitute, 0.2}) == NewEditor(2, nil).Apply(english, Edit{WordSubstitute, 0.2}) {
+		t.Error("different seeds gave the same substitution")
+	}
+}
+
+func TestEditorRates(t *testing.T) {
+	words := len(strings.Fields(english)) // 28
+	for _, tc := range []struct {
+		kind EditKind
+		rate float64
+		want int // words after the edit
+	}{
+		{WordDelete, 0.1, words - 3},
+		{WordInsert, 0.1, words + 3},
+		{WordSubstitute, 0.5, words},
+		{WordDelete, 0.0001, words - 1}, // at least one edit
+	} {
+		got := len(strings.Fields(NewEditor(3, nil).Apply(english, Edit{tc.kind, tc.rate})))
+		if got != tc.want {
+			t.Errorf("%s at %v: %d words, want %d", tc.kind, tc.rate, got, tc.want)
+		}
+	}
+	runes := utf8.RuneCountInString(chinese)
+	if got := utf8.RuneCountInString(NewEditor(3, nil).Apply(chinese, Edit{CharDelete, 0.1})); got != runes-5 {
+		t.Errorf("char-delete 10%% of %d runes left %d", runes, got)
+	}
+	// Word edits on Chinese work on characters and keep the text unspaced.
+	if got := NewEditor(3, nil).Apply(chinese, Edit{WordSwap, 0.1}); strings.Contains(got, " ") {
+		t.Errorf("word-swap put spaces into Chinese: %q", got)
+	}
+	// Boilerplate adds about rate times the length, at both ends.
+	out := NewEditor(3, nil).Apply(english, Edit{Boilerplate, 1})
+	if !strings.Contains(out, english) || utf8.RuneCountInString(out) < 2*utf8.RuneCountInString(english) {
+		t.Errorf("boilerplate at rate 1 gave %d chars for %d", len(out), len(english))
+	}
+	if out := NewEditor(3, nil).Apply(english, Edit{HTML, 0.1}); !strings.HasPrefix(out, "<!DOCTYPE html>") || !strings.Contains(out, "<p>") {
+		t.Errorf("html edit gave %q", out)
+	}
+}
+
+func TestIsCJK(t *testing.T) {
+	for text, want := range map[string]bool{english: false, chinese: true, "hello 世界": false, "中文 text 很多字": true, "123": false} {
+		if got := IsCJK(text); got != want {
+			t.Errorf("IsCJK(%q) = %v", text, got)
+		}
+	}
+}
+
+func TestMakeEdits(t *testing.T) {
+	texts := []string{english, "A completely different sentence about databases and indexes.", "Third text, about cats."}
+	o := EditOptions{Kinds: []EditKind{WordDelete, Case}, Rates: []float64{0.05, 0.1}, Negatives: 2, Seed: 9}
+	d := MakeEdits("t", texts, o)
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	pos, neg := 0, 0
+	for _, p := range d.Pairs {
+		if p.Positive {
+			pos++
+			if len(p.Tags) != 2 || p.A >= len(texts) || p.B < len(texts) {
+				t.Errorf("bad positive %+v", p)
+			}
+		} else {
+			neg++
+			if p.A == p.B || p.B >= len(texts) {
+				t.Errorf("bad negative %+v", p)
+			}
+		}
+	}
+	if pos != 3*2*2 || neg != 3*2 {
+		t.Errorf("%d positives and %d negatives, want 12 and 6", pos, neg)
+	}
+	if d2 := MakeEdits("t", texts, o); !slices.Equal(d.Texts, d2.Texts) {
+		t.Error("MakeEdits is not deterministic")
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	v := Vocabulary([]string{"a b, a c.", "中文"}, 10)
+	if !slices.Equal(v, []string{"a", "b", "c", "中", "文"}) {
+		t.Errorf("Vocabulary = %q", v)
+	}
+	if v := Vocabulary([]string{"a b c d"}, 2); len(v) != 2 {
+		t.Errorf("Vocabulary max 2 = %q", v)
+	}
+}
+
+func FuzzEditor(f *testing.F) {
+	f.Add(english, uint8(0), 0.1)
+	f.Add(chinese, uint8(4), 0.5)
+	f.Add("", uint8(9), 1.0)
+	f.Fuzz(func(t *testing.T, text string, kind uint8, rate float64) {
+		if rate != rate || rate < 0 || rate > 1 {
+			return
+		}
+		k := EditKinds()[int(kind)%len(EditKinds())]
+		out := NewEditor(1, nil).Apply(text, Edit{k, rate})
+		if utf8.ValidString(text) && !utf8.ValidString(out) {
+			t.Errorf("%s made invalid UTF-8 from valid %q", k, text)
+		}
+	})
+}
