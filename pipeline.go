@@ -1,16 +1,423 @@
 package neardup
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup/analysis"
+	"github.com/neardup/neardup/simhash"
+	"github.com/neardup/neardup/weight"
+)
+
+// Units names what the features of a Pipeline are made of.
+type Units string
+
+// The feature units.
+const (
+	// UnitWords: features are shingles of word tokens (analysis.Words; CJK
+	// text per Pipeline.CJK).
+	UnitWords Units = "words"
+	// UnitChars: features are character n-grams of the normalized text,
+	// spaces included.
+	UnitChars Units = "chars"
+)
+
+// CJKMode names how runs of Han, Kana and Hangul characters become tokens
+// when a Pipeline works on words.
+type CJKMode string
+
+// The CJK modes.
+const (
+	// CJKUnigram: each character is a token.
+	CJKUnigram CJKMode = "unigram"
+	// CJKBigram: each pair of adjacent characters is a token (a lone
+	// character is a token by itself).
+	CJKBigram CJKMode = "bigram"
+	// CJKSegment: runs are split into words by gse (analysis.Segmenter).
+	CJKSegment CJKMode = "segment"
+)
+
+// MaxShingle is the largest Pipeline.Shingle.
+const MaxShingle = 16
 
 // Pipeline configures neardup's own "default" profile: how text is
-// normalized, split into features and weighted before SimHash.
-type Pipeline struct{}
+// normalized, split into features and weighted before SimHash. A zero
+// field takes the default given in its comment (the value DefaultPipeline
+// sets), so Pipeline{} is the default pipeline. The steps, in order:
+//
+//  1. HTML to text (analysis.StripHTML), if HTML is set;
+//  2. analysis.Normalize: NFKC, case and width folding, controls dropped,
+//     white space folded, invalid UTF-8 read as U+FFFD;
+//  3. tokens (analysis.Words, CJK per the CJK field), minus StopWords, or
+//     characters (Units = chars);
+//  4. features: shingles of Shingle consecutive tokens (or characters),
+//     hashed with simhash.Hash64/Hash128 and simhash.Shingle64/Shingle128; a
+//     text with fewer tokens than Shingle has one feature made of all of
+//     them;
+//  5. weights per Weighting, then the TopN heaviest features, if TopN > 0;
+//  6. SimHash (simhash package bit rule); no features (empty text) gives
+//     the fingerprint 0.
+type Pipeline struct {
+	// HTML reads the text as HTML: tags, scripts and styles are dropped and
+	// entities decoded. Default false.
+	HTML bool
+	// Units is what features are made of: UnitWords (default) or UnitChars.
+	Units Units
+	// CJK is how CJK text is tokenized with UnitWords: CJKBigram (default),
+	// CJKUnigram or CJKSegment. Ignored with UnitChars.
+	CJK CJKMode
+	// Shingle is the number of tokens (UnitWords) or characters (UnitChars)
+	// per feature, 1 to MaxShingle. Default 3 for words, 5 for characters.
+	Shingle int
+	// Weighting is the weight of a feature: weight.TF (default; the count of
+	// its occurrences), weight.LogTF, weight.Binary or weight.TFIDF.
+	Weighting weight.Scheme
+	// TopN keeps only the TopN heaviest features; 0 (default) keeps all.
+	TopN int
+	// IDF is the table TFIDF weighting uses, keyed by the 64-bit feature
+	// hash (see weight.IDF). nil (default) means the shipped Chinese word
+	// table (weight.Chinese), which suits CJK = segment and Shingle = 1,
+	// loaded on first use. Ignored unless Weighting is TFIDF.
+	IDF *weight.IDF
+	// StopWords are tokens dropped before shingling, e.g.
+	// analysis.EnglishStopWords(). nil (default) drops none. Ignored with
+	// UnitChars.
+	StopWords *analysis.StopWords
+	// Segmenter is the word segmenter CJKSegment uses. nil (default) means
+	// one of its own, loaded on first use; pipelines that share one load
+	// the dictionary once.
+	Segmenter *analysis.Segmenter
+}
 
-// DefaultPipeline returns the settings of the "default" profile.
-func DefaultPipeline() Pipeline { return Pipeline{} }
+// DefaultPipeline returns the settings of the "default" profile: words,
+// CJK bigrams, 3-token shingles, tf weights, all features, no stop words,
+// plain text.
+func DefaultPipeline() Pipeline {
+	return Pipeline{
+		Units:     UnitWords,
+		CJK:       CJKBigram,
+		Shingle:   3,
+		Weighting: weight.TF,
+	}
+}
 
-// NewPipeline returns a SimHash Fingerprinter of the given width (64 or 128)
-// that runs the pipeline p.
+// withDefaults returns p with its zero fields set to their defaults.
+func (p Pipeline) withDefaults() Pipeline {
+	d := DefaultPipeline()
+	if p.Units == "" {
+		p.Units = d.Units
+	}
+	if p.CJK == "" {
+		p.CJK = d.CJK
+	}
+	if p.Shingle == 0 {
+		p.Shingle = d.Shingle
+		if p.Units == UnitChars {
+			p.Shingle = 5
+		}
+	}
+	if p.Weighting == "" {
+		p.Weighting = d.Weighting
+	}
+	return p
+}
+
+// ErrPipeline is returned (wrapped) by Pipeline.Validate and NewPipeline
+// for a field out of range.
+var ErrPipeline = errors.New("neardup: bad pipeline")
+
+// Validate returns an error wrapping ErrPipeline that names the first field
+// out of range; zero fields are valid (they take defaults).
+func (p Pipeline) Validate() error {
+	q := p.withDefaults()
+	switch q.Units {
+	case UnitWords, UnitChars:
+	default:
+		return fmt.Errorf("%w: Units %q (want words or chars)", ErrPipeline, string(p.Units))
+	}
+	switch q.CJK {
+	case CJKUnigram, CJKBigram, CJKSegment:
+	default:
+		return fmt.Errorf("%w: CJK %q (want unigram, bigram or segment)", ErrPipeline, string(p.CJK))
+	}
+	if q.Shingle < 1 || q.Shingle > MaxShingle {
+		return fmt.Errorf("%w: Shingle %d (want 1 to %d)", ErrPipeline, p.Shingle, MaxShingle)
+	}
+	if err := q.Weighting.Validate(); err != nil {
+		return fmt.Errorf("%w: Weighting: %v", ErrPipeline, err)
+	}
+	if q.TopN < 0 {
+		return fmt.Errorf("%w: TopN %d (want >= 0)", ErrPipeline, p.TopN)
+	}
+	return nil
+}
+
+// NewPipeline returns a SimHash Fingerprinter of the given width (64 or
+// 128) that runs the pipeline p. It returns ErrWidth for another width and
+// an error wrapping ErrPipeline for a bad p. The Fingerprinter is safe for
+// concurrent use and, except with CJKSegment (gse returns strings), does not
+// allocate in steady state: its buffers are pooled.
 func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
-	return nil, errors.New("neardup: pipeline not built yet")
+	if bits != 64 && bits != 128 {
+		return nil, fmt.Errorf("%w: SimHash is 64 or 128 bits, not %d", ErrWidth, bits)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	q := p.withDefaults()
+	f := &pipelineFP{p: q, bits: bits, stream: q.Weighting == weight.TF && q.TopN == 0}
+	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
+		f.p.Segmenter = new(analysis.Segmenter)
+	}
+	f.pool.New = func() any { return new(pipelineState) }
+	return f, nil
+}
+
+// pipelineFP is the Fingerprinter of a Pipeline.
+type pipelineFP struct {
+	p       Pipeline
+	bits    int
+	stream  bool // tf weights, all features: add each occurrence to an Acc
+	pool    sync.Pool
+	chinese weight.Chinese // the default IDF table, loaded when needed
+}
+
+// pipelineState is the per-call state, pooled.
+type pipelineState struct {
+	f       *pipelineFP
+	html    []byte
+	norm    []byte
+	scratch analysis.Scratch
+	text    []byte // the normalized text being tokenized
+	idf     *weight.IDF
+
+	// sliding window of the last Shingle token hashes
+	his, los, keys [MaxShingle]uint64
+	n              int // tokens seen
+
+	// CJK bigrams: the pending CJK character
+	cjkStart, cjkEnd int
+	cjkRun           int // characters in the current run
+
+	terms  []weight.Term
+	acc64  simhash.Acc64
+	acc128 simhash.Acc128
+	w64    simhash.Weighted64
+	w128   simhash.Weighted128
+}
+
+// Bits returns 64 or 128.
+func (f *pipelineFP) Bits() int { return f.bits }
+
+// Fingerprint returns the SimHash of text.
+func (f *pipelineFP) Fingerprint(text []byte) Fingerprint {
+	s := f.pool.Get().(*pipelineState)
+	s.f = f
+	src := text
+	if f.p.HTML {
+		s.html = analysis.StripHTML(s.html[:0], text)
+		src = s.html
+	}
+	s.norm = s.scratch.Normalize(s.norm[:0], src)
+	s.text = s.norm
+	s.n, s.cjkRun = 0, 0
+	s.terms = s.terms[:0]
+	s.idf = nil
+	if !f.stream && f.p.Weighting == weight.TFIDF {
+		s.idf = f.p.IDF
+		if s.idf == nil {
+			s.idf, _ = f.chinese.Table() // on error: nil, every IDF 1
+		}
+	}
+	if f.bits == 64 {
+		s.acc64.Reset()
+	} else {
+		s.acc128.Reset()
+	}
+	if f.p.Units == UnitChars {
+		s.charGrams()
+	} else {
+		s.words()
+	}
+	fp := s.sum()
+	s.f, s.text = nil, nil
+	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 {
+		f.pool.Put(s)
+	}
+	return fp
+}
+
+// words feeds the word tokens of s.text through the window.
+func (s *pipelineState) words() {
+	p := &s.f.p
+	emit := func(t analysis.Token) {
+		if p.StopWords.Contains(t.Text) {
+			return
+		}
+		if t.CJK && p.CJK == CJKBigram {
+			s.bigram(t)
+			return
+		}
+		s.flushCJK()
+		s.token(t.Text)
+	}
+	if p.CJK == CJKSegment {
+		p.Segmenter.Tokenize(s.text, emit)
+	} else {
+		analysis.Words{}.Tokenize(s.text, emit)
+	}
+	s.flushCJK()
+	s.finish()
+}
+
+// bigram turns CJK characters into overlapping bigrams: each character
+// adjacent to the previous one makes a token of the two.
+func (s *pipelineState) bigram(t analysis.Token) {
+	if s.cjkRun > 0 && t.Start == s.cjkEnd {
+		s.token(s.text[s.cjkStart:t.End])
+		s.cjkRun++
+	} else {
+		s.flushCJK()
+		s.cjkRun = 1
+	}
+	s.cjkStart, s.cjkEnd = t.Start, t.End
+}
+
+// flushCJK ends a run of CJK characters: a run of one character is a token
+// by itself.
+func (s *pipelineState) flushCJK() {
+	if s.cjkRun == 1 {
+		s.token(s.text[s.cjkStart:s.cjkEnd])
+	}
+	s.cjkRun = 0
+}
+
+// token hashes one token into the window and emits the shingle it completes.
+func (s *pipelineState) token(tok []byte) {
+	w := s.f.p.Shingle
+	if s.n >= w {
+		copy(s.los[:w-1], s.los[1:w])
+		if s.f.bits == 128 {
+			copy(s.his[:w-1], s.his[1:w])
+		}
+		if s.idf != nil && s.f.bits == 128 {
+			copy(s.keys[:w-1], s.keys[1:w])
+		}
+	}
+	i := min(s.n, w-1)
+	if s.f.bits == 64 {
+		s.los[i] = simhash.Hash64(tok)
+	} else {
+		s.his[i], s.los[i] = simhash.Hash128(tok)
+		if s.idf != nil {
+			s.keys[i] = simhash.Hash64(tok)
+		}
+	}
+	s.n++
+	if s.n >= w {
+		s.shingle(w)
+	}
+}
+
+// finish emits the one feature of a text shorter than a shingle.
+func (s *pipelineState) finish() {
+	if s.n > 0 && s.n < s.f.p.Shingle {
+		s.shingle(s.n)
+	}
+}
+
+// shingle emits the feature of the first n hashes of the window.
+func (s *pipelineState) shingle(n int) {
+	if s.f.bits == 64 {
+		h := simhash.Shingle64(s.los[:n])
+		if s.f.stream {
+			s.acc64.Add(h)
+		} else {
+			s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
+		}
+		return
+	}
+	hi, lo := simhash.Shingle128(s.his[:n], s.los[:n])
+	if s.f.stream {
+		s.acc128.Add(hi, lo)
+		return
+	}
+	var key uint64
+	if s.idf != nil {
+		key = simhash.Shingle64(s.keys[:n])
+	}
+	s.terms = append(s.terms, weight.Term{Hi: hi, Lo: lo, Key: key})
+}
+
+// charGrams emits the character n-grams of s.text as features.
+func (s *pipelineState) charGrams() {
+	w := s.f.p.Shingle
+	text := s.text
+	// starts holds the byte offsets of the last w characters, as a ring.
+	var starts [MaxShingle]int
+	n := 0
+	for i := 0; i < len(text); {
+		_, size := utf8.DecodeRune(text[i:])
+		starts[n%w] = i
+		n++
+		i += size
+		if n >= w {
+			s.charFeature(text[starts[(n-w)%w]:i])
+		}
+	}
+	if n > 0 && n < w {
+		s.charFeature(text)
+	}
+}
+
+func (s *pipelineState) charFeature(gram []byte) {
+	if s.f.bits == 64 {
+		h := simhash.Hash64(gram)
+		if s.f.stream {
+			s.acc64.Add(h)
+		} else {
+			s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
+		}
+		return
+	}
+	hi, lo := simhash.Hash128(gram)
+	if s.f.stream {
+		s.acc128.Add(hi, lo)
+		return
+	}
+	var key uint64
+	if s.idf != nil {
+		key = simhash.Hash64(gram)
+	}
+	s.terms = append(s.terms, weight.Term{Hi: hi, Lo: lo, Key: key})
+}
+
+// sum weighs the collected terms (unless streamed) and returns the
+// fingerprint.
+func (s *pipelineState) sum() Fingerprint {
+	f := s.f
+	if f.stream {
+		if f.bits == 64 {
+			return FromUint64(s.acc64.Sum())
+		}
+		return FromUint128(s.acc128.Sum())
+	}
+	terms := weight.Count(s.terms)
+	f.p.Weighting.Apply(terms, s.idf)
+	terms = weight.Top(terms, f.p.TopN)
+	s.terms = terms
+	if f.bits == 64 {
+		s.w64.Reset()
+		for _, t := range terms {
+			s.w64.Add(t.Lo, t.Weight)
+		}
+		return FromUint64(s.w64.Sum())
+	}
+	s.w128.Reset()
+	for _, t := range terms {
+		s.w128.Add(t.Hi, t.Lo, t.Weight)
+	}
+	return FromUint128(s.w128.Sum())
 }

@@ -1,0 +1,206 @@
+package analysis
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"Hello, World!", "hello, world!"},
+		{"  lots \t of\n\n  space  ", "lots of space"},
+		{"ＨＥＬＬＯ　ｗｏｒｌｄ１２３", "hello world123"}, // full-width letters, digits, ideographic space
+		{"ｶﾀｶﾅ", "カタカナ"},                     // half-width katakana
+		{"e\u0301cole", "école"},             // composed by NFKC
+		{"E\x01\u0301", "é"},                 // control dropped before composing
+		{"ﬁne straße", "fine strasse"},       // ligature, sharp s
+		{"soft\u00adhyphen zero\u200bwidth", "softhyphen zerowidth"},
+		{"bad \xff byte", "bad \ufffd byte"},
+		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"},
+		{"中文，测试。", "中文,测试。"},
+		{"a\u00a0b\u3000c", "a b c"},
+		{"\x00\x01\x7f", ""},
+	}
+	for _, tt := range tests {
+		got := string(Normalize(nil, []byte(tt.in)))
+		if got != tt.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestNormalizeAppends checks that Normalize appends to dst and leaves the
+// prefix alone.
+func TestNormalizeAppends(t *testing.T) {
+	got := Normalize([]byte("X "), []byte("Ａb"))
+	if string(got) != "X ab" {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func tokens(text string) []string {
+	var out []string
+	Tokenize([]byte(text), func(tok []byte) { out = append(out, string(tok)) })
+	return out
+}
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"hello, world!", []string{"hello", "world"}},
+		{"can't stop e.g. 3.14 1,000 a:b foo_bar __ _x", []string{"can't", "stop", "e.g", "3.14", "1,000", "a:b", "foo_bar", "_x"}},
+		{"a..b 1:2 a,b", []string{"a", "b", "1", "2", "a", "b"}},
+		{"中文abc測試", []string{"中", "文", "abc", "測", "試"}},
+		{"カタカナとひらがな", []string{"カ", "タ", "カ", "ナ", "と", "ひ", "ら", "が", "な"}},
+		{"한국어 café naïve", []string{"한", "국", "어", "café", "naïve"}},
+		{"emoji 👍🏽 ok", []string{"emoji", "ok"}},
+	}
+	for _, tt := range tests {
+		if got := tokens(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// referenceWords is the definition the fast path must match: uniseg's
+// word segments that hold a letter or a number.
+func referenceWords(text []byte) []string {
+	var out []string
+	state := -1
+	for len(text) > 0 {
+		var w []byte
+		w, text, state = uniseg.FirstWord(text, state)
+		if hasWordRune(w) {
+			out = append(out, string(w))
+		}
+	}
+	return out
+}
+
+// TestASCIIFastPath compares the ASCII fast path with uniseg on random
+// ASCII strings drawn from the characters the rules care about.
+func TestASCIIFastPath(t *testing.T) {
+	const alphabet = "aZ09_:.',;- \t\n!"
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 20000
+	if testing.Short() {
+		n = 2000
+	}
+	buf := make([]byte, 0, 16)
+	for range n {
+		buf = buf[:0]
+		for range rng.IntN(12) {
+			buf = append(buf, alphabet[rng.IntN(len(alphabet))])
+		}
+		got := tokens(string(buf))
+		if want := referenceWords(buf); !slices.Equal(got, want) {
+			t.Fatalf("Tokenize(%q) = %q, uniseg gives %q", buf, got, want)
+		}
+	}
+}
+
+func TestStripHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"<p>Hello <b>big</b>world</p>", " Hello bigworld "},
+		{"a<script>var x = '<p>';</script>b", "a b"},
+		{"<STYLE>p{}</STYLE>x<!-- c -->y", " xy"},
+		{"fish &amp; chips &lt;3 &eacute;t&#233; &#x4E2D; &bogus; & x", "fish & chips <3 été 中 &bogus; & x"},
+		{"1 < 2 <", "1 < 2 <"},
+		{"unterminated <a href='x'", "unterminated "},
+	}
+	for _, tt := range tests {
+		if got := string(StripHTML(nil, []byte(tt.in))); got != tt.want {
+			t.Errorf("StripHTML(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStopWords(t *testing.T) {
+	s := EnglishStopWords()
+	if !s.Contains([]byte("the")) || s.Contains([]byte("fox")) {
+		t.Fatal("English stop words wrong")
+	}
+	if !NewStopWords("THE").Contains([]byte("the")) {
+		t.Fatal("stop words are not normalized")
+	}
+	var none *StopWords
+	if none.Contains([]byte("the")) || !none.Keep(Token{Text: []byte("the")}) {
+		t.Fatal("nil StopWords must keep everything")
+	}
+	a := Analyzer{CharFilters: []CharFilter{Normalizer{}}, TokenFilters: []TokenFilter{s}}
+	var got []string
+	a.Analyze(nil, []byte("The quick brown FOX"), func(tk Token) { got = append(got, string(tk.Text)) })
+	if !slices.Equal(got, []string{"quick", "brown", "fox"}) {
+		t.Fatalf("Analyze = %q", got)
+	}
+}
+
+func TestSegmenter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the gse dictionary")
+	}
+	var s Segmenter
+	text := []byte("我们在北京大学学习中文 and English")
+	var got []string
+	s.Tokenize(text, func(tk Token) {
+		if !bytes.Equal(text[tk.Start:tk.End], tk.Text) {
+			t.Fatalf("offsets of %q wrong", tk.Text)
+		}
+		got = append(got, string(tk.Text))
+	})
+	if !slices.Contains(got, "北京大学") || !slices.Contains(got, "english") && !slices.Contains(got, "English") {
+		t.Fatalf("segments = %q", got)
+	}
+}
+
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		once := Normalize(nil, src)
+		if !utf8.Valid(once) {
+			t.Fatalf("Normalize(%q) = %q, not valid UTF-8", src, once)
+		}
+		if twice := Normalize(nil, once); !bytes.Equal(once, twice) {
+			t.Fatalf("not idempotent: %q -> %q -> %q", src, once, twice)
+		}
+		if bytes.HasPrefix(once, []byte(" ")) || bytes.HasSuffix(once, []byte(" ")) || bytes.Contains(once, []byte("  ")) {
+			t.Fatalf("white space not folded: %q", once)
+		}
+		var s Scratch
+		if again := s.Normalize([]byte("x"), src); string(again[1:]) != string(once) {
+			t.Fatalf("Scratch.Normalize differs")
+		}
+		_ = StripHTML(nil, src)
+	})
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"hello world", "can't 3.14", "中文abc", "a..b", "\xff", "カタカナ"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		Words{}.Tokenize(text, func(tk Token) {
+			if tk.Start < 0 || tk.End > len(text) || tk.Start >= tk.End || !bytes.Equal(text[tk.Start:tk.End], tk.Text) {
+				t.Fatalf("bad token %+v in %q", tk, text)
+			}
+		})
+		// Runs without CJK characters or white space must match uniseg.
+		if !bytes.ContainsAny(text, " \t\n\v\f\r") && !strings.ContainsFunc(string(text), IsCJK) {
+			if got, want := tokens(string(text)), referenceWords(text); !slices.Equal(got, want) {
+				t.Fatalf("Tokenize(%q) = %q, uniseg gives %q", text, got, want)
+			}
+		}
+	})
+}

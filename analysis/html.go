@@ -1,0 +1,164 @@
+package analysis
+
+import (
+	"bytes"
+	"html"
+	"unicode/utf8"
+)
+
+// StripHTML appends to dst the text of the HTML document src and returns
+// the extended slice: tags and comments are dropped, the contents of script
+// and style elements are dropped, character references (&amp;, &#233;,
+// &#xE9;, and the named references of HTML5) are decoded. Block-level tags
+// (everything but a short list of inline ones such as <b> and <a>) become a
+// space, so words in separate paragraphs or cells do not run together.
+// Malformed markup is never an error: an unterminated tag ends the text.
+func StripHTML(dst, src []byte) []byte {
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch c {
+		case '<':
+			i = skipTag(src, i, &dst)
+		case '&':
+			i = decodeEntity(src, i, &dst)
+		default:
+			dst = append(dst, c)
+			i++
+		}
+	}
+	return dst
+}
+
+// skipTag skips the tag, comment or raw-text element starting at src[i]
+// ('<'), appending a space for block-level tags, and returns the index after it.
+func skipTag(src []byte, i int, dst *[]byte) int {
+	rest := src[i:]
+	if bytes.HasPrefix(rest, []byte("<!--")) {
+		end := bytes.Index(rest[4:], []byte("-->"))
+		if end < 0 {
+			return len(src)
+		}
+		return i + 4 + end + 3
+	}
+	if len(rest) < 2 || !(isASCIILetter(rest[1]) || rest[1] == '/' || rest[1] == '!' || rest[1] == '?') {
+		// A lone '<' is text.
+		*dst = append(*dst, '<')
+		return i + 1
+	}
+	end := bytes.IndexByte(rest, '>')
+	if end < 0 {
+		return len(src)
+	}
+	name := rest[1:end]
+	if len(name) > 0 && name[0] == '/' {
+		name = name[1:]
+	}
+	n := 0
+	for n < len(name) && (isASCIILetter(name[n]) || '0' <= name[n] && name[n] <= '9') {
+		n++
+	}
+	name = name[:n]
+	next := i + end + 1
+	if rest[1] != '/' && (asciiEqualFold(name, "script") || asciiEqualFold(name, "style")) {
+		// Raw text: skip to the matching end tag.
+		closeTag := []byte("</script")
+		if len(name) == 5 {
+			closeTag = []byte("</style")
+		}
+		k := indexFold(src[next:], closeTag)
+		if k < 0 {
+			return len(src)
+		}
+		e := bytes.IndexByte(src[next+k:], '>')
+		if e < 0 {
+			return len(src)
+		}
+		*dst = append(*dst, ' ')
+		return next + k + e + 1
+	}
+	if !isInline(name) {
+		*dst = append(*dst, ' ')
+	}
+	return next
+}
+
+// inlineTags are the elements that do not separate words.
+var inlineTags = []string{"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font",
+	"i", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup", "time", "u", "var", "wbr"}
+
+func isInline(name []byte) bool {
+	for _, t := range inlineTags {
+		if asciiEqualFold(name, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeEntity decodes the character reference at src[i] ('&') onto dst and
+// returns the index after it; an unknown or malformed one is kept as text.
+func decodeEntity(src []byte, i int, dst *[]byte) int {
+	end := i + 1
+	for end < len(src) && end-i < 32 && (isASCIILetter(src[end]) || '0' <= src[end] && src[end] <= '9' || src[end] == '#') {
+		end++
+	}
+	if end < len(src) && src[end] == ';' {
+		end++
+	}
+	ref := src[i:end]
+	if len(ref) > 1 {
+		switch string(ref) {
+		case "&amp;":
+			*dst = append(*dst, '&')
+			return end
+		case "&lt;":
+			*dst = append(*dst, '<')
+			return end
+		case "&gt;":
+			*dst = append(*dst, '>')
+			return end
+		case "&quot;":
+			*dst = append(*dst, '"')
+			return end
+		case "&nbsp;":
+			*dst = append(*dst, ' ')
+			return end
+		}
+		// html.UnescapeString returns its argument when there is nothing
+		// to decode; it allocates only for the rarer references.
+		if u := html.UnescapeString(string(ref)); u != string(ref) && utf8.ValidString(u) {
+			*dst = append(*dst, u...)
+			return end
+		}
+	}
+	*dst = append(*dst, '&')
+	return i + 1
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// asciiEqualFold reports whether b equals the lower-case ASCII word s,
+// ignoring ASCII case.
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for k := range b {
+		if b[k]|0x20 != s[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold returns the index of the first match of the lower-case ASCII
+// pattern in b, ignoring ASCII case, or -1.
+func indexFold(b, pat []byte) int {
+	for k := 0; k+len(pat) <= len(b); k++ {
+		if b[k] == '<' && asciiEqualFold(b[k:k+len(pat)], string(pat)) {
+			return k
+		}
+	}
+	return -1
+}

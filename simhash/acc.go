@@ -1,0 +1,135 @@
+package simhash
+
+// laneMask picks bit 0 of each byte of a uint64.
+const laneMask = 0x0101010101010101
+
+// Acc64 accumulates unit-weight features into a 64-bit SimHash. Each
+// feature counts once; add a feature k times to give it weight k. The zero
+// value is ready to use. An Acc64 is small (about 330 bytes) and never
+// allocates.
+type Acc64 struct {
+	// lanes[j] holds eight 8-bit counters: byte k counts bit 8k+j.
+	lanes   [8]uint64
+	pending int // additions since the last flush (< 255)
+	counts  [64]uint32
+	n       uint32 // features added before the last flush
+}
+
+// Add adds one feature with hash h.
+func (a *Acc64) Add(h uint64) {
+	a.lanes[0] += h & laneMask
+	a.lanes[1] += h >> 1 & laneMask
+	a.lanes[2] += h >> 2 & laneMask
+	a.lanes[3] += h >> 3 & laneMask
+	a.lanes[4] += h >> 4 & laneMask
+	a.lanes[5] += h >> 5 & laneMask
+	a.lanes[6] += h >> 6 & laneMask
+	a.lanes[7] += h >> 7 & laneMask
+	a.pending++
+	if a.pending == 255 {
+		a.flush()
+	}
+}
+
+// flush moves the byte-lane counters into the 32-bit counters.
+func (a *Acc64) flush() {
+	for j, l := range a.lanes {
+		for k := range 8 {
+			a.counts[8*k+j] += uint32(l >> (8 * k) & 0xff)
+		}
+	}
+	a.lanes = [8]uint64{}
+	a.n += uint32(a.pending)
+	a.pending = 0
+}
+
+// Len returns the number of features added since the last Reset.
+func (a *Acc64) Len() int { return int(a.n) + a.pending }
+
+// Sum returns the fingerprint of the features added so far: bit i is set
+// when more than half of them have bit i set. With no features it is 0.
+// Sum does not change what has been added.
+func (a *Acc64) Sum() uint64 {
+	a.flush()
+	var fp uint64
+	for i, c := range a.counts {
+		if 2*uint64(c) > uint64(a.n) {
+			fp |= 1 << i
+		}
+	}
+	return fp
+}
+
+// Reset forgets every feature added.
+func (a *Acc64) Reset() { *a = Acc64{} }
+
+// Acc128 accumulates unit-weight features into a 128-bit SimHash, as Acc64
+// does for 64 bits. The zero value is ready to use.
+type Acc128 struct {
+	hi, lo Acc64
+}
+
+// Add adds one feature with hash (hi, lo).
+func (a *Acc128) Add(hi, lo uint64) {
+	a.hi.Add(hi)
+	a.lo.Add(lo)
+}
+
+// Len returns the number of features added since the last Reset.
+func (a *Acc128) Len() int { return a.lo.Len() }
+
+// Sum returns the high and low halves of the fingerprint (see Acc64.Sum).
+func (a *Acc128) Sum() (hi, lo uint64) { return a.hi.Sum(), a.lo.Sum() }
+
+// Reset forgets every feature added.
+func (a *Acc128) Reset() { a.hi.Reset(); a.lo.Reset() }
+
+// Weighted64 accumulates features with real weights into a 64-bit SimHash.
+// The zero value is ready to use; it never allocates.
+type Weighted64 struct {
+	v [64]float64 // sum of weights with the bit set minus sum with it clear
+}
+
+// Add adds a feature with hash h and weight w. Weights should be positive;
+// a feature of weight 0 changes nothing.
+func (a *Weighted64) Add(h uint64, w float64) {
+	for i := range a.v {
+		if h>>i&1 != 0 {
+			a.v[i] += w
+		} else {
+			a.v[i] -= w
+		}
+	}
+}
+
+// Sum returns the fingerprint: bit i is set when the weight of the features
+// with bit i set exceeds the weight of those with it clear (ties give 0).
+func (a *Weighted64) Sum() uint64 {
+	var fp uint64
+	for i, x := range a.v {
+		if x > 0 {
+			fp |= 1 << i
+		}
+	}
+	return fp
+}
+
+// Reset forgets every feature added.
+func (a *Weighted64) Reset() { *a = Weighted64{} }
+
+// Weighted128 is Weighted64 for 128-bit fingerprints.
+type Weighted128 struct {
+	hi, lo Weighted64
+}
+
+// Add adds a feature with hash (hi, lo) and weight w.
+func (a *Weighted128) Add(hi, lo uint64, w float64) {
+	a.hi.Add(hi, w)
+	a.lo.Add(lo, w)
+}
+
+// Sum returns the high and low halves of the fingerprint.
+func (a *Weighted128) Sum() (hi, lo uint64) { return a.hi.Sum(), a.lo.Sum() }
+
+// Reset forgets every feature added.
+func (a *Weighted128) Reset() { a.hi.Reset(); a.lo.Reset() }
