@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"cmp"
 	"slices"
 	"unicode/utf8"
 
@@ -83,15 +84,7 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 		slices.Sort(s.Shingles)
 		s.Shingles = slices.Compact(s.Shingles)
 	}
-	slices.SortFunc(toks, func(a, b tokenWeight) int {
-		switch {
-		case a.key < b.key:
-			return -1
-		case a.key > b.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(toks, func(a, b tokenWeight) int { return cmp.Compare(a.key, b.key) })
 	for _, t := range toks {
 		if n := len(s.Vector); n > 0 && s.Vector[n-1].Key == t.key {
 			s.Vector[n-1].Weight += t.w
