@@ -1,0 +1,529 @@
+package index
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Entry is one stored fingerprint.
+type Entry struct {
+	ID   uint64 // caller's identifier; unique within an index
+	FP   uint64 // 64-bit fingerprint
+	Time int64  // unix seconds, used by ExpireBefore
+}
+
+// Match is one query result.
+type Match struct {
+	ID       uint64
+	FP       uint64
+	Distance int // Hamming distance between the query and FP
+}
+
+// Default option values.
+const (
+	DefaultExpectedN        = 1 << 20
+	DefaultMaxBytesPerEntry = 60
+	// MaxK is the largest K an index may be configured for.
+	MaxK = 32
+)
+
+// ErrOptions is returned (wrapped) by Options.Validate and New for options
+// out of range.
+var ErrOptions = errors.New("index: bad options")
+
+// Options configures an Index. The zero value is valid: an index for exact
+// duplicates (K=0) sized for about a million entries.
+type Options struct {
+	// K is the largest distance queries answer through the tables, 0..32.
+	// It has no default: zero means exact duplicates only. Queries for a
+	// larger k still answer exactly, by a linear scan.
+	K int
+	// ExpectedN is the number of entries the index is expected to hold; it
+	// only guides the choice of design. Default DefaultExpectedN.
+	ExpectedN int
+	// MaxBytesPerEntry is the memory budget, in heap bytes per entry, within
+	// which the design is chosen. Default DefaultMaxBytesPerEntry (60).
+	MaxBytesPerEntry float64
+	// Design, if not zero, is used instead of a chosen one; its MaxK must be
+	// at least K.
+	Design Design
+}
+
+// Validate reports whether the options are in range. Errors wrap ErrOptions
+// (or ErrDesign for a bad Design).
+func (o Options) Validate() error {
+	if o.K < 0 || o.K > MaxK {
+		return fmt.Errorf("%w: k %d out of range 0..%d", ErrOptions, o.K, MaxK)
+	}
+	if o.ExpectedN < 0 {
+		return fmt.Errorf("%w: negative expected n %d", ErrOptions, o.ExpectedN)
+	}
+	if o.MaxBytesPerEntry < 0 || math.IsNaN(o.MaxBytesPerEntry) {
+		return fmt.Errorf("%w: bad memory budget %v", ErrOptions, o.MaxBytesPerEntry)
+	}
+	if !o.Design.IsZero() {
+		if err := o.Design.Validate(); err != nil {
+			return err
+		}
+		if o.Design.MaxK() < o.K {
+			return fmt.Errorf("%w: design %s answers k <= %d, not %d", ErrDesign, o.Design, o.Design.MaxK(), o.K)
+		}
+	}
+	return nil
+}
+
+// withDefaults fills in defaults and the design.
+func (o Options) withDefaults() Options {
+	if o.ExpectedN == 0 {
+		o.ExpectedN = DefaultExpectedN
+	}
+	if o.MaxBytesPerEntry == 0 {
+		o.MaxBytesPerEntry = DefaultMaxBytesPerEntry
+	}
+	if o.Design.IsZero() {
+		o.Design = ChooseDesign(o.K, o.ExpectedN, o.MaxBytesPerEntry)
+	}
+	return o
+}
+
+// Sizes of the write buffers: new entries are scanned linearly until
+// bufCap of them accumulate, then sorted into the small level, which is
+// folded into the main level once it passes max(smallMin, Len()/8).
+const (
+	bufCap    = 512
+	smallMin  = 1 << 15
+	lockChunk = 8192 // entries changed per write-lock hold in bulk operations
+)
+
+// Index is a mutable multi-table Hamming index of 64-bit fingerprints.
+//
+// Any number of goroutines may query (Query, First, Nearest, Keys, Len,
+// WriteTo) while others change the index (Add, AddBatch, Remove,
+// ExpireBefore); changes are serialized among themselves. A query sees each
+// change either entirely or not at all, except that a bulk change (AddBatch,
+// ExpireBefore) becomes visible in chunks. Readers are never blocked for
+// longer than one chunk of a bulk change or one swap of rebuilt tables.
+type Index struct {
+	wmu sync.Mutex   // serializes writers
+	mu  sync.RWMutex // readers hold it shared; writers exclusively while changing what readers see
+
+	opts Options
+	tabs []table
+
+	// Slot columns: entry i of the index lives in slot i.
+	fps   []uint64
+	ids   []uint64
+	times timeCol
+	live  []uint64 // bitset of slots holding a live entry
+	n     int      // live entries
+	byID  idMap
+	free  []uint32 // slots referenced by no run, ready for reuse
+	dead  []uint32 // removed slots still referenced by a run or buf
+
+	main, small level
+	buf         []uint32 // newest slots, scanned linearly (may hold dead slots)
+	bufFP       []uint64 // their fingerprints
+
+	bufCap, smallMin int // flush thresholds (tests lower them)
+}
+
+// New returns an empty index. It returns an error wrapping ErrOptions or
+// ErrDesign when opts is invalid.
+func New(opts Options) (*Index, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap, smallMin: smallMin}
+	ix.main = buildLevel(ix.tabs, nil, nil)
+	return ix, nil
+}
+
+// K returns the largest distance the index answers through its tables.
+func (ix *Index) K() int { return ix.opts.K }
+
+// Design returns the design of the index.
+func (ix *Index) Design() Design { return ix.opts.Design }
+
+// Tables returns the number of tables.
+func (ix *Index) Tables() int { return len(ix.tabs) }
+
+// Len returns the number of entries.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.n
+}
+
+func (ix *Index) isLive(s uint32) bool { return ix.live[s>>6]&(1<<(s&63)) != 0 }
+
+// Add inserts e; an entry with the same ID is replaced.
+func (ix *Index) Add(e Entry) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.mu.Lock()
+	ix.addLocked(e)
+	ix.mu.Unlock()
+	if len(ix.buf) >= ix.bufCap {
+		ix.flush(false)
+	}
+}
+
+// addLocked replaces or inserts e into the buffer.
+func (ix *Index) addLocked(e Entry) {
+	ix.removeLocked(e.ID)
+	s := ix.allocLocked(e)
+	ix.buf = append(ix.buf, s)
+	ix.bufFP = append(ix.bufFP, e.FP)
+}
+
+// AddBatch inserts every entry of es, as Add would one after the other
+// (a later entry replaces an earlier one with the same ID), but sorts them
+// into the tables in bulk. Entries become visible to queries in chunks; all
+// are visible when AddBatch returns.
+func (ix *Index) AddBatch(es []Entry) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	need := len(es) - len(ix.free)
+	if need > 0 {
+		ix.mu.Lock()
+		ix.fps = growExact(ix.fps, need)
+		ix.ids = growExact(ix.ids, need)
+		ix.times.reserve(need)
+		ix.live = growExact(ix.live, (len(ix.fps)+need+63)/64-len(ix.live))
+		ix.buf = growExact(ix.buf, len(es))
+		ix.bufFP = growExact(ix.bufFP, len(es))
+		if ix.byID.n+len(es) > len(ix.byID.cells)*3/4 {
+			ix.byID.grow(ix.ids, ix.byID.n+len(es))
+		}
+		ix.mu.Unlock()
+	}
+	for len(es) > 0 {
+		chunk := es[:min(len(es), lockChunk)]
+		es = es[len(chunk):]
+		ix.mu.Lock()
+		for _, e := range chunk {
+			ix.addLocked(e)
+		}
+		ix.mu.Unlock()
+	}
+	if len(ix.buf) >= ix.bufCap {
+		ix.flush(false)
+	}
+}
+
+// allocLocked stores e in a free slot and returns it.
+func (ix *Index) allocLocked(e Entry) uint32 {
+	var s uint32
+	if n := len(ix.free); n > 0 {
+		s = ix.free[n-1]
+		ix.free = ix.free[:n-1]
+		ix.fps[s], ix.ids[s] = e.FP, e.ID
+		ix.times.set(s, e.Time)
+	} else {
+		s = uint32(len(ix.fps))
+		ix.fps = append(ix.fps, e.FP)
+		ix.ids = append(ix.ids, e.ID)
+		ix.times.push(e.Time)
+		if int(s>>6) >= len(ix.live) {
+			ix.live = append(ix.live, 0)
+		}
+	}
+	ix.live[s>>6] |= 1 << (s & 63)
+	ix.byID.put(e.ID, s, ix.ids)
+	ix.n++
+	return s
+}
+
+// Remove deletes the entry with the given id and reports whether there was one.
+func (ix *Index) Remove(id uint64) bool {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.mu.Lock()
+	ok := ix.removeLocked(id)
+	ix.mu.Unlock()
+	ix.maybeCompact()
+	return ok
+}
+
+func (ix *Index) removeLocked(id uint64) bool {
+	s, ok := ix.byID.get(id, ix.ids)
+	if !ok {
+		return false
+	}
+	ix.removeSlotLocked(s)
+	return true
+}
+
+func (ix *Index) removeSlotLocked(s uint32) {
+	ix.byID.del(ix.ids[s], ix.ids)
+	ix.live[s>>6] &^= 1 << (s & 63)
+	ix.n--
+	ix.dead = append(ix.dead, s)
+}
+
+// ExpireBefore removes every entry whose Time is before t and returns how
+// many it removed. Queries keep running meanwhile: removals are applied in
+// chunks, and rebuilt tables are swapped in at the end.
+func (ix *Index) ExpireBefore(t int64) int {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	var victims []uint32
+	for w, word := range ix.live {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			s := uint32(w*64 + b)
+			if ix.times.get(s) < t {
+				victims = append(victims, s)
+			}
+		}
+	}
+	removed := len(victims)
+	for len(victims) > 0 {
+		chunk := victims[:min(len(victims), lockChunk)]
+		victims = victims[len(chunk):]
+		ix.mu.Lock()
+		for _, s := range chunk {
+			ix.removeSlotLocked(s)
+		}
+		ix.mu.Unlock()
+	}
+	ix.maybeCompact()
+	return removed
+}
+
+// maybeCompact rebuilds the tables when dead entries take more than an
+// eighth of them.
+func (ix *Index) maybeCompact() {
+	if len(ix.dead) > ix.bufCap && len(ix.dead) > ix.n/8 {
+		ix.flush(true)
+	}
+}
+
+// flush sorts the buffered entries into the small level, or, when the small
+// level has grown (or full is set), rebuilds the main level from every live
+// entry. Building happens outside the read lock; only the swap holds it.
+// The caller holds wmu.
+func (ix *Index) flush(full bool) {
+	small := ix.small.size() + len(ix.buf)
+	if full || small > max(ix.smallMin, ix.n/8) {
+		slots := make([]uint32, 0, ix.n)
+		slots = ix.appendLive(slots, ix.main)
+		slots = ix.appendLive(slots, ix.small)
+		slots = ix.appendLiveSlots(slots, ix.buf)
+		m := buildLevel(ix.tabs, slots, ix.fps)
+		ix.mu.Lock()
+		ix.main, ix.small = m, nil
+		ix.buf, ix.bufFP = ix.buf[:0], ix.bufFP[:0]
+		ix.free = append(ix.free, ix.dead...)
+		ix.dead = ix.dead[:0]
+		ix.mu.Unlock()
+		return
+	}
+	slots := make([]uint32, 0, small)
+	slots = ix.appendLive(slots, ix.small)
+	slots = ix.appendLiveSlots(slots, ix.buf)
+	s := buildLevel(ix.tabs, slots, ix.fps)
+	ix.mu.Lock()
+	ix.small = s
+	ix.buf, ix.bufFP = ix.buf[:0], ix.bufFP[:0]
+	ix.mu.Unlock()
+}
+
+func (ix *Index) appendLive(dst []uint32, l level) []uint32 {
+	if len(l) == 0 {
+		return dst
+	}
+	return ix.appendLiveSlots(dst, l[0].slot)
+}
+
+func (ix *Index) appendLiveSlots(dst, slots []uint32) []uint32 {
+	for _, s := range slots {
+		if ix.isLive(s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// visitor receives each match (slot, distance); it returns the distance
+// bound to continue with and false to stop.
+type visitor func(s uint32, d int) (int, bool)
+
+// search calls visit once for every live entry within k of q. The caller
+// holds mu shared.
+func (ix *Index) search(q uint64, k int, visit visitor) {
+	if k < 0 {
+		return
+	}
+	if k > ix.opts.K {
+		ix.scanAll(q, k, visit)
+		return
+	}
+	stop := false
+	for t := range ix.tabs {
+		tab := &ix.tabs[t]
+		p := tab.permute(q)
+		for _, l := range [2]level{ix.main, ix.small} {
+			if len(l) == 0 || stop {
+				continue
+			}
+			r := &l[t]
+			xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
+			lo, hi, qh := r.bucket(p, xbits)
+			base := r.slot[lo:hi]
+			scan(r.hi[lo:hi], qh, k, func(i int) bool {
+				s := base[i]
+				if !ix.isLive(s) {
+					return true
+				}
+				x := q ^ ix.fps[s]
+				d := bits.OnesCount64(x)
+				if d > k || x&tab.keyMask != 0 {
+					return true
+				}
+				for u := 0; u < t; u++ {
+					if x&ix.tabs[u].keyMask == 0 {
+						return true // found through table u
+					}
+				}
+				var more bool
+				k, more = visit(s, d)
+				stop = !more
+				return more
+			})
+		}
+		if stop {
+			return
+		}
+	}
+	for i, y := range ix.bufFP {
+		if d := bits.OnesCount64(q ^ y); d <= k && ix.isLive(ix.buf[i]) {
+			var more bool
+			if k, more = visit(ix.buf[i], d); !more {
+				return
+			}
+		}
+	}
+}
+
+// scanAll is the exact fallback for k beyond the design: a linear scan.
+func (ix *Index) scanAll(q uint64, k int, visit visitor) {
+	for w, word := range ix.live {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			s := uint32(w*64 + b)
+			if d := bits.OnesCount64(q ^ ix.fps[s]); d <= k {
+				var more bool
+				if k, more = visit(s, d); !more {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Query appends to dst every entry within distance k of fp, each once, and
+// returns the extended slice. Matches are ordered by distance, then ID. For
+// k above K() the answer is still exact but found by a linear scan; for
+// negative k it is empty.
+func (ix *Index) Query(fp uint64, k int, dst []Match) []Match {
+	start := len(dst)
+	ix.mu.RLock()
+	ix.search(fp, k, func(s uint32, d int) (int, bool) {
+		dst = append(dst, Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d})
+		return k, true
+	})
+	ix.mu.RUnlock()
+	if len(dst)-start > 1 {
+		slices.SortFunc(dst[start:], compareMatch)
+	}
+	return dst
+}
+
+func compareMatch(a, b Match) int {
+	if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
+
+// First returns some entry within distance k of fp, if there is one; it
+// stops at the first match found, so it is cheaper than Query.
+func (ix *Index) First(fp uint64, k int) (Match, bool) {
+	var m Match
+	found := false
+	ix.mu.RLock()
+	ix.search(fp, k, func(s uint32, d int) (int, bool) {
+		m, found = Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d}, true
+		return k, false
+	})
+	ix.mu.RUnlock()
+	return m, found
+}
+
+// Nearest returns the entry within distance k of fp that is closest to it
+// (the lowest ID among equally close ones), if there is one. It narrows the
+// search as closer entries turn up.
+func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
+	var m Match
+	found := false
+	ix.mu.RLock()
+	ix.search(fp, k, func(s uint32, d int) (int, bool) {
+		c := Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d}
+		if !found || compareMatch(c, m) < 0 {
+			m, found = c, true
+		}
+		return m.Distance, true
+	})
+	ix.mu.RUnlock()
+	return m, found
+}
+
+// Keys appends fp's table keys to dst, one per table, and returns the
+// extended slice. Each key is the fingerprint's key bits for a table mixed
+// with the table number, so two fingerprints within distance K() share at
+// least one key (their keys are equal for every table on whose key bits
+// they agree). Distant fingerprints may share keys too. Keys depend only on
+// the design, not on the contents of the index.
+func (ix *Index) Keys(fp uint64, dst []uint64) []uint64 {
+	for t := range ix.tabs {
+		tab := &ix.tabs[t]
+		key := tab.permute(fp) >> (64 - uint(tab.keyBits))
+		dst = append(dst, hashID(key+uint64(t+1)*0x9e3779b97f4a7c15))
+	}
+	return dst
+}
+
+// parallelFor runs f(0..n-1), on all cores when parallel is set.
+func parallelFor(n int, parallel bool, f func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if !parallel || workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

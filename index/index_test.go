@@ -1,0 +1,309 @@
+package index
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// oracle is the brute-force model the index is checked against.
+type oracle map[uint64]Entry
+
+func (o oracle) query(fp uint64, k int) []Match {
+	var out []Match
+	for _, e := range o {
+		if d := bits.OnesCount64(fp ^ e.FP); d <= k {
+			out = append(out, Match{ID: e.ID, FP: e.FP, Distance: d})
+		}
+	}
+	slices.SortFunc(out, compareMatch)
+	return out
+}
+
+// newTestIndex returns an index with tiny flush thresholds, so that a few
+// hundred operations exercise the buffer, the small level and rebuilds.
+func newTestIndex(tb interface{ Fatal(...any) }, opts Options, bufCap, smallMin int) *Index {
+	ix, err := New(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ix.bufCap, ix.smallMin = bufCap, smallMin
+	return ix
+}
+
+var testDesigns = []Design{
+	{Levels: []Level{{1, 1}}},
+	{Levels: []Level{{2, 1}}},
+	{Levels: []Level{{3, 1}}},
+	{Levels: []Level{{4, 2}}},
+	Seed4x16(),
+	{Levels: []Level{{5, 2}}},
+	Manku20(),
+	Manku16(),
+	{Levels: []Level{{8, 1}}},
+	{Levels: []Level{{3, 1}, {3, 1}}},
+}
+
+// fpGen draws fingerprints that collide often: near variants of a few
+// bases, with flips biased towards block boundaries.
+func fpGen(bases []uint64) *rapid.Generator[uint64] {
+	return rapid.Custom(func(t *rapid.T) uint64 {
+		fp := rapid.SampledFrom(bases).Draw(t, "base")
+		flips := rapid.IntRange(0, 9).Draw(t, "flips")
+		for range flips {
+			var b int
+			if rapid.Bool().Draw(t, "edge") {
+				b = rapid.SampledFrom([]int{0, 10, 11, 15, 16, 21, 22, 31, 32, 33, 42, 43, 47, 48, 53, 63}).Draw(t, "edgebit")
+			} else {
+				b = rapid.IntRange(0, 63).Draw(t, "bit")
+			}
+			fp ^= 1 << uint(b)
+		}
+		return fp
+	})
+}
+
+func TestIndexMatchesOracle(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := rapid.SampledFrom(testDesigns).Draw(t, "design")
+		k := rapid.IntRange(0, d.MaxK()).Draw(t, "K")
+		ix := newTestIndex(t, Options{K: k, Design: d}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "smallMin"))
+		bases := rapid.SliceOfN(rapid.Uint64(), 1, 4).Draw(t, "bases")
+		gen := fpGen(bases)
+		model := oracle{}
+		now := int64(0)
+		ops := rapid.IntRange(1, 300).Draw(t, "ops")
+		for range ops {
+			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			case op < 4:
+				now += int64(rapid.IntRange(0, 3).Draw(t, "dt"))
+				e := Entry{ID: rapid.Uint64Range(0, 60).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now}
+				ix.Add(e)
+				model[e.ID] = e
+			case op == 4:
+				n := rapid.IntRange(0, 40).Draw(t, "batch")
+				es := make([]Entry, n)
+				for i := range es {
+					es[i] = Entry{ID: rapid.Uint64Range(0, 80).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now}
+					model[es[i].ID] = es[i]
+				}
+				ix.AddBatch(es)
+			case op == 5:
+				id := rapid.Uint64Range(0, 80).Draw(t, "id")
+				_, want := model[id]
+				if got := ix.Remove(id); got != want {
+					t.Fatalf("Remove(%d) = %v, want %v", id, got, want)
+				}
+				delete(model, id)
+			case op == 6:
+				cut := now - int64(rapid.IntRange(0, 10).Draw(t, "age"))
+				want := 0
+				for id, e := range model {
+					if e.Time < cut {
+						delete(model, id)
+						want++
+					}
+				}
+				if got := ix.ExpireBefore(cut); got != want {
+					t.Fatalf("ExpireBefore(%d) = %d, want %d", cut, got, want)
+				}
+			default:
+				q := gen.Draw(t, "q")
+				qk := rapid.IntRange(-1, k+1).Draw(t, "k")
+				checkQuery(t, ix, model, q, qk)
+			}
+			if ix.Len() != len(model) {
+				t.Fatalf("Len() = %d, want %d", ix.Len(), len(model))
+			}
+		}
+		for _, b := range bases {
+			checkQuery(t, ix, model, b, k)
+		}
+	})
+}
+
+// checkQuery compares Query, First and Nearest with the oracle.
+func checkQuery(t interface{ Fatalf(string, ...any) }, ix *Index, model oracle, q uint64, k int) {
+	want := model.query(q, k)
+	got := ix.Query(q, k, nil)
+	if !slices.Equal(got, want) {
+		t.Fatalf("Query(%016x, %d) = %v, want %v", q, k, got, want)
+	}
+	f, ok := ix.First(q, k)
+	if ok != (len(want) > 0) || ok && !slices.Contains(want, f) {
+		t.Fatalf("First(%016x, %d) = %v, %v; want one of %v", q, k, f, ok, want)
+	}
+	n, ok := ix.Nearest(q, k)
+	if ok != (len(want) > 0) || ok && n != want[0] {
+		t.Fatalf("Nearest(%016x, %d) = %v, %v; want %v", q, k, n, ok, want)
+	}
+}
+
+func TestPigeonholeEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, d := range testDesigns {
+		for k := 0; k <= d.MaxK(); k++ {
+			ix := newTestIndex(t, Options{K: k, Design: d}, 4, 8)
+			model := oracle{}
+			base := r.Uint64()
+			id := uint64(0)
+			add := func(fp uint64) {
+				id++
+				e := Entry{ID: id, FP: fp}
+				ix.Add(e)
+				model[id] = e
+			}
+			// Identical fingerprints under different ids.
+			for range 3 {
+				add(base)
+			}
+			// Flips of exactly k and k+1 bits at every block boundary of
+			// every table, and the widest spread of k flips.
+			for _, tab := range ix.tabs {
+				edges := boundaries(tab.keyMask)
+				for i := range edges {
+					fp := base
+					for j := 0; j < k && j < len(edges); j++ {
+						fp ^= 1 << uint(edges[(i+j)%len(edges)])
+					}
+					add(fp)
+					add(fp ^ 1<<uint(63-i%64))
+				}
+			}
+			spread := base
+			for j := 0; j < k; j++ {
+				spread ^= 1 << uint(j*64/max(k, 1))
+			}
+			add(spread)
+			checkQuery(t, ix, model, base, k)
+			checkQuery(t, ix, model, spread, k)
+			if k > 0 {
+				checkQuery(t, ix, model, base, k-1)
+			}
+		}
+	}
+}
+
+// boundaries lists the bit positions on either side of every edge between
+// key and non-key bits of a mask.
+func boundaries(mask uint64) []int {
+	var out []int
+	for b := 0; b < 63; b++ {
+		if (mask>>uint(b))&1 != (mask>>uint(b+1))&1 {
+			out = append(out, b, b+1)
+		}
+	}
+	if len(out) == 0 {
+		out = []int{0, 63}
+	}
+	return out
+}
+
+func TestDesigns(t *testing.T) {
+	tests := []struct {
+		d              Design
+		tables, maxK   int
+		minKey, maxKey int
+	}{
+		{Seed4x16(), 4, 3, 16, 16},
+		{Manku20(), 20, 3, 31, 33},
+		{Manku16(), 16, 3, 28, 28},
+		{Design{Levels: []Level{{1, 1}}}, 1, 0, 64, 64},
+		{Design{Levels: []Level{{5, 2}}}, 10, 3, 25, 26},
+	}
+	for _, tt := range tests {
+		t.Run(tt.d.String(), func(t *testing.T) {
+			if err := tt.d.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			ts := buildTables(tt.d)
+			if len(ts) != tt.tables || tt.d.Tables() != tt.tables || tt.d.MaxK() != tt.maxK {
+				t.Fatalf("tables %d (%d), maxK %d; want %d, %d", len(ts), tt.d.Tables(), tt.d.MaxK(), tt.tables, tt.maxK)
+			}
+			for _, tab := range ts {
+				if tab.keyBits < tt.minKey || tab.keyBits > tt.maxKey || bits.OnesCount64(tab.keyMask) != tab.keyBits {
+					t.Fatalf("key bits %d (mask %016x), want %d..%d", tab.keyBits, tab.keyMask, tt.minKey, tt.maxKey)
+				}
+				// The permutation is a bijection that puts the key bits on top.
+				r := rand.New(rand.NewPCG(3, 4))
+				for range 100 {
+					fp := r.Uint64()
+					p := tab.permute(fp)
+					if bits.OnesCount64(p) != bits.OnesCount64(fp) {
+						t.Fatalf("permute(%016x) = %016x changes the weight", fp, p)
+					}
+					if got, want := bits.OnesCount64(p>>(64-uint(tab.keyBits))), bits.OnesCount64(fp&tab.keyMask); got != want {
+						t.Fatalf("key of %016x has weight %d, want %d", fp, got, want)
+					}
+				}
+			}
+			back, err := ParseDesign(tt.d.String())
+			if err != nil || back.String() != tt.d.String() {
+				t.Fatalf("ParseDesign(%q) = %v, %v", tt.d.String(), back, err)
+			}
+		})
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, o := range []Options{
+		{K: -1},
+		{K: MaxK + 1},
+		{ExpectedN: -1},
+		{K: 4, Design: Seed4x16()},
+		{K: 1, Design: Design{Levels: []Level{{0, 1}}}},
+		{K: 1, Design: Design{Levels: []Level{{4, 5}}}},
+	} {
+		if _, err := New(o); err == nil {
+			t.Errorf("New(%+v) succeeded", o)
+		}
+	}
+	for _, s := range []string{"x", "4/", "4/1,", "70/1", "20/10"} {
+		if _, err := ParseDesign(s); err == nil {
+			t.Errorf("ParseDesign(%q) succeeded", s)
+		}
+	}
+}
+
+func TestChooseDesign(t *testing.T) {
+	for k := 0; k <= 8; k++ {
+		for _, n := range []int{1000, 1 << 20, 10_000_000, 1 << 30} {
+			d := ChooseDesign(k, n, DefaultMaxBytesPerEntry)
+			if err := d.Validate(); err != nil || d.MaxK() < k {
+				t.Fatalf("ChooseDesign(%d, %d) = %v (max k %d): %v", k, n, d, d.MaxK(), err)
+			}
+		}
+	}
+	// With room to spare, a billion entries need longer keys than 16 bits.
+	if d := ChooseDesign(3, 1<<30, 1000); EstimateDesign(d, 1<<30).KeyBits <= 16 {
+		t.Errorf("ChooseDesign(3, 2^30, 1000) = %v, want keys longer than 16 bits", d)
+	}
+}
+
+func TestKeysShared(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, d := range testDesigns {
+		ix := newTestIndex(t, Options{K: d.MaxK(), Design: d}, 4, 8)
+		for range 200 {
+			a := r.Uint64()
+			b := a
+			for range r.IntN(d.MaxK() + 1) {
+				b ^= 1 << r.UintN(64)
+			}
+			ka, kb := ix.Keys(a, nil), ix.Keys(b, nil)
+			if len(ka) != ix.Tables() {
+				t.Fatalf("%v: %d keys, want %d", d, len(ka), ix.Tables())
+			}
+			shared := false
+			for _, x := range ka {
+				shared = shared || slices.Contains(kb, x)
+			}
+			if !shared {
+				t.Fatalf("%v: %016x and %016x (distance %d) share no key", d, a, b, bits.OnesCount64(a^b))
+			}
+		}
+	}
+}
