@@ -1,0 +1,287 @@
+// Package client is a Go client for the HTTP API of `neardup serve`.
+//
+// It depends only on the standard library, so programs that post documents
+// to a neardup server do not link the engine or its store.
+//
+//	c := client.New("http://127.0.0.1:8080", nil)
+//	res, err := c.CheckAndInsert(ctx, client.Document{Text: text})
+//	if res.Duplicate { ... *res.DuplicateOf names the kept copy ... }
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// ErrNotFound matches (with errors.Is) the error returned for an unknown
+// document id.
+var ErrNotFound = errors.New("client: document not found")
+
+// Error is an error answered by the server: its HTTP status and the code
+// and message of the error body.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("client: server answered %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Is reports whether e is ErrNotFound's kind of error.
+func (e *Error) Is(target error) bool { return target == ErrNotFound && e.Code == "not_found" }
+
+// Document is a document to check, insert or get.
+type Document struct {
+	// ID is the document's id; when empty on insert the server assigns one.
+	ID string `json:"id,omitempty"`
+	// Text is the document's text; it must be non-empty valid UTF-8.
+	Text string `json:"text"`
+	// Meta is optional JSON stored with the document.
+	Meta json.RawMessage `json:"meta,omitempty"`
+	// Time is when the document was seen (for the retention window); the
+	// zero value means now.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// Scores holds the similarity of two texts by each measure, from 0 to 1.
+type Scores struct {
+	Jaccard     float64 `json:"jaccard"`
+	Cosine      float64 `json:"cosine"`
+	Levenshtein float64 `json:"levenshtein"`
+}
+
+// Match is a stored document near a checked one.
+type Match struct {
+	ID         string  `json:"id"`
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	Scores     Scores  `json:"scores"`
+	Duplicate  bool    `json:"duplicate"`
+}
+
+// Result is the server's answer about one checked document.
+type Result struct {
+	// ID is the document's id (assigned by the server if none was sent).
+	ID string `json:"id"`
+	// Duplicate reports whether a stored document is a near-duplicate;
+	// DuplicateOf then names it (nil when the document is new).
+	Duplicate   bool    `json:"duplicate"`
+	DuplicateOf *string `json:"duplicate_of"`
+	// Distance and Similarity describe the match named by DuplicateOf.
+	Distance   int     `json:"distance"`
+	Similarity float64 `json:"similarity"`
+	// Fingerprint is the document's fingerprint in hex.
+	Fingerprint string `json:"fingerprint"`
+	// Inserted reports whether this request stored the document.
+	Inserted bool    `json:"inserted"`
+	Matches  []Match `json:"matches"`
+}
+
+// QueryResult is the answer to Query.
+type QueryResult struct {
+	Fingerprint string  `json:"fingerprint"`
+	Duplicate   bool    `json:"duplicate"`
+	DuplicateOf *string `json:"duplicate_of"`
+	Matches     []Match `json:"matches"`
+}
+
+// Query asks for the stored documents near a text or a fingerprint; set
+// exactly one of Text and Fingerprint. K, when not nil, keeps only matches
+// within K bits.
+type Query struct {
+	Text        string `json:"text,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	K           *int   `json:"k,omitempty"`
+}
+
+// Comparison is the answer to Compare.
+type Comparison struct {
+	Profile               string  `json:"profile"`
+	Bits                  int     `json:"bits"`
+	FingerprintA          string  `json:"fingerprint_a"`
+	FingerprintB          string  `json:"fingerprint_b"`
+	Distance              int     `json:"distance"`
+	FingerprintSimilarity float64 `json:"fingerprint_similarity"`
+	Scores                Scores  `json:"scores"`
+	// Duplicate is the verdict of the server's policy, and Similarity the
+	// score of the measure it decided on.
+	Duplicate  bool    `json:"duplicate"`
+	Similarity float64 `json:"similarity"`
+}
+
+// FingerprintRequest asks for the fingerprint of Text. Empty Profile and
+// zero Bits mean the server's configuration; Algo is "simhash" or
+// "nilsimsa".
+type FingerprintRequest struct {
+	Text    string `json:"text"`
+	Profile string `json:"profile,omitempty"`
+	Bits    int    `json:"bits,omitempty"`
+	Algo    string `json:"algo,omitempty"`
+}
+
+// FingerprintResult is the answer to Fingerprint.
+type FingerprintResult struct {
+	Fingerprint string `json:"fingerprint"`
+	Bits        int    `json:"bits"`
+	Profile     string `json:"profile"`
+}
+
+// Stats is the store's statistics as GET /v1/stats reports them.
+type Stats struct {
+	Documents   int     `json:"documents"`
+	Checks      uint64  `json:"checks"`
+	Inserts     uint64  `json:"inserts"`
+	Duplicates  uint64  `json:"duplicates"`
+	Expired     uint64  `json:"expired"`
+	Deleted     uint64  `json:"deleted"`
+	StoreBytes  uint64  `json:"store_bytes"`
+	Bits        int     `json:"bits"`
+	K           int     `json:"k"`
+	Retention   float64 `json:"retention_seconds"`
+	OpenSeconds float64 `json:"open_seconds"`
+}
+
+// Client calls one neardup server. It is safe for concurrent use.
+type Client struct {
+	base string
+	hc   *http.Client
+}
+
+// New returns a client of the server at baseURL (such as
+// "http://127.0.0.1:8080"). A nil hc means http.DefaultClient.
+func New(baseURL string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(baseURL, "/"), hc: hc}
+}
+
+// CheckAndInsert checks d against the store and stores it if it is new.
+func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
+	var r Result
+	err := c.do(ctx, http.MethodPost, "/v1/documents", d, &r)
+	return r, err
+}
+
+// Batch checks and inserts ds in order, as if posted one by one, and
+// returns their results in the same order.
+func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
+	var out struct {
+		Results []Result `json:"results"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/v1/documents/batch", ds, &out); err != nil {
+		return nil, err
+	}
+	if len(out.Results) != len(ds) {
+		return nil, fmt.Errorf("client: batch of %d documents got %d results", len(ds), len(out.Results))
+	}
+	return out.Results, nil
+}
+
+// Query returns the stored documents near q without inserting anything.
+func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
+	var r QueryResult
+	err := c.do(ctx, http.MethodPost, "/v1/query", q, &r)
+	return r, err
+}
+
+// Get returns the stored document id; the error matches ErrNotFound when
+// there is none.
+func (c *Client) Get(ctx context.Context, id string) (Document, error) {
+	var d Document
+	err := c.do(ctx, http.MethodGet, "/v1/documents/"+url.PathEscape(id), nil, &d)
+	return d, err
+}
+
+// Delete removes the stored document id; the error matches ErrNotFound when
+// there is none.
+func (c *Client) Delete(ctx context.Context, id string) error {
+	return c.do(ctx, http.MethodDelete, "/v1/documents/"+url.PathEscape(id), nil, nil)
+}
+
+// Compare compares two texts with the server's fingerprint profile and
+// policy. A non-empty profile or non-zero bits override the server's.
+func (c *Client) Compare(ctx context.Context, a, b, profile string, bits int) (Comparison, error) {
+	body := struct {
+		A       string `json:"a"`
+		B       string `json:"b"`
+		Profile string `json:"profile,omitempty"`
+		Bits    int    `json:"bits,omitempty"`
+	}{a, b, profile, bits}
+	var r Comparison
+	err := c.do(ctx, http.MethodPost, "/v1/compare", body, &r)
+	return r, err
+}
+
+// Fingerprint returns the fingerprint of a text.
+func (c *Client) Fingerprint(ctx context.Context, req FingerprintRequest) (FingerprintResult, error) {
+	var r FingerprintResult
+	err := c.do(ctx, http.MethodPost, "/v1/fingerprint", req, &r)
+	return r, err
+}
+
+// Stats returns the store's statistics.
+func (c *Client) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	err := c.do(ctx, http.MethodGet, "/v1/stats", nil, &s)
+	return s, err
+}
+
+// do sends one request with in (if not nil) as the JSON body and decodes
+// a 2xx answer into out (if not nil) or an error answer into *Error.
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("client: encoding the request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("client: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("client: %s %s: reading the answer: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var eb struct {
+			Error struct {
+				Code    string `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(b, &eb) != nil || eb.Error.Code == "" {
+			eb.Error.Code = "http_" + fmt.Sprint(resp.StatusCode)
+			eb.Error.Message = strings.TrimSpace(string(b))
+		}
+		return &Error{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("client: %s %s: decoding the answer: %w", method, path, err)
+	}
+	return nil
+}

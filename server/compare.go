@@ -1,0 +1,199 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/similarity"
+)
+
+// maxCompareRunes bounds each text of /v1/compare: the exact edit distance
+// costs time quadratic in the length, so longer texts are refused (413)
+// instead of tying up a core for seconds.
+const maxCompareRunes = 50000
+
+// fingerprinters caches one Fingerprinter per profile and width. Only
+// configurations NewFingerprinter accepts are cached, so it stays small.
+type fingerprinters struct {
+	def neardup.Config
+	mu  sync.Mutex
+	m   map[fingerprinterKey]neardup.Fingerprinter
+}
+
+type fingerprinterKey struct {
+	profile string
+	bits    int
+}
+
+func newFingerprinters(def neardup.Config) *fingerprinters {
+	return &fingerprinters{def: def, m: make(map[fingerprinterKey]neardup.Fingerprinter)}
+}
+
+// get returns the Fingerprinter for profile and bits; "" and 0 mean the
+// server's configured ones.
+func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, string, error) {
+	cfg := f.def
+	if profile != "" && profile != cfg.Profile {
+		cfg = neardup.Config{Profile: profile}
+	}
+	if bits != 0 {
+		cfg.Bits = bits
+	}
+	if cfg.Profile == "" {
+		cfg.Profile = "default"
+	}
+	key := fingerprinterKey{cfg.Profile, cfg.Bits}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fp, ok := f.m[key]; ok {
+		return fp, cfg.Profile, nil
+	}
+	fp, err := neardup.NewFingerprinter(cfg)
+	if err != nil {
+		return nil, "", badRequest(fmt.Sprintf("profile %q at %d bits: %v (profiles: %v)", cfg.Profile, cfg.Bits, err, neardup.Profiles()))
+	}
+	f.m[key] = fp
+	return fp, cfg.Profile, nil
+}
+
+// fingerprintIn is the body of POST /v1/fingerprint.
+type fingerprintIn struct {
+	Text    string `json:"text"`
+	Profile string `json:"profile"`
+	Bits    int    `json:"bits"`
+	// Algo is "simhash" or "nilsimsa"; "nilsimsa" is the same as profile
+	// "nilsimsa".
+	Algo string `json:"algo"`
+}
+
+// fingerprintOut is the response to POST /v1/fingerprint.
+type fingerprintOut struct {
+	Fingerprint string `json:"fingerprint"`
+	Bits        int    `json:"bits"`
+	Profile     string `json:"profile"`
+}
+
+// profileOf resolves the profile a request names by "profile" and "algo".
+func profileOf(profile, algo string) (string, error) {
+	switch algo {
+	case "", "simhash":
+		if algo == "simhash" && profile == "nilsimsa" {
+			return "", badRequest(`"algo" "simhash" contradicts "profile" "nilsimsa"`)
+		}
+		return profile, nil
+	case "nilsimsa":
+		if profile != "" && profile != "nilsimsa" {
+			return "", badRequest(fmt.Sprintf(`"algo" "nilsimsa" contradicts "profile" %q`, profile))
+		}
+		return "nilsimsa", nil
+	}
+	return "", badRequest(fmt.Sprintf(`"algo" is %q; it must be "simhash" or "nilsimsa"`, algo))
+}
+
+func (s *Server) handleFingerprint(w http.ResponseWriter, r *http.Request) {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		writeError(w, engineError(err))
+		return
+	}
+	var in fingerprintIn
+	if err := decodeStrict(b, &in); err != nil {
+		writeError(w, engineError(err))
+		return
+	}
+	profile, err := profileOf(in.Profile, in.Algo)
+	if err != nil {
+		writeError(w, engineError(err))
+		return
+	}
+	fpr, profile, err := s.fps.get(profile, in.Bits)
+	if err != nil {
+		writeError(w, engineError(err))
+		return
+	}
+	fp := fpr.Fingerprint([]byte(in.Text))
+	s.writeJSON(w, http.StatusOK, fingerprintOut{Fingerprint: fp.String(), Bits: fp.Bits(), Profile: profile})
+}
+
+// compareIn is the body of POST /v1/compare.
+type compareIn struct {
+	A       *string `json:"a"`
+	B       *string `json:"b"`
+	Profile string  `json:"profile"`
+	Bits    int     `json:"bits"`
+}
+
+// compareOut is the response to POST /v1/compare.
+type compareOut struct {
+	Profile      string `json:"profile"`
+	Bits         int    `json:"bits"`
+	FingerprintA string `json:"fingerprint_a"`
+	FingerprintB string `json:"fingerprint_b"`
+	Distance     int    `json:"distance"`
+	// FingerprintSimilarity is 1 - distance/bits.
+	FingerprintSimilarity float64        `json:"fingerprint_similarity"`
+	Scores                neardup.Scores `json:"scores"`
+	// Duplicate and Similarity are the verdict of the server's policy and
+	// the score of the measure its rule uses (0 when the distance alone
+	// rules the pair out).
+	Duplicate  bool    `json:"duplicate"`
+	Similarity float64 `json:"similarity"`
+}
+
+func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	out, err := s.compare(w, r)
+	if err != nil {
+		writeError(w, engineError(err))
+		return
+	}
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, error) {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return compareOut{}, err
+	}
+	var in compareIn
+	if err := decodeStrict(b, &in); err != nil {
+		return compareOut{}, err
+	}
+	if in.A == nil || in.B == nil {
+		return compareOut{}, badRequest(`give both texts, "a" and "b"`)
+	}
+	for _, t := range []struct{ name, text string }{{"a", *in.A}, {"b", *in.B}} {
+		if n := utf8.RuneCountInString(t.text); n > maxCompareRunes {
+			return compareOut{}, newError(http.StatusRequestEntityTooLarge, "text_too_large",
+				fmt.Sprintf("%q has %d characters; compare takes at most %d", t.name, n, maxCompareRunes))
+		}
+	}
+	fpr, profile, err := s.fps.get(in.Profile, in.Bits)
+	if err != nil {
+		return compareOut{}, err
+	}
+	ta, tb := []byte(*in.A), []byte(*in.B)
+	fa, fb := fpr.Fingerprint(ta), fpr.Fingerprint(tb)
+	d, err := neardup.Distance(fa, fb)
+	if err != nil {
+		return compareOut{}, err
+	}
+	sa, sb := similarity.NewSketch(ta), similarity.NewSketch(tb)
+	// Verify skips the measures once the distance alone rules a pair out;
+	// the page shows every measure regardless.
+	dup, sim, _ := s.opts.Policy.Verify(sa, sb, d, fa.Bits())
+	scores := similarity.Compare(sa, sb)
+	return compareOut{
+		Profile:               profile,
+		Bits:                  fa.Bits(),
+		FingerprintA:          fa.String(),
+		FingerprintB:          fb.String(),
+		Distance:              d,
+		FingerprintSimilarity: 1 - float64(d)/float64(fa.Bits()),
+		Scores:                scores,
+		Duplicate:             dup,
+		Similarity:            sim,
+	}, nil
+}

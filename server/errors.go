@@ -1,0 +1,90 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/neardup/neardup"
+)
+
+// apiError is an error with the HTTP status and machine-readable code it is
+// reported with.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func newError(status int, code, message string) *apiError {
+	return &apiError{status: status, code: code, message: message}
+}
+
+func badRequest(message string) *apiError {
+	return newError(http.StatusBadRequest, "bad_request", message)
+}
+
+var (
+	errUnavailableStarting = newError(http.StatusServiceUnavailable, "unavailable", "the server is starting; retry shortly")
+	errUnavailableDraining = newError(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
+	errOverloaded          = newError(http.StatusTooManyRequests, "overloaded", "too many requests in progress; retry shortly")
+	errMissingText         = newError(http.StatusBadRequest, "missing_text", `"text" is missing or empty`)
+	errInvalidUTF8         = newError(http.StatusBadRequest, "invalid_utf8", "the request body is not valid UTF-8")
+)
+
+// errorBody is the JSON shape of every error response.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// engineError maps an error from the engine to its API error, by errors.Is
+// against the engine's sentinel errors.
+func engineError(err error) *apiError {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, neardup.ErrNotFound):
+		return newError(http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, neardup.ErrEmptyText):
+		return errMissingText
+	case errors.Is(err, neardup.ErrInvalidUTF8):
+		return errInvalidUTF8
+	case errors.Is(err, neardup.ErrEmptyID):
+		return newError(http.StatusBadRequest, "bad_request", err.Error())
+	case errors.Is(err, neardup.ErrIDConflict):
+		return newError(http.StatusConflict, "id_conflict", err.Error())
+	case errors.Is(err, neardup.ErrTooLarge):
+		return newError(http.StatusRequestEntityTooLarge, "text_too_large", err.Error())
+	case errors.Is(err, neardup.ErrExpired):
+		return newError(http.StatusBadRequest, "expired", err.Error())
+	case errors.Is(err, neardup.ErrClosed):
+		return errUnavailableDraining
+	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
+		return badRequest(err.Error())
+	}
+	return newError(http.StatusInternalServerError, "internal", err.Error())
+}
+
+// writeError writes e as the response.
+func writeError(w http.ResponseWriter, e *apiError) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	switch e.status {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		h.Set("Retry-After", strconv.Itoa(1))
+	}
+	w.WriteHeader(e.status)
+	b, _ := json.Marshal(errorBody{errorDetail{Code: e.code, Message: e.message}})
+	b = append(b, '\n')
+	w.Write(b)
+}

@@ -1,0 +1,351 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// documentIn is the body of POST /v1/documents and one element of a batch.
+type documentIn struct {
+	ID   string          `json:"id"`
+	Text string          `json:"text"`
+	Meta json.RawMessage `json:"meta"`
+	// Time is when the document was seen, for the retention window;
+	// absent means now.
+	Time *time.Time `json:"time"`
+}
+
+// resultOut is the API's form of a check-and-insert or check result.
+type resultOut struct {
+	ID          string     `json:"id"`
+	Duplicate   bool       `json:"duplicate"`
+	DuplicateOf *string    `json:"duplicate_of"`
+	Distance    int        `json:"distance"`
+	Similarity  float64    `json:"similarity"`
+	Fingerprint string     `json:"fingerprint"`
+	Inserted    bool       `json:"inserted"`
+	Matches     []matchOut `json:"matches"`
+	// Error is set, in a batch, for a document the engine refused; the
+	// other fields are then empty but for ID.
+	Error *errorDetail `json:"error,omitempty"`
+}
+
+type matchOut struct {
+	ID         string         `json:"id"`
+	Distance   int            `json:"distance"`
+	Similarity float64        `json:"similarity"`
+	Scores     neardup.Scores `json:"scores"`
+	Duplicate  bool           `json:"duplicate"`
+}
+
+func toResult(r neardup.Result) resultOut {
+	out := resultOut{
+		ID:          r.ID,
+		Duplicate:   r.Duplicate,
+		DuplicateOf: r.DuplicateOf,
+		Distance:    r.Distance,
+		Similarity:  r.Similarity,
+		Fingerprint: fingerprintString(r.Fingerprint),
+		Inserted:    r.Inserted,
+		Matches:     toMatches(r.Matches),
+	}
+	return out
+}
+
+func toMatches(ms []neardup.Match) []matchOut {
+	out := make([]matchOut, len(ms))
+	for i, m := range ms {
+		out[i] = matchOut{ID: m.ID, Distance: m.Distance, Similarity: m.Similarity, Scores: m.Scores, Duplicate: m.Duplicate}
+	}
+	return out
+}
+
+func fingerprintString(f neardup.Fingerprint) string {
+	if f.Bits() == 0 {
+		return ""
+	}
+	return f.String()
+}
+
+// toDocument turns a posted document into the engine's form, assigning an
+// id when it has none.
+func (s *Server) toDocument(in documentIn) neardup.Document {
+	d := neardup.Document{ID: in.ID, Text: in.Text, Meta: in.Meta}
+	if d.ID == "" {
+		d.ID = s.ids.next()
+	}
+	if in.Time != nil {
+		d.Time = *in.Time
+	}
+	return d
+}
+
+func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var in documentIn
+	if err := decodeStrict(b, &in); err != nil {
+		return err
+	}
+	if in.Text == "" {
+		return errMissingText
+	}
+	res, err := e.CheckAndInsert(r.Context(), s.toDocument(in))
+	if err != nil {
+		return err
+	}
+	s.metrics.countResult(res)
+	s.writeJSON(w, http.StatusOK, toResult(res))
+	return nil
+}
+
+// batchOut is the response to POST /v1/documents/batch.
+type batchOut struct {
+	Results []resultOut `json:"results"`
+}
+
+func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	ins, err := s.parseBatch(b, r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
+	}
+	ds := make([]neardup.Document, len(ins))
+	for i, in := range ins {
+		ds[i] = s.toDocument(in)
+	}
+	res, err := e.CheckAndInsertBatch(r.Context(), ds)
+	var be *neardup.BatchError
+	if err != nil && (!errors.As(err, &be) || len(be.Errs) != len(ds)) {
+		return err
+	}
+	if len(res) != len(ds) {
+		return fmt.Errorf("server: the engine answered %d results for %d documents", len(res), len(ds))
+	}
+	out := batchOut{Results: make([]resultOut, len(res))}
+	for i, r := range res {
+		if be != nil && be.Errs[i] != nil {
+			ae := engineError(be.Errs[i])
+			out.Results[i] = resultOut{ID: ds[i].ID, Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
+			continue
+		}
+		s.metrics.countResult(r)
+		out.Results[i] = toResult(r)
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// parseBatch reads a batch body: a JSON array of documents, or NDJSON (one
+// document object per line), chosen by the first non-space byte or the
+// application/x-ndjson content type.
+func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) {
+	trimmed := bytes.TrimLeft(b, " \t\r\n")
+	ndjson := strings.HasPrefix(contentType, "application/x-ndjson") || strings.HasPrefix(contentType, "application/jsonl")
+	if !ndjson && len(trimmed) > 0 && trimmed[0] == '[' {
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.DisallowUnknownFields()
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(err)
+		}
+		var ins []documentIn
+		for dec.More() {
+			if len(ins) == s.opts.MaxBatch {
+				return nil, s.batchTooLarge()
+			}
+			var in documentIn
+			if err := dec.Decode(&in); err != nil {
+				return nil, prefixError(fmt.Sprintf("document %d", len(ins)), jsonError(err))
+			}
+			ins = append(ins, in)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, jsonError(err)
+		}
+		if _, err := dec.Token(); err == nil {
+			return nil, newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON array")
+		}
+		if len(ins) == 0 {
+			return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
+		}
+		return ins, nil
+	}
+	var ins []documentIn
+	line := 0
+	for len(b) > 0 {
+		line++
+		var l []byte
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			l, b = b[:i], b[i+1:]
+		} else {
+			l, b = b, nil
+		}
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if len(ins) == s.opts.MaxBatch {
+			return nil, s.batchTooLarge()
+		}
+		var in documentIn
+		if err := decodeStrict(l, &in); err != nil {
+			return nil, prefixError(fmt.Sprintf("line %d", line), err)
+		}
+		ins = append(ins, in)
+	}
+	if len(ins) == 0 {
+		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
+	}
+	return ins, nil
+}
+
+func (s *Server) batchTooLarge() *apiError {
+	return newError(http.StatusRequestEntityTooLarge, "batch_too_large", fmt.Sprintf("the batch holds more than %d documents", s.opts.MaxBatch))
+}
+
+// prefixError says where in a batch an error happened.
+func prefixError(where string, err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return newError(ae.status, ae.code, where+": "+ae.message)
+	}
+	return err
+}
+
+// documentOut is the response to GET /v1/documents/{id}.
+type documentOut struct {
+	ID   string          `json:"id"`
+	Text string          `json:"text,omitempty"`
+	Meta json.RawMessage `json:"meta,omitempty"`
+	Time *time.Time      `json:"time,omitempty"`
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, e Engine) error {
+	d, err := e.Get(r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	out := documentOut{ID: d.ID, Text: d.Text, Meta: d.Meta}
+	if !d.Time.IsZero() {
+		t := d.Time.UTC()
+		out.Time = &t
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, e Engine) error {
+	id := r.PathValue("id")
+	if err := e.Delete(id); err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, map[string]any{"id": id, "deleted": true})
+	return nil
+}
+
+// queryIn is the body of POST /v1/query.
+type queryIn struct {
+	Text        string `json:"text"`
+	Fingerprint string `json:"fingerprint"`
+	K           *int   `json:"k"`
+}
+
+// queryOut is the response to POST /v1/query.
+type queryOut struct {
+	Fingerprint string     `json:"fingerprint"`
+	Duplicate   bool       `json:"duplicate"`
+	DuplicateOf *string    `json:"duplicate_of"`
+	Matches     []matchOut `json:"matches"`
+}
+
+// fingerprintQuerier is implemented by engines that can look up stored
+// documents near a fingerprint alone, without a text to verify against.
+type fingerprintQuerier interface {
+	QueryFingerprint(ctx context.Context, fp neardup.Fingerprint, k int) ([]neardup.Match, error)
+}
+
+func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var in queryIn
+	if err := decodeStrict(b, &in); err != nil {
+		return err
+	}
+	k := -1
+	if in.K != nil {
+		if k = *in.K; k < 0 {
+			return badRequest(fmt.Sprintf(`"k" is %d; it must be 0 or more`, k))
+		}
+	}
+	switch {
+	case in.Text != "" && in.Fingerprint != "":
+		return badRequest(`give "text" or "fingerprint", not both`)
+	case in.Fingerprint != "":
+		fp, err := neardup.ParseFingerprint(in.Fingerprint)
+		if err != nil {
+			return badRequest(`"fingerprint": ` + err.Error())
+		}
+		q, ok := e.(fingerprintQuerier)
+		if !ok {
+			return newError(http.StatusNotImplemented, "not_implemented", "this engine cannot query by fingerprint; send the text")
+		}
+		ms, err := q.QueryFingerprint(r.Context(), fp, k)
+		if err != nil {
+			return err
+		}
+		s.writeJSON(w, http.StatusOK, queryOut{Fingerprint: fp.String(), Matches: toMatches(ms)})
+		return nil
+	case in.Text == "":
+		return newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
+	}
+	res, err := e.Check(r.Context(), neardup.Document{Text: in.Text})
+	if err != nil {
+		return err
+	}
+	out := queryOut{Fingerprint: fingerprintString(res.Fingerprint), Duplicate: res.Duplicate, DuplicateOf: res.DuplicateOf, Matches: toMatches(res.Matches)}
+	if k >= 0 {
+		kept := out.Matches[:0]
+		for _, m := range out.Matches {
+			if m.Distance <= k {
+				kept = append(kept, m)
+			}
+		}
+		out.Matches = kept
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) error {
+	s.writeJSON(w, http.StatusOK, e.Stats())
+	return nil
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case s.draining.Load():
+		writeError(w, errUnavailableDraining)
+	case s.engine.Load() == nil:
+		writeError(w, errUnavailableStarting)
+	default:
+		s.writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	}
+}

@@ -1,0 +1,286 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// apiHandler serves one API request with the engine; a returned error is
+// written as the response by way of engineError.
+type apiHandler func(w http.ResponseWriter, r *http.Request, e Engine) error
+
+// buildHandler registers every route and returns the root handler.
+func (s *Server) buildHandler() http.Handler {
+	mux := http.NewServeMux()
+	api := func(pattern string, h apiHandler) {
+		s.addRoute(mux, pattern, true, s.apiRoute(pattern, h))
+	}
+	plain := func(pattern string, documented bool, h http.HandlerFunc) {
+		s.addRoute(mux, pattern, documented, s.instrument(pattern, h))
+	}
+	api("POST /v1/documents", s.handleInsert)
+	api("POST /v1/documents/batch", s.handleBatch)
+	api("GET /v1/documents/{id}", s.handleGet)
+	api("DELETE /v1/documents/{id}", s.handleDelete)
+	api("POST /v1/query", s.handleQuery)
+	api("GET /v1/stats", s.handleStats)
+	// compare and fingerprint do not need the engine: they answer while
+	// the server is starting.
+	plain("POST /v1/compare", true, s.handleCompare)
+	plain("POST /v1/fingerprint", true, s.handleFingerprint)
+	plain("GET /v1/openapi.json", true, s.handleOpenAPI)
+	plain("GET /healthz", true, s.handleHealth)
+	plain("GET /readyz", true, s.handleReady)
+	plain("GET /metrics", true, s.metrics.handler().ServeHTTP)
+	plain("GET /{$}", false, s.handleIndex)
+	plain("GET /static/", false, s.handleStatic)
+
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			// Handler does not set path values; ServeHTTP does.
+			mux.ServeHTTP(w, r)
+			return
+		}
+		// The mux answers unknown paths and methods in plain text; keep
+		// its status (and its Allow header) but answer in JSON.
+		c := &statusCapture{header: w.Header()}
+		h.ServeHTTP(c, r)
+		switch c.status {
+		case http.StatusMethodNotAllowed:
+			writeError(w, newError(c.status, "method_not_allowed", fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)))
+		case http.StatusNotFound:
+			writeError(w, newError(c.status, "not_found", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)))
+		default:
+			// Redirects for cleaned paths: pass them on as they are.
+			w.WriteHeader(c.status)
+		}
+	})
+}
+
+func (s *Server) addRoute(mux *http.ServeMux, pattern string, documented bool, h http.Handler) {
+	method, path, _ := strings.Cut(pattern, " ")
+	mux.Handle(pattern, h)
+	s.routes = append(s.routes, Route{Method: method, Path: path, API: documented})
+}
+
+// statusCapture records the status a handler writes and drops its body.
+type statusCapture struct {
+	header http.Header
+	status int
+}
+
+func (c *statusCapture) Header() http.Header { return c.header }
+func (c *statusCapture) WriteHeader(code int) {
+	if c.status == 0 {
+		c.status = code
+	}
+}
+func (c *statusCapture) Write(b []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+// apiRoute wraps an engine-backed handler: it answers 503 while there is no
+// engine or the server drains, 429 beyond MaxInFlight, and maps errors.
+func (s *Server) apiRoute(pattern string, h apiHandler) http.Handler {
+	return s.instrument(pattern, func(w http.ResponseWriter, r *http.Request) {
+		ref := s.engine.Load()
+		switch {
+		case s.draining.Load():
+			writeError(w, errUnavailableDraining)
+			return
+		case ref == nil:
+			writeError(w, errUnavailableStarting)
+			return
+		}
+		if n := s.inflight.Add(1); n > int64(s.opts.MaxInFlight) {
+			s.inflight.Add(-1)
+			s.metrics.rejected.Inc()
+			writeError(w, errOverloaded)
+			return
+		}
+		defer s.inflight.Add(-1)
+		if err := h(w, r, ref.Engine); err != nil {
+			writeError(w, engineError(err))
+		}
+	})
+}
+
+// instrument counts and times every request to one route, and turns a
+// panic in the handler into a 500 response instead of a dropped connection.
+func (s *Server) instrument(pattern string, h http.HandlerFunc) http.Handler {
+	rm := s.metrics.route(pattern)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.opts.Logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+				if sw.status == 0 {
+					writeError(sw, newError(http.StatusInternalServerError, "internal", "internal error"))
+				}
+			}
+			rm.observe(sw.status, time.Since(start))
+		}()
+		h(sw, r)
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		if sw.status >= 500 {
+			s.opts.Logger.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", sw.status)
+		}
+	})
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// readBody reads the whole request body, at most MaxBody bytes, and checks
+// that it is valid UTF-8.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	max := s.opts.MaxBody
+	if r.ContentLength > max {
+		return nil, tooLarge(max)
+	}
+	var b []byte
+	var err error
+	body := http.MaxBytesReader(w, r.Body, max)
+	if r.ContentLength > 0 {
+		b = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(body, b)
+	} else {
+		b, err = io.ReadAll(body)
+	}
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(max)
+		}
+		return nil, newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
+	}
+	if !utf8.Valid(b) {
+		return nil, invalidUTF8At(b)
+	}
+	return b, nil
+}
+
+func tooLarge(max int64) *apiError {
+	return newError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the request body exceeds the limit of %d bytes", max))
+}
+
+// invalidUTF8At names the byte offset of the first invalid sequence in b.
+func invalidUTF8At(b []byte) *apiError {
+	off := 0
+	for off < len(b) {
+		r, n := utf8.DecodeRune(b[off:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		off += n
+	}
+	return newError(http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("the request body is not valid UTF-8 (first bad byte at offset %d)", off))
+}
+
+// decodeStrict decodes one JSON value from b into v, rejecting fields v does
+// not define and anything after the value.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// jsonError turns an encoding/json error into a 400 that says where the
+// problem is.
+func jsonError(err error) *apiError {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &se):
+		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(msg, "json: ")))
+	case errors.As(err, &te):
+		where := te.Field
+		if where == "" {
+			where = "the body"
+		}
+		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s: expected %s, got JSON %s", where, te.Type, te.Value))
+	case errors.Is(err, io.EOF):
+		return newError(http.StatusBadRequest, "bad_json", "the request body is empty")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return newError(http.StatusBadRequest, "bad_json", "the JSON value is truncated")
+	case strings.HasPrefix(msg, "json: unknown field "):
+		return newError(http.StatusBadRequest, "unknown_field", "unknown field "+strings.TrimPrefix(msg, "json: unknown field "))
+	}
+	return newError(http.StatusBadRequest, "bad_json", strings.TrimPrefix(msg, "json: "))
+}
+
+// bufferPool recycles response buffers; the zero value is ready to use.
+type bufferPool struct{ p sync.Pool }
+
+func (bp *bufferPool) get() *bytes.Buffer {
+	if b, ok := bp.p.Get().(*bytes.Buffer); ok {
+		b.Reset()
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func (bp *bufferPool) put(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		bp.p.Put(b)
+	}
+}
+
+// writeJSON writes v as the JSON response with the given status.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
+	buf := s.bufs.get()
+	defer s.bufs.put(buf)
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		writeError(w, newError(http.StatusInternalServerError, "internal", "encoding the response: "+err.Error()))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}

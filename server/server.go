@@ -1,0 +1,225 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/neardup/neardup"
+)
+
+// Engine is the part of the near-duplicate engine the server calls;
+// *neardup.Engine implements it. Implementations must be safe for
+// concurrent use.
+type Engine interface {
+	CheckAndInsert(ctx context.Context, d neardup.Document) (neardup.Result, error)
+	CheckAndInsertBatch(ctx context.Context, ds []neardup.Document) ([]neardup.Result, error)
+	Check(ctx context.Context, d neardup.Document) (neardup.Result, error)
+	Get(id string) (neardup.Document, error)
+	Delete(id string) error
+	Stats() neardup.Stats
+}
+
+// Options configures a Server. The zero value gives the defaults stated on
+// each field.
+type Options struct {
+	// MaxBody is the largest request body accepted, in bytes; larger bodies
+	// get 413 body_too_large. Default 4 MiB.
+	MaxBody int64
+	// MaxBatch is the most documents one batch request may hold; more get
+	// 413 batch_too_large. Default 10000.
+	MaxBatch int
+	// MaxInFlight is the most API requests served at once; a request
+	// arriving when that many are in progress gets 429 overloaded at once.
+	// Default 1024.
+	MaxInFlight int
+	// MaxConns is the most connections open at once; further connections
+	// wait in the kernel's accept queue. Default 4096.
+	MaxConns int
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound the
+	// time spent on one request's headers, on reading a whole request, on
+	// writing its response, and an idle keep-alive connection. Defaults
+	// 5 s, 30 s, 60 s and 120 s.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// ShutdownTimeout bounds how long Serve waits for in-flight requests
+	// once its context ends. Default 30 s.
+	ShutdownTimeout time.Duration
+	// Fingerprint is the fingerprint configuration /v1/fingerprint and
+	// /v1/compare use when a request names no profile or width; it should
+	// match the engine's. The zero value is the default profile at 64 bits.
+	// It is checked on first use: requests get 400 if it is invalid.
+	Fingerprint neardup.Config
+	// Policy decides the verdict of /v1/compare; nil means
+	// neardup.DefaultPolicy(). It should match the engine's.
+	Policy *neardup.Policy
+	// Logger receives one line per failed (5xx) request and the server's
+	// lifecycle events; nil discards them.
+	Logger *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxBody     = 4 << 20
+	DefaultMaxBatch    = 10000
+	DefaultMaxInFlight = 1024
+	DefaultMaxConns    = 4096
+)
+
+// withDefaults returns o with every zero field set to its default.
+func (o Options) withDefaults() Options {
+	if o.MaxBody == 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.MaxInFlight == 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	setDuration(&o.ReadHeaderTimeout, 5*time.Second)
+	setDuration(&o.ReadTimeout, 30*time.Second)
+	setDuration(&o.WriteTimeout, 60*time.Second)
+	setDuration(&o.IdleTimeout, 120*time.Second)
+	setDuration(&o.ShutdownTimeout, 30*time.Second)
+	if o.Fingerprint.Bits == 0 && o.Fingerprint.Profile != "nilsimsa" {
+		o.Fingerprint.Bits = 64
+	}
+	if o.Policy == nil {
+		p := neardup.DefaultPolicy()
+		o.Policy = &p
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+func setDuration(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = def
+	}
+}
+
+// Validate reports the first field of o that has no sensible meaning.
+func (o Options) Validate() error {
+	switch {
+	case o.MaxBody < 0:
+		return fmt.Errorf("server: MaxBody %d is negative", o.MaxBody)
+	case o.MaxBatch < 0:
+		return fmt.Errorf("server: MaxBatch %d is negative", o.MaxBatch)
+	case o.MaxInFlight < 0:
+		return fmt.Errorf("server: MaxInFlight %d is negative", o.MaxInFlight)
+	case o.MaxConns < 0:
+		return fmt.Errorf("server: MaxConns %d is negative", o.MaxConns)
+	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0:
+		return errors.New("server: timeouts must not be negative")
+	}
+	return nil
+}
+
+// Server is the HTTP front end of an engine. Create it with New; it is safe
+// for concurrent use.
+type Server struct {
+	opts     Options
+	engine   atomic.Pointer[engineRef]
+	draining atomic.Bool
+	inflight atomic.Int64
+	handler  http.Handler
+	routes   []Route
+	metrics  *metrics
+	fps      *fingerprinters
+	ids      idSource
+	bufs     bufferPool
+	// statMetrics are the engine statistics exported at /metrics.
+	statMetrics []statMetric
+}
+
+// engineRef boxes an Engine so it can sit in an atomic.Pointer.
+type engineRef struct{ Engine }
+
+// Route is one method and path pattern the server answers, in the syntax of
+// net/http.ServeMux (for example "GET /v1/documents/{id}").
+type Route struct {
+	Method string
+	Path   string
+	// API reports whether the route belongs to the JSON API documented in
+	// the OpenAPI document (the web page's assets do not).
+	API bool
+}
+
+// New returns a Server configured by opts. Until SetEngine is called, API
+// requests and /readyz answer 503.
+func New(opts Options) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts.withDefaults()}
+	s.fps = newFingerprinters(s.opts.Fingerprint)
+	s.statMetrics = statMetrics()
+	s.metrics = newMetrics(s)
+	ids, err := newIDSource()
+	if err != nil {
+		return nil, err
+	}
+	s.ids = ids
+	s.handler = s.buildHandler()
+	return s, nil
+}
+
+// SetEngine makes the server answer API requests with e and report ready.
+func (s *Server) SetEngine(e Engine) { s.engine.Store(&engineRef{e}) }
+
+// Drain makes the server answer 503 to new API requests and to /readyz,
+// so a load balancer stops sending traffic; requests already running finish.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// Handler returns the handler serving every route.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Routes returns the routes the server answers.
+func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
+
+// Serve accepts connections on ln and serves them until ctx ends; then it
+// drains: it stops accepting, lets in-flight requests finish (up to
+// Options.ShutdownTimeout) and returns nil. It closes ln. It does not close
+// the engine: the caller does, after Serve returns, so the store is flushed
+// after the last request.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(newLimitListener(ln, s.opts.MaxConns)) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	s.Drain()
+	s.opts.Logger.Info("draining", "in_flight", s.inflight.Load())
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	return nil
+}

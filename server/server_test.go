@@ -1,0 +1,366 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTestServer returns a server with a fake engine and its handler.
+func newTestServer(t *testing.T, opts Options) (*Server, *fakeEngine) {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newFakeEngine()
+	s.SetEngine(e)
+	return s, e
+}
+
+// call serves one request and returns the status and the decoded JSON body.
+func call(t *testing.T, h http.Handler, method, path, contentType, body string) (int, map[string]any) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	var v map[string]any
+	if strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %v: %q", method, path, err, w.Body.String())
+		}
+	}
+	return w.Code, v
+}
+
+func errorCode(v map[string]any) string {
+	e, _ := v["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+func TestErrors(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBody: 1 << 10, MaxBatch: 3})
+	h := s.Handler()
+	// Store one document for the 404/200 cases below.
+	if code, v := call(t, h, "POST", "/v1/documents", "", `{"id":"x","text":"kept"}`); code != 200 {
+		t.Fatalf("insert: %d %v", code, v)
+	}
+	big := `{"text":"` + strings.Repeat("a", 2<<10) + `"}`
+	tests := []struct {
+		name, method, path, ctype, body string
+		status                          int
+		code                            string
+	}{
+		{"malformed", "POST", "/v1/documents", "", `{"text":`, 400, "bad_json"},
+		{"not an object", "POST", "/v1/documents", "", `[1,2]`, 400, "bad_json"},
+		{"wrong type", "POST", "/v1/documents", "", `{"text":5}`, 400, "bad_json"},
+		{"trailing data", "POST", "/v1/documents", "", `{"text":"a"} {}`, 400, "bad_json"},
+		{"empty body", "POST", "/v1/documents", "", ``, 400, "bad_json"},
+		{"missing text", "POST", "/v1/documents", "", `{"id":"a"}`, 400, "missing_text"},
+		{"empty text", "POST", "/v1/documents", "", `{"text":""}`, 400, "missing_text"},
+		{"blank text", "POST", "/v1/documents", "", `{"text":"  "}`, 400, "missing_text"},
+		{"unknown field", "POST", "/v1/documents", "", `{"text":"a","txt":"b"}`, 400, "unknown_field"},
+		{"invalid utf-8", "POST", "/v1/documents", "", "{\"text\":\"a\xff\"}", 400, "invalid_utf8"},
+		{"too large", "POST", "/v1/documents", "", big, 413, "body_too_large"},
+		{"too large chunked", "POST", "/v1/documents", "chunked", big, 413, "body_too_large"},
+		{"batch too many", "POST", "/v1/documents/batch", "", `[{"text":"a"},{"text":"b"},{"text":"c"},{"text":"d"}]`, 413, "batch_too_large"},
+		{"batch ndjson too many", "POST", "/v1/documents/batch", "", "{\"text\":\"a\"}\n{\"text\":\"b\"}\n{\"text\":\"c\"}\n{\"text\":\"d\"}\n", 413, "batch_too_large"},
+		{"batch empty", "POST", "/v1/documents/batch", "", `[]`, 400, "bad_request"},
+		{"batch bad line", "POST", "/v1/documents/batch", "", "{\"text\":\"a\"}\n{\"tex\":\"b\"}\n", 400, "unknown_field"},
+		{"batch unclosed", "POST", "/v1/documents/batch", "", `[{"text":"a"}`, 400, "bad_json"},
+		{"get unknown", "GET", "/v1/documents/nope", "", ``, 404, "not_found"},
+		{"delete unknown", "DELETE", "/v1/documents/nope", "", ``, 404, "not_found"},
+		{"id conflict", "POST", "/v1/documents", "", `{"id":"x","text":"other"}`, 409, "id_conflict"},
+		{"query both", "POST", "/v1/query", "", `{"text":"a","fingerprint":"0000000000000000"}`, 400, "bad_request"},
+		{"query neither", "POST", "/v1/query", "", `{}`, 400, "missing_text"},
+		{"query bad fingerprint", "POST", "/v1/query", "", `{"fingerprint":"xyz"}`, 400, "bad_request"},
+		{"query negative k", "POST", "/v1/query", "", `{"text":"a","k":-1}`, 400, "bad_request"},
+		{"compare missing b", "POST", "/v1/compare", "", `{"a":"x"}`, 400, "bad_request"},
+		{"compare unknown profile", "POST", "/v1/compare", "", `{"a":"x","b":"y","profile":"nope"}`, 400, "bad_request"},
+		{"fingerprint bad algo", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"md5"}`, 400, "bad_request"},
+		{"fingerprint contradiction", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","profile":"classic"}`, 400, "bad_request"},
+		{"unknown route", "GET", "/v2/nothing", "", ``, 404, "not_found"},
+		{"wrong method", "GET", "/v1/documents", "", ``, 405, "method_not_allowed"},
+		{"wrong method on id", "PUT", "/v1/documents/x", "", ``, 405, "method_not_allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body))
+			if tt.ctype == "chunked" {
+				req.ContentLength = -1
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			var v map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+				t.Fatalf("error body is not JSON: %q", w.Body.String())
+			}
+			if w.Code != tt.status || errorCode(v) != tt.code {
+				t.Errorf("got %d %v, want %d %s", w.Code, v, tt.status, tt.code)
+			}
+			msg, _ := v["error"].(map[string]any)["message"].(string)
+			if msg == "" {
+				t.Errorf("error without a message: %v", v)
+			}
+		})
+	}
+}
+
+func TestDocumentLifecycle(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"The quick brown fox","meta":{"url":"http://a"}}`)
+	if code != 200 || v["duplicate"] != false || v["duplicate_of"] != nil || v["inserted"] != true {
+		t.Fatalf("first insert: %d %v", code, v)
+	}
+	id, _ := v["id"].(string)
+	if id == "" {
+		t.Fatalf("no id assigned: %v", v)
+	}
+	if _, ok := v["matches"].([]any); !ok {
+		t.Errorf("matches is not an array: %v", v)
+	}
+	code, v = call(t, h, "POST", "/v1/documents", "", `{"id":"copy","text":"the  QUICK brown fox"}`)
+	if code != 200 || v["duplicate"] != true || v["duplicate_of"] != id || v["inserted"] != false {
+		t.Fatalf("copy: %d %v", code, v)
+	}
+	code, v = call(t, h, "POST", "/v1/query", "", `{"text":"the quick brown FOX"}`)
+	if code != 200 || len(v["matches"].([]any)) != 1 {
+		t.Fatalf("query: %d %v", code, v)
+	}
+	code, v = call(t, h, "GET", "/v1/documents/"+id, "", "")
+	if code != 200 || v["text"] != "The quick brown fox" || v["meta"].(map[string]any)["url"] != "http://a" {
+		t.Fatalf("get: %d %v", code, v)
+	}
+	if code, v = call(t, h, "GET", "/v1/documents/copy", "", ""); code != 404 {
+		t.Fatalf("a duplicate was stored: %d %v", code, v)
+	}
+	if code, v = call(t, h, "GET", "/v1/stats", "", ""); code != 200 || v["documents"] != 1.0 {
+		t.Fatalf("stats: %d %v", code, v)
+	}
+	if code, v = call(t, h, "DELETE", "/v1/documents/"+id, "", ""); code != 200 || v["deleted"] != true {
+		t.Fatalf("delete: %d %v", code, v)
+	}
+	if code, _ = call(t, h, "GET", "/v1/documents/"+id, "", ""); code != 404 {
+		t.Fatalf("get after delete: %d", code)
+	}
+}
+
+func TestBatch(t *testing.T) {
+	bodies := []struct{ name, ctype, body string }{
+		{"array", "application/json", `[{"id":"a","text":"one"},{"id":"b","text":"two"},{"id":"c","text":"ONE"}]`},
+		{"ndjson", "application/x-ndjson", "{\"id\":\"a\",\"text\":\"one\"}\n\n{\"id\":\"b\",\"text\":\"two\"}\r\n{\"id\":\"c\",\"text\":\"ONE\"}"},
+		{"ndjson sniffed", "", "{\"id\":\"a\",\"text\":\"one\"}\n{\"id\":\"b\",\"text\":\"two\"}\n{\"id\":\"c\",\"text\":\"ONE\"}\n"},
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			s, _ := newTestServer(t, Options{})
+			code, v := call(t, s.Handler(), "POST", "/v1/documents/batch", b.ctype, b.body)
+			if code != 200 {
+				t.Fatalf("%d %v", code, v)
+			}
+			rs := v["results"].([]any)
+			var got []string
+			for _, r := range rs {
+				m := r.(map[string]any)
+				got = append(got, m["id"].(string)+"="+jsonString(m["duplicate_of"]))
+			}
+			if want := "a=null b=null c=\"a\""; strings.Join(got, " ") != want {
+				t.Errorf("results %v, want %s", got, want)
+			}
+		})
+	}
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestStartingAndDraining(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	if code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"a"}`); code != 503 || errorCode(v) != "unavailable" {
+		t.Errorf("before SetEngine: %d %v", code, v)
+	}
+	if code, _ := call(t, h, "GET", "/readyz", "", ""); code != 503 {
+		t.Errorf("readyz before SetEngine: %d", code)
+	}
+	if code, _ := call(t, h, "GET", "/healthz", "", ""); code != 200 {
+		t.Errorf("healthz before SetEngine: %d", code)
+	}
+	s.SetEngine(newFakeEngine())
+	if code, _ := call(t, h, "GET", "/readyz", "", ""); code != 200 {
+		t.Errorf("readyz: %d", code)
+	}
+	s.Drain()
+	if code, v := call(t, h, "GET", "/v1/stats", "", ""); code != 503 || errorCode(v) != "unavailable" {
+		t.Errorf("draining: %d %v", code, v)
+	}
+	if code, _ := call(t, h, "GET", "/readyz", "", ""); code != 503 {
+		t.Errorf("readyz draining: %d", code)
+	}
+}
+
+func TestOverloaded(t *testing.T) {
+	s, e := newTestServer(t, Options{MaxInFlight: 1})
+	e.block, e.entered = make(chan struct{}), make(chan struct{})
+	h := s.Handler()
+	done := make(chan int)
+	go func() {
+		code, _ := call(t, h, "POST", "/v1/documents", "", `{"text":"first"}`)
+		done <- code
+	}()
+	<-e.entered
+	code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"second"}`)
+	if code != 429 || errorCode(v) != "overloaded" {
+		t.Errorf("second request while one is in flight: %d %v", code, v)
+	}
+	close(e.block)
+	if code := <-done; code != 200 {
+		t.Errorf("first request: %d", code)
+	}
+	e.block = nil
+	if code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"third"}`); code != 200 {
+		t.Errorf("after the first finished: %d %v", code, v)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	call(t, h, "POST", "/v1/documents", "", `{"text":"a b c"}`)
+	call(t, h, "POST", "/v1/documents", "", `{"text":"A B C"}`)
+	call(t, h, "GET", "/v1/documents/none", "", "")
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	body := w.Body.String()
+	for _, want := range []string{
+		`neardup_http_requests_total{code="200",route="POST /v1/documents"} 2`,
+		`neardup_http_requests_total{code="404",route="GET /v1/documents/{id}"} 1`,
+		`neardup_http_request_duration_seconds_count{route="POST /v1/documents"} 2`,
+		"neardup_documents_checked_total 2",
+		"neardup_duplicates_found_total 1",
+		"neardup_documents_inserted_total 1",
+		"neardup_documents 1",
+		"neardup_store_bytes 0",
+		"neardup_expired_total 0",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
+func TestServeShutdown(t *testing.T) {
+	s, e := newTestServer(t, Options{})
+	e.block, e.entered = make(chan struct{}), make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+	got := make(chan int)
+	go func() {
+		resp, err := http.Post(url+"/v1/documents", "application/json", strings.NewReader(`{"text":"in flight"}`))
+		if err != nil {
+			t.Error(err)
+			got <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	<-e.entered
+	cancel() // as on SIGTERM
+	// The listener closes: new connections are refused.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still accepting connections after shutdown began")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(e.block)
+	if code := <-got; code != 200 {
+		t.Errorf("in-flight request got %d, want 200", code)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
+func TestWebPage(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	for _, tt := range []struct{ path, ctype, contains string }{
+		{"/", "text/html", `id="compare-btn"`},
+		{"/static/app.js", "text/javascript", "/v1/compare"},
+		{"/static/style.css", "text/css", "@media"},
+		{"/v1/openapi.json", "application/json", `"openapi"`},
+	} {
+		req := httptest.NewRequest("GET", tt.path, nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), tt.ctype) || !strings.Contains(w.Body.String(), tt.contains) {
+			t.Errorf("GET %s: %d %s, body has %q: %v", tt.path, w.Code, w.Header().Get("Content-Type"), tt.contains, strings.Contains(w.Body.String(), tt.contains))
+		}
+	}
+	// Nothing on the page may come from elsewhere.
+	for _, name := range []string{"index.html", "app.js", "style.css"} {
+		b, err := webFiles.ReadFile("web/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"http://", "https://", "//cdn", "@import"} {
+			if bytes.Contains(b, []byte(bad)) {
+				t.Errorf("%s refers to %q", name, bad)
+			}
+		}
+	}
+}
+
+func TestBatchRefusedDocument(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	code, v := call(t, s.Handler(), "POST", "/v1/documents/batch", "", `[{"id":"a","text":"one"},{"id":"b","text":" "},{"id":"c","text":"two"}]`)
+	if code != 200 {
+		t.Fatalf("%d %v", code, v)
+	}
+	rs := v["results"].([]any)
+	if len(rs) != 3 {
+		t.Fatalf("%d results", len(rs))
+	}
+	for i, want := range []string{"", "missing_text", ""} {
+		m := rs[i].(map[string]any)
+		if got := errorCode(m); got != want {
+			t.Errorf("result %d: error %q, want %q (%v)", i, got, want, m)
+		}
+		if want == "" && m["inserted"] != true {
+			t.Errorf("result %d not inserted: %v", i, m)
+		}
+	}
+}

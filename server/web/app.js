@@ -1,0 +1,233 @@
+// The neardup page: talks to the JSON API of the server that served it.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+// api posts (or gets) JSON and returns the decoded body, or throws an Error
+// whose message is the server's error message.
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
+  let resp;
+  try {
+    resp = await fetch(path, opts);
+  } catch (e) {
+    throw new Error("The server cannot be reached (" + e.message + ").");
+  }
+  let data = null;
+  try {
+    data = await resp.json();
+  } catch (e) {
+    throw new Error("The server answered " + resp.status + " without JSON.");
+  }
+  if (!resp.ok) {
+    const err = data && data.error ? data.error : { code: String(resp.status), message: resp.statusText };
+    throw new Error(err.message + " (" + err.code + ", HTTP " + resp.status + ")");
+  }
+  return data;
+}
+
+function showError(el, err) {
+  if (err) {
+    el.textContent = err.message || String(err);
+    el.hidden = false;
+  } else {
+    el.hidden = true;
+    el.textContent = "";
+  }
+}
+
+function pct(x) {
+  return (100 * x).toFixed(1) + "%";
+}
+
+// hexBits returns the bits of a hex fingerprint, most significant first.
+function hexBits(hex) {
+  const bits = [];
+  for (const c of hex) {
+    const v = parseInt(c, 16);
+    for (let i = 3; i >= 0; i--) bits.push((v >> i) & 1);
+  }
+  return bits;
+}
+
+function drawGrid(el, bits, other) {
+  el.textContent = "";
+  const cols = bits.length > 128 ? 16 : bits.length > 64 ? 16 : 8;
+  el.style.setProperty("--cols", cols);
+  el.setAttribute("role", "img");
+  let differ = 0;
+  bits.forEach((b, i) => {
+    const cell = document.createElement("span");
+    cell.className = "cell" + (b ? " on" : "") + (b !== other[i] ? " diff" : "");
+    if (b !== other[i]) differ++;
+    cell.title = "bit " + (bits.length - 1 - i) + ": " + b;
+    el.appendChild(cell);
+  });
+  el.setAttribute("aria-label", bits.length + " bits, " + differ + " differ from the other text");
+}
+
+async function withBusy(buttons, fn) {
+  buttons.forEach((b) => (b.disabled = true));
+  try {
+    await fn();
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+  }
+}
+
+async function compare(ev) {
+  ev.preventDefault();
+  const body = { a: $("text-a").value, b: $("text-b").value };
+  if ($("profile").value) body.profile = $("profile").value;
+  if ($("bits").value && $("profile").value !== "nilsimsa") body.bits = parseInt($("bits").value, 10);
+  await withBusy([$("compare-btn")], async () => {
+    try {
+      if (!body.a.trim() || !body.b.trim()) throw new Error("Type a text in both boxes.");
+      const r = await api("POST", "/v1/compare", body);
+      showError($("compare-error"));
+      $("distance").textContent = r.distance;
+      $("width").textContent = r.bits;
+      $("fp-sim").textContent = pct(r.fingerprint_similarity);
+      $("jaccard").textContent = pct(r.scores.jaccard);
+      $("cosine").textContent = pct(r.scores.cosine);
+      $("levenshtein").textContent = pct(r.scores.levenshtein);
+      $("policy-sim").textContent = pct(r.similarity);
+      const v = $("verdict");
+      v.textContent = r.duplicate ? "Near-duplicates" : "Not near-duplicates";
+      v.className = "verdict " + (r.duplicate ? "dup" : "new");
+      $("fp-a").textContent = r.fingerprint_a;
+      $("fp-b").textContent = r.fingerprint_b;
+      const a = hexBits(r.fingerprint_a), b = hexBits(r.fingerprint_b);
+      drawGrid($("grid-a"), a, b);
+      drawGrid($("grid-b"), b, a);
+      $("compare-result").hidden = false;
+    } catch (e) {
+      showError($("compare-error"), e);
+    }
+  });
+}
+
+function cellText(tr, text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  tr.appendChild(td);
+}
+
+function showMatches(matches) {
+  const tbody = $("matches").querySelector("tbody");
+  tbody.textContent = "";
+  for (const m of matches || []) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = m.id;
+    cellText(tr, m.id);
+    cellText(tr, m.distance);
+    cellText(tr, pct(m.similarity));
+    cellText(tr, pct(m.scores.jaccard));
+    cellText(tr, pct(m.scores.cosine));
+    cellText(tr, pct(m.scores.levenshtein));
+    tbody.appendChild(tr);
+  }
+  const none = !matches || matches.length === 0;
+  $("matches").hidden = none;
+  $("no-matches").hidden = !none;
+}
+
+async function submitDoc(insert) {
+  const text = $("doc-text").value;
+  await withBusy([$("check-btn"), $("add-btn")], async () => {
+    try {
+      if (!text.trim()) throw new Error("Type a document first.");
+      const v = $("doc-verdict");
+      if (insert) {
+        const body = { text };
+        if ($("doc-id").value.trim()) body.id = $("doc-id").value.trim();
+        const r = await api("POST", "/v1/documents", body);
+        if (r.duplicate) {
+          v.textContent = "Duplicate of " + r.duplicate_of + " (distance " + r.distance + ", similarity " + pct(r.similarity) + "); not stored.";
+          v.className = "verdict dup";
+        } else {
+          v.textContent = "New: stored as " + r.id + ".";
+          v.className = "verdict new";
+        }
+        showMatches(r.matches);
+        loadStats();
+      } else {
+        const r = await api("POST", "/v1/query", { text });
+        if (r.duplicate) {
+          v.textContent = "Would be a duplicate of " + r.duplicate_of + ".";
+          v.className = "verdict dup";
+        } else {
+          v.textContent = "Would be new.";
+          v.className = "verdict new";
+        }
+        showMatches(r.matches);
+      }
+      showError($("doc-error"));
+      $("doc-result").hidden = false;
+    } catch (e) {
+      showError($("doc-error"), e);
+    }
+  });
+}
+
+function statLabel(key) {
+  return key.replace(/_/g, " ");
+}
+
+function flatStats(prefix, obj, out) {
+  for (const [k, v] of Object.entries(obj)) {
+    const key = prefix ? prefix + " " + k : k;
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) flatStats(key, v, out);
+    else out.push([key, v]);
+  }
+  return out;
+}
+
+async function loadStats() {
+  try {
+    const s = await api("GET", "/v1/stats");
+    const dl = $("stats");
+    dl.textContent = "";
+    for (const [k, v] of flatStats("", s, [])) {
+      const div = document.createElement("div");
+      const dt = document.createElement("dt");
+      const dd = document.createElement("dd");
+      dt.textContent = statLabel(k);
+      dd.textContent = typeof v === "number" ? v.toLocaleString("en") : String(v);
+      dd.dataset.stat = k;
+      div.append(dt, dd);
+      dl.appendChild(div);
+    }
+    showError($("stats-error"));
+  } catch (e) {
+    showError($("stats-error"), e);
+  }
+}
+
+async function checkReady() {
+  const badge = $("ready");
+  try {
+    const resp = await fetch("/readyz");
+    badge.textContent = resp.ok ? "ready" : "starting";
+    badge.className = "badge " + (resp.ok ? "ready" : "down");
+  } catch (e) {
+    badge.textContent = "unreachable";
+    badge.className = "badge down";
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("compare-form").addEventListener("submit", compare);
+  $("doc-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    submitDoc(true);
+  });
+  $("check-btn").addEventListener("click", () => submitDoc(false));
+  $("stats-btn").addEventListener("click", loadStats);
+  checkReady();
+  loadStats();
+});
