@@ -99,6 +99,8 @@ const (
 	bufCap    = 512
 	smallMin  = 1 << 15
 	lockChunk = 8192 // entries changed per write-lock hold in bulk operations
+
+	probeGroup = 16 // tables whose buckets a query locates before scanning
 )
 
 // Index is a mutable multi-table Hamming index of 64-bit fingerprints.
@@ -367,41 +369,46 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 		ix.scanAll(q, k, visit)
 		return
 	}
-	stop := false
-	for t := range ix.tabs {
-		tab := &ix.tabs[t]
-		p := tab.permute(q)
+	for t0 := 0; t0 < len(ix.tabs); t0 += probeGroup {
+		tabs := ix.tabs[t0:min(len(ix.tabs), t0+probeGroup)]
 		for _, l := range [2]level{ix.main, ix.small} {
-			if len(l) == 0 || stop {
+			if len(l) == 0 {
 				continue
 			}
-			r := &l[t]
-			xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
-			lo, hi, qh := r.bucket(p, xbits)
-			base := r.slot[lo:hi]
-			scan(r.hi[lo:hi], qh, k, func(i int) bool {
-				s := base[i]
-				if !ix.isLive(s) {
-					return true
-				}
-				x := q ^ ix.fps[s]
-				d := bits.OnesCount64(x)
-				if d > k || x&tab.keyMask != 0 {
-					return true
-				}
-				for u := 0; u < t; u++ {
-					if x&ix.tabs[u].keyMask == 0 {
-						return true // found through table u
+			// Find every table's bucket first, then scan them: the
+			// directory and bucket loads of different tables are
+			// independent, so the processor overlaps their misses.
+			var lo, hi [probeGroup]int
+			var qh [probeGroup]uint32
+			for i := range tabs {
+				r := &l[t0+i]
+				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
+				lo[i], hi[i], qh[i] = r.bucket(tabs[i].permute(q), xbits)
+			}
+			for i := range tabs {
+				t := t0 + i
+				r := &l[t]
+				base := r.slot[lo[i]:hi[i]]
+				more := scan(r.hi[lo[i]:hi[i]], qh[i], k, func(j int) bool {
+					s := base[j]
+					x := q ^ ix.fps[s]
+					d := bits.OnesCount64(x)
+					if d > k || x&ix.tabs[t].keyMask != 0 || !ix.isLive(s) {
+						return true
 					}
+					for u := 0; u < t; u++ {
+						if x&ix.tabs[u].keyMask == 0 {
+							return true // found through table u
+						}
+					}
+					var more bool
+					k, more = visit(s, d)
+					return more
+				})
+				if !more {
+					return
 				}
-				var more bool
-				k, more = visit(s, d)
-				stop = !more
-				return more
-			})
-		}
-		if stop {
-			return
+			}
 		}
 	}
 	for i, y := range ix.bufFP {

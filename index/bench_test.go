@@ -1,0 +1,83 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+var (
+	sinkMatches []Match
+	sinkInt     int
+)
+
+// randomEntries returns n entries with random fingerprints; one in ten is
+// a near copy (1..3 bits flipped) of an earlier one.
+func randomEntries(n int, seed uint64) []Entry {
+	r := rand.New(rand.NewPCG(seed, 1))
+	es := make([]Entry, n)
+	for i := range es {
+		fp := r.Uint64()
+		if i > 0 && i%10 == 0 {
+			fp = es[r.IntN(i)].FP
+			for range 1 + r.IntN(3) {
+				fp ^= 1 << r.UintN(64)
+			}
+		}
+		es[i] = Entry{ID: uint64(i), FP: fp, Time: int64(i)}
+	}
+	return es
+}
+
+func benchIndex(b *testing.B, n int, d Design) (*Index, []Entry) {
+	b.Helper()
+	es := randomEntries(n, 1)
+	ix, err := New(Options{K: 3, ExpectedN: n, Design: d})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix.AddBatch(es)
+	return ix, es
+}
+
+func BenchmarkQuery(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		for _, d := range []Design{Seed4x16(), {Levels: []Level{{5, 2}}}, Manku16(), Manku20()} {
+			b.Run(fmt.Sprintf("n=%d/design=%s", n, d), func(b *testing.B) {
+				ix, es := benchIndex(b, n, d)
+				r := rand.New(rand.NewPCG(2, 3))
+				var buf []Match
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					q := es[r.IntN(n)].FP ^ 1<<r.UintN(64)
+					buf = ix.Query(q, 3, buf[:0])
+				}
+				sinkMatches = buf
+			})
+		}
+	}
+}
+
+func BenchmarkAdd(b *testing.B) {
+	es := randomEntries(1<<20, 4)
+	ix, _ := New(Options{K: 3, ExpectedN: 1 << 20})
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		ix.Add(es[i&(1<<20-1)])
+		i++
+	}
+	sinkInt = ix.Len()
+}
+
+func BenchmarkAddBatch(b *testing.B) {
+	es := randomEntries(1_000_000, 5)
+	b.ReportAllocs()
+	for b.Loop() {
+		ix, _ := New(Options{K: 3, ExpectedN: len(es)})
+		ix.AddBatch(es)
+		sinkInt = ix.Len()
+	}
+	b.ReportMetric(float64(len(es))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
