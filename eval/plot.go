@@ -16,7 +16,7 @@ import (
 var palette = []color.Color{
 	color.RGBA{0, 114, 178, 255}, color.RGBA{213, 94, 0, 255}, color.RGBA{0, 158, 115, 255},
 	color.RGBA{204, 121, 167, 255}, color.RGBA{230, 159, 0, 255}, color.RGBA{86, 180, 233, 255},
-	color.RGBA{0, 0, 0, 255}, color.RGBA{240, 228, 66, 255},
+	color.RGBA{0, 0, 0, 255}, color.RGBA{120, 120, 120, 255},
 }
 
 // PlotPR writes a precision-recall chart of every scorer in r to path (PNG),
@@ -82,8 +82,8 @@ func PlotHistograms(r *Report, dir, prefix string) ([]string, error) {
 			get   func(Bin) int
 			col   color.Color
 		}{
-			{"near-duplicates", pos, func(b Bin) int { return b.Pos }, color.RGBA{0, 114, 178, 140}},
-			{"distinct", neg, func(b Bin) int { return b.Neg }, color.RGBA{213, 94, 0, 140}},
+			{"near-duplicates", pos, func(b Bin) int { return b.Pos }, color.NRGBA{0, 114, 178, 110}},
+			{"distinct", neg, func(b Bin) int { return b.Neg }, color.NRGBA{213, 94, 0, 110}},
 		} {
 			if series.total == 0 {
 				continue

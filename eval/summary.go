@@ -23,7 +23,7 @@ func WriteSummary(w io.Writer, r *Report) error {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Scorers {
 		m := s.Overall
-		fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s |\n", s.Name, fnum(float64(m.AUC)),
+		fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s\n", s.Name, fnum(float64(m.AUC)),
 			m.Default.Precision, m.Default.Recall, m.Default.F1, m.Best.F1, fnum(float64(m.Best.Threshold)), p99(m))
 	}
 	for _, dim := range dims(r) {

@@ -39,7 +39,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-	// subcommands: one constructor per line
+		// subcommands: one constructor per line
+		newEvalCmd(),
 	)
 	return root
 }
