@@ -393,13 +393,9 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 					s := base[j]
 					x := q ^ ix.fps[s]
 					d := bits.OnesCount64(x)
-					if d > k || x&ix.tabs[t].keyMask != 0 || !ix.isLive(s) {
+					// Report each match through the first table sharing its key.
+					if d > k || x&ix.tabs[t].keyMask != 0 || firstSharedTable(ix.tabs, x, t) != t || !ix.isLive(s) {
 						return true
-					}
-					for u := 0; u < t; u++ {
-						if x&ix.tabs[u].keyMask == 0 {
-							return true // found through table u
-						}
 					}
 					var more bool
 					k, more = visit(s, d)

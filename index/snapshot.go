@@ -1,0 +1,348 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+)
+
+// Snapshot format, all integers little-endian:
+//
+//	magic "NDUPIDX\x00", version uint32
+//	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels
+//	slot columns: fingerprints, ids, times, live bits, id map, free, dead
+//	main and small levels: per table dbits, directory, hi, slot arrays
+//	buffer: slots and fingerprints
+//	CRC-32C (Castagnoli) of everything before it
+//
+// Arrays are a uint64 length followed by the elements. The snapshot is the
+// in-memory state itself, so loading it is reading arrays, with no sorting
+// or hashing.
+const (
+	snapshotMagic   = "NDUPIDX\x00"
+	snapshotVersion = 1
+	maxSnapshotLen  = 1 << 36 // elements per array a snapshot may claim
+)
+
+// ErrSnapshot is returned (wrapped) by ReadIndex for data that is not a
+// snapshot of a supported version, is truncated, or fails its checksum or
+// consistency checks.
+var ErrSnapshot = errors.New("index: bad snapshot")
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+type snapWriter struct {
+	w   *bufio.Writer
+	h   hash.Hash32
+	n   int64
+	err error
+	b   [8]byte
+}
+
+func (s *snapWriter) write(p []byte) {
+	if s.err != nil {
+		return
+	}
+	n, err := s.w.Write(p)
+	s.n += int64(n)
+	s.err = err
+	s.h.Write(p)
+}
+
+func (s *snapWriter) u32(v uint32) {
+	binary.LittleEndian.PutUint32(s.b[:], v)
+	s.write(s.b[:4])
+}
+
+func (s *snapWriter) u64(v uint64) {
+	binary.LittleEndian.PutUint64(s.b[:], v)
+	s.write(s.b[:8])
+}
+
+// words writes a length and the elements of a, size bytes each.
+func words[T uint32 | uint64 | int64](s *snapWriter, a []T) {
+	s.u64(uint64(len(a)))
+	buf := make([]byte, 0, 1<<16)
+	for _, v := range a {
+		if len(buf)+8 > cap(buf) {
+			s.write(buf)
+			buf = buf[:0]
+		}
+		switch any(v).(type) {
+		case uint32:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
+		default:
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
+		}
+	}
+	s.write(buf)
+}
+
+// WriteTo writes a snapshot of the index to w and returns the number of
+// bytes written. Queries may run meanwhile; changes wait until it is done.
+func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	s := &snapWriter{w: bufio.NewWriterSize(w, 1<<16), h: crc32.New(castagnoli)}
+	s.write([]byte(snapshotMagic))
+	s.u32(snapshotVersion)
+	s.u32(uint32(ix.opts.K))
+	s.u64(uint64(ix.opts.ExpectedN))
+	s.u64(math.Float64bits(ix.opts.MaxBytesPerEntry))
+	s.u32(uint32(len(ix.opts.Design.Levels)))
+	for _, l := range ix.opts.Design.Levels {
+		s.u32(uint32(l.Blocks))
+		s.u32(uint32(l.Key))
+	}
+	words(s, ix.fps)
+	words(s, ix.ids)
+	s.u64(uint64(ix.times.base))
+	if ix.times.wide != nil {
+		s.u32(1)
+		words(s, ix.times.wide)
+	} else {
+		s.u32(0)
+		words(s, ix.times.narrow)
+	}
+	words(s, ix.live)
+	words(s, ix.byID.cells)
+	words(s, ix.free)
+	words(s, ix.dead)
+	for _, l := range []level{ix.main, ix.small} {
+		s.u32(uint32(len(l)))
+		for _, r := range l {
+			s.u32(uint32(r.dbits))
+			words(s, r.dir)
+			words(s, r.hi)
+			words(s, r.slot)
+		}
+	}
+	words(s, ix.buf)
+	words(s, ix.bufFP)
+	sum := s.h.Sum32()
+	s.u32(sum)
+	if s.err == nil {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		return s.n, fmt.Errorf("index: write snapshot: %w", s.err)
+	}
+	return s.n, nil
+}
+
+type snapReader struct {
+	r   *bufio.Reader
+	h   hash.Hash32
+	err error
+	b   [8]byte
+}
+
+func (s *snapReader) read(p []byte) {
+	if s.err != nil {
+		clear(p)
+		return
+	}
+	if _, err := io.ReadFull(s.r, p); err != nil {
+		s.err = fmt.Errorf("%w: truncated: %v", ErrSnapshot, err)
+		clear(p)
+		return
+	}
+	s.h.Write(p)
+}
+
+func (s *snapReader) u32() uint32 {
+	s.read(s.b[:4])
+	return binary.LittleEndian.Uint32(s.b[:4])
+}
+
+func (s *snapReader) u64() uint64 {
+	s.read(s.b[:8])
+	return binary.LittleEndian.Uint64(s.b[:8])
+}
+
+// readWords reads an array written by words. Memory grows with the data
+// actually read, so a corrupt length cannot allocate more than the input.
+func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
+	n := s.u64()
+	if s.err != nil {
+		return nil
+	}
+	if n > maxSnapshotLen {
+		s.err = fmt.Errorf("%w: array of %d elements", ErrSnapshot, n)
+		return nil
+	}
+	var zero T
+	size := 8
+	if _, ok := any(zero).(uint32); ok {
+		size = 4
+	}
+	out := make([]T, 0, min(n, 1<<20))
+	buf := make([]byte, 1<<16)
+	for left := int(n); left > 0 && s.err == nil; {
+		m := min(left, len(buf)/size)
+		chunk := buf[:m*size]
+		s.read(chunk)
+		for i := 0; i < len(chunk); i += size {
+			if size == 4 {
+				out = append(out, T(binary.LittleEndian.Uint32(chunk[i:])))
+			} else {
+				out = append(out, T(binary.LittleEndian.Uint64(chunk[i:])))
+			}
+		}
+		left -= m
+	}
+	return out
+}
+
+// ReadIndex reads a snapshot written by WriteTo. It returns an error
+// wrapping ErrSnapshot if the data is not a complete, intact snapshot of a
+// supported version.
+func ReadIndex(r io.Reader) (*Index, error) {
+	s := &snapReader{r: bufio.NewReaderSize(r, 1<<16), h: crc32.New(castagnoli)}
+	magic := make([]byte, len(snapshotMagic))
+	s.read(magic)
+	if s.err == nil && string(magic) != snapshotMagic {
+		return nil, fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
+	}
+	if v := s.u32(); s.err == nil && v != snapshotVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	}
+	var o Options
+	o.K = int(s.u32())
+	o.ExpectedN = int(s.u64() & (1<<40 - 1))
+	o.MaxBytesPerEntry = math.Float64frombits(s.u64())
+	nl := s.u32()
+	if nl > 8 {
+		return nil, fmt.Errorf("%w: %d design levels", ErrSnapshot, nl)
+	}
+	for range nl {
+		o.Design.Levels = append(o.Design.Levels, Level{Blocks: int(s.u32()), Key: int(s.u32())})
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	ix, err := New(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	ix.fps = readWords[uint64](s)
+	ix.ids = readWords[uint64](s)
+	ix.times.base = int64(s.u64())
+	if s.u32() == 1 {
+		ix.times.wide = readWords[int64](s)
+	} else {
+		ix.times.narrow = readWords[uint32](s)
+	}
+	ix.live = readWords[uint64](s)
+	ix.byID.cells = readWords[uint32](s)
+	ix.free = readWords[uint32](s)
+	ix.dead = readWords[uint32](s)
+	for _, l := range []*level{&ix.main, &ix.small} {
+		nt := s.u32()
+		if s.err == nil && nt != 0 && int(nt) != len(ix.tabs) {
+			return nil, fmt.Errorf("%w: %d tables, want %d", ErrSnapshot, nt, len(ix.tabs))
+		}
+		*l = nil
+		for range nt {
+			var r tableRun
+			r.dbits = uint(s.u32())
+			r.dir = readWords[uint32](s)
+			r.hi = readWords[uint32](s)
+			r.slot = readWords[uint32](s)
+			*l = append(*l, r)
+		}
+	}
+	ix.buf = readWords[uint32](s)
+	ix.bufFP = readWords[uint64](s)
+	want := s.h.Sum32()
+	var tail [4]byte
+	if s.err == nil {
+		if _, err := io.ReadFull(s.r, tail[:]); err != nil {
+			return nil, fmt.Errorf("%w: truncated checksum", ErrSnapshot)
+		}
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	if got := binary.LittleEndian.Uint32(tail[:]); got != want {
+		return nil, fmt.Errorf("%w: checksum %08x, want %08x", ErrSnapshot, got, want)
+	}
+	if err := ix.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
+	}
+	return ix, nil
+}
+
+// check verifies the invariants queries rely on to stay in bounds, and
+// restores the derived fields (counts, id map shape).
+func (ix *Index) check() error {
+	ns := len(ix.fps)
+	if len(ix.ids) != ns || ix.times.len() != ns || len(ix.live) != (ns+63)/64 {
+		return errors.New("slot columns of different lengths")
+	}
+	ix.n = 0
+	for _, w := range ix.live {
+		ix.n += bits.OnesCount64(w)
+	}
+	c := len(ix.byID.cells)
+	if c < 16 || c&(c-1) != 0 {
+		return errors.New("id map size not a power of two")
+	}
+	ix.byID.shift = uint(64 - log2(c))
+	used := 0
+	for _, v := range ix.byID.cells {
+		if v > uint32(ns) {
+			return errors.New("id map names a missing slot")
+		}
+		if v != 0 {
+			used++
+		}
+	}
+	if used != ix.n || used >= c {
+		return errors.New("id map does not match live entries")
+	}
+	ix.byID.n = used
+	for _, list := range [][]uint32{ix.free, ix.dead, ix.buf} {
+		for _, v := range list {
+			if int(v) >= ns {
+				return errors.New("slot list names a missing slot")
+			}
+		}
+	}
+	if len(ix.buf) != len(ix.bufFP) {
+		return errors.New("buffer columns of different lengths")
+	}
+	for _, l := range []level{ix.main, ix.small} {
+		for t, r := range l {
+			if r.dbits < 1 || r.dbits > 28 || int(r.dbits) > ix.tabs[t].keyBits || len(r.dir) != 1<<r.dbits+1 {
+				return errors.New("bad directory size")
+			}
+			if len(r.hi) != len(r.slot) || len(r.slot) != l.size() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != len(r.hi) {
+				return errors.New("directory does not match its table")
+			}
+			for i := 1; i < len(r.dir); i++ {
+				if r.dir[i] < r.dir[i-1] {
+					return errors.New("directory out of order")
+				}
+			}
+			for _, v := range r.slot {
+				if int(v) >= ns {
+					return errors.New("table names a missing slot")
+				}
+			}
+		}
+	}
+	if len(ix.main) == 0 {
+		ix.main = buildLevel(ix.tabs, nil, nil)
+	}
+	return nil
+}

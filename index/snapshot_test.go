@@ -1,0 +1,123 @@
+package index
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// snapshotFixture builds an index whose state has every part a snapshot
+// holds: main and small levels, a buffer, dead and free slots, wide times.
+func snapshotFixture(tb interface{ Fatal(...any) }) (*Index, oracle) {
+	ix := newTestIndex(tb, Options{K: 3, Design: Seed4x16()}, 8, 64)
+	model := oracle{}
+	es := randomEntries(600, 21)
+	for i := range es {
+		es[i].ID = uint64(i % 450)
+		if i == 301 {
+			es[i].Time = -1 << 40 // forces the wide time column
+		}
+		model[es[i].ID] = es[i]
+	}
+	ix.AddBatch(es[:300])
+	for _, e := range es[300:] {
+		ix.Add(e)
+	}
+	for id := uint64(0); id < 40; id += 3 {
+		ix.Remove(id)
+		delete(model, id)
+	}
+	return ix, model
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	ix, model := snapshotFixture(t)
+	var buf bytes.Buffer
+	n, err := ix.WriteTo(&buf)
+	if err != nil || n != int64(buf.Len()) {
+		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, buf.Len())
+	}
+	back, err := ReadIndex(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Len() != len(model) || back.K() != ix.K() || back.Design().String() != ix.Design().String() {
+		t.Fatalf("loaded Len %d K %d design %v; want %d %d %v", back.Len(), back.K(), back.Design(), len(model), ix.K(), ix.Design())
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	check := func() {
+		for _, e := range model {
+			q := e.FP ^ 1<<r.UintN(64)
+			checkQuery(t, back, model, q, 3)
+			if got, want := back.Query(q, 3, nil), ix.Query(q, 3, nil); !slices.Equal(got, want) {
+				t.Fatalf("loaded Query = %v, original %v", got, want)
+			}
+		}
+	}
+	check()
+	// The loaded index keeps working: the same changes give the same answers.
+	for _, e := range randomEntries(200, 22) {
+		e.ID += 1000
+		ix.Add(e)
+		back.Add(e)
+		model[e.ID] = e
+	}
+	for id := uint64(40); id < 400; id += 2 {
+		ix.Remove(id)
+		back.Remove(id)
+		delete(model, id)
+	}
+	if got, want := back.ExpireBefore(-5), ix.ExpireBefore(-5); got != want || got != 1 {
+		t.Fatalf("ExpireBefore on loaded = %d, original %d, want 1", got, want)
+	}
+	for id, e := range model {
+		if e.Time < -5 {
+			delete(model, id)
+		}
+	}
+	check()
+}
+
+func TestSnapshotCorruption(t *testing.T) {
+	ix, _ := snapshotFixture(t)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	r := rand.New(rand.NewPCG(2, 2))
+	for range 300 {
+		bad := bytes.Clone(good)
+		i := r.IntN(len(bad))
+		bad[i] ^= byte(1 + r.IntN(255))
+		if _, err := ReadIndex(bytes.NewReader(bad)); !errors.Is(err, ErrSnapshot) {
+			t.Fatalf("byte %d changed: ReadIndex error %v, want ErrSnapshot", i, err)
+		}
+	}
+	for _, cut := range []int{0, 3, 8, 12, 100, len(good) / 2, len(good) - 4, len(good) - 1} {
+		if _, err := ReadIndex(bytes.NewReader(good[:cut])); !errors.Is(err, ErrSnapshot) {
+			t.Fatalf("cut at %d: ReadIndex error %v, want ErrSnapshot", cut, err)
+		}
+	}
+}
+
+func FuzzReadIndex(f *testing.F) {
+	ix, _ := snapshotFixture(f)
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte(snapshotMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ix, err := ReadIndex(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		ix.Query(0, ix.K(), nil)
+		ix.Add(Entry{ID: 1, FP: 1})
+		ix.ExpireBefore(0)
+	})
+}
