@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -61,44 +62,85 @@ type Scratch struct {
 
 // Normalize is the package function Normalize, reusing the buffers of s.
 //
-// Runs of ASCII are handled byte by byte; Runs of ASCII are handled byte by byte;
+// Runs of ASCII are handled byte by byte;
 // each run of non-ASCII bytes goes through the full Unicode path together
 // with the tail of the output that it may combine with (back to the last
 // normalization boundary), so the split never changes the result.
 func (s *Scratch) Normalize(dst, src []byte) []byte {
 	start := len(dst)
-	space := false // a space is pending: emit it before the next character
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		if c < utf8.RuneSelf {
+	dst = slices.Grow(dst, len(src))
+	// ASCII output is never longer than its input, so the fast loop writes
+	// by index into the spare capacity.
+	out := dst[:cap(dst)]
+	j := start
+	for i := 0; i < len(src); {
+		v := asciiNorm[src[i]]
+		if v > normSlow {
+			out[j] = v
+			j++
 			i++
-			switch {
-			case asciiSpace[c]:
-				space = len(dst) > start
-			case c < 0x20 || c == 0x7f:
-				// control: dropped
-			default:
-				if space {
-					dst = append(dst, ' ')
-					space = false
-				}
-				if 'A' <= c && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				dst = append(dst, c)
-			}
 			continue
 		}
-		j := i + 1
-		for j < len(src) && src[j] >= utf8.RuneSelf {
-			j++
+		switch v {
+		case normSpace:
+			// A space goes out at once unless one is there already; a
+			// trailing one is cut at the end.
+			if j > start && out[j-1] != ' ' {
+				out[j] = ' '
+				j++
+			}
+			i++
+		case normDrop:
+			i++
+		default:
+			k := i + 1
+			for k < len(src) && src[k] >= utf8.RuneSelf {
+				k++
+			}
+			space := j > start && out[j-1] == ' '
+			if space {
+				j--
+			}
+			dst, space = s.slow(out[:j], start, space, src[i:k])
+			if space {
+				dst = append(dst, ' ')
+			}
+			i = k
+			dst = slices.Grow(dst, len(src)-i)
+			out = dst[:cap(dst)]
+			j = len(dst)
 		}
-		dst, space = s.slow(dst, start, space, src[i:j])
-		i = j
 	}
-	return dst
+	if j > start && out[j-1] == ' ' {
+		j--
+	}
+	return out[:j]
 }
+
+// Markers in asciiNorm; every other value is the output byte itself.
+const (
+	normDrop  = 0 // a control character
+	normSpace = 1 // white space
+	normSlow  = 2 // a non-ASCII byte
+)
+
+// asciiNorm maps each byte to what the fast path writes: the lower-case
+// byte for printable ASCII, or a marker.
+var asciiNorm = func() (t [256]byte) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	for _, c := range "\t\n\v\f\r " {
+		t[c] = normSpace
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = normSlow
+	}
+	return t
+}()
 
 // asciiSpace marks the ASCII bytes that are Unicode White_Space.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

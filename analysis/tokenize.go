@@ -40,40 +40,77 @@ func Tokenize(text []byte, emit func(tok []byte)) {
 }
 
 // Tokenize implements Tokenizer.
+//
+// It makes one pass over ASCII text: the words of a run (the text between
+// white space and CJK characters) are found as the run is scanned and held
+// back until the run ends; if the run turns out to hold other non-ASCII
+// text, they are dropped and the run is tokenized by uniseg instead.
 func (Words) Tokenize(text []byte, emit func(Token)) {
-	// Runs of other text between CJK characters. White space is always a
-	// word boundary, so ASCII runs end there too and stay short.
-	runStart, ascii := 0, true
-	flush := func(end int) {
-		if end > runStart {
-			if ascii {
-				asciiWords(text, runStart, end, emit)
-			} else {
-				unicodeWords(text, runStart, end, emit)
-			}
-		}
-	}
-	for i := 0; i < len(text); {
+	n := len(text)
+	var held [8][2]int // words of the current run, not yet emitted
+	for i := 0; i < n; {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			if asciiSpace[c] {
-				flush(i)
-				runStart, ascii = i+1, true
+				i++
+				continue
 			}
-			i++
+		} else if r, size := utf8.DecodeRune(text[i:]); IsCJK(r) {
+			emit(Token{Text: text[i : i+size], Start: i, End: i + size, CJK: true})
+			i += size
 			continue
 		}
-		r, n := utf8.DecodeRune(text[i:])
-		if IsCJK(r) {
-			flush(i)
-			emit(Token{Text: text[i : i+n], Start: i, End: i + n, CJK: true})
-			runStart, ascii = i+n, true
-		} else {
-			ascii = false
+		s, nh, ascii, overflow := i, 0, true, false
+	run:
+		for i < n {
+			c := text[i]
+			switch {
+			case wordByte[c]:
+				ws := i
+				for {
+					for i < n && wordByte[text[i]] {
+						i++
+					}
+					if i+1 < n && joinsMid(text[i-1], text[i], text[i+1]) {
+						i += 2
+						continue
+					}
+					break
+				}
+				if text[ws] == '_' && !hasWordRune(text[ws:i]) {
+					continue
+				}
+				if nh == len(held) {
+					overflow = true
+					continue
+				}
+				held[nh] = [2]int{ws, i}
+				nh++
+			case c < utf8.RuneSelf:
+				if asciiSpace[c] {
+					break run
+				}
+				i++
+			default:
+				r, size := utf8.DecodeRune(text[i:])
+				if IsCJK(r) {
+					break run
+				}
+				ascii = false
+				i += size
+			}
 		}
-		i += n
+		switch {
+		case !ascii:
+			unicodeWords(text, s, i, emit)
+		case overflow:
+			asciiWords(text, s, i, emit)
+		default:
+			for _, w := range held[:nh] {
+				emit(Token{Text: text[w[0]:w[1]], Start: w[0], End: w[1]})
+			}
+		}
 	}
-	flush(len(text))
 }
 
 // IsCJK reports whether r is a Han, Hiragana, Katakana or Hangul character
@@ -118,39 +155,51 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 // WB8-WB10, WB13a/b); a letter, then : . or ', then a letter join (WB6/7);
 // a digit, then , ; . or ', then a digit join (WB11/12).
 func asciiWords(text []byte, start, end int, emit func(Token)) {
+	text = text[:end]
 	i := start
 	for i < end {
-		if wbWordMask>>asciiClass[text[i]]&1 == 0 {
+		if !wordByte[text[i]] {
 			i++
 			continue
 		}
 		s := i
-		alnum := asciiClass[text[i]] != wbExtend
-		prev := asciiClass[text[i]]
-		i++
-		for i < end {
-			c := asciiClass[text[i]]
-			if wbWordMask>>c&1 != 0 {
-				alnum = alnum || c != wbExtend
-				prev = c
+		for {
+			for i < end && wordByte[text[i]] {
 				i++
-				continue
 			}
-			if i+1 < end {
-				next := asciiClass[text[i+1]]
-				if prev == wbLetter && next == wbLetter && (c == wbMidL || c == wbMidNL) ||
-					prev == wbNumber && next == wbNumber && (c == wbMidN || c == wbMidNL) {
-					prev = next
-					i += 2
-					continue
-				}
+			if i+1 < end && joinsMid(text[i-1], text[i], text[i+1]) {
+				i += 2
+				continue
 			}
 			break
 		}
-		if alnum {
+		if text[s] != '_' || hasWordRune(text[s:i]) {
 			emit(Token{Text: text[s:i], Start: s, End: i})
 		}
 	}
+}
+
+// wordByte marks the ASCII letters, digits and _.
+var wordByte = func() (t [256]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = wbWordMask>>asciiClass[c]&1 != 0
+	}
+	return t
+}()
+
+// joinsMid reports whether the punctuation mid, between prev and next,
+// joins them into one word (WB6/7, WB11/12).
+func joinsMid(prev, mid, next byte) bool {
+	m := asciiClass[mid&0x7f]
+	if mid >= utf8.RuneSelf || m < wbMidL {
+		return false
+	}
+	p, q := asciiClass[prev&0x7f], asciiClass[next&0x7f]
+	if next >= utf8.RuneSelf {
+		return false
+	}
+	return p == wbLetter && q == wbLetter && m != wbMidN ||
+		p == wbNumber && q == wbNumber && m != wbMidL
 }
 
 // unicodeWords emits the word tokens of text[start:end] by UAX #29.
