@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup/internal/testtext"
+	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/weight"
 )
 
@@ -129,4 +131,134 @@ func randomText(rng *rand.Rand, n int) string {
 		fmt.Fprintf(&sb, "w%d", int(rng.ExpFloat64()*300))
 	}
 	return sb.String()
+}
+
+// TestPipelineGolden pins fingerprints of the default pipeline and a few
+// variants: a change of normalization, tokenization or hashing shows here.
+func TestPipelineGolden(t *testing.T) {
+	texts := []string{"", "Hello, World!", "The quick brown fox jumps over the lazy dog.",
+		"中文分词测试：我们在北京大学学习。", "Ｆｕｌｌ\u3000ｗｉｄｔｈ and café naïve"}
+	golden := map[int][]string{
+		64: {"0000000000000000", "f1f2f15ae73dace8", "5cc602f2ca405660", "158c821c728ea60d", "5b4fca894eee39f1"},
+		128: {"00000000000000000000000000000000", "b84472932a24fe991dc95213f4b73184", "cda69b36fb28e8ed9b59ef7fa019d581",
+			"14daf7ef637adaa3d04f78cf46aca265", "b3b8f243a9c2a21acc3e4a4995641b97"},
+	}
+	for bits, want := range golden {
+		f := mustPipeline(t, DefaultPipeline(), bits)
+		for i, text := range texts {
+			if got := f.Fingerprint([]byte(text)).String(); got != want[i] {
+				t.Errorf("%d bits: Fingerprint(%q) = %s, want %s", bits, text, got, want[i])
+			}
+		}
+	}
+	variants := []struct {
+		p    Pipeline
+		want string
+	}{
+		{Pipeline{CJK: CJKUnigram, Shingle: 1}, "73e4a53f52d70c02"},
+		{Pipeline{Units: UnitChars}, "de5231dcf28464eb"},
+		{Pipeline{Weighting: weight.LogTF, TopN: 3}, "170a93a053cfa7bd"},
+	}
+	for _, v := range variants {
+		if got := mustPipeline(t, v.p, 64).Fingerprint([]byte(texts[3])).String(); got != v.want {
+			t.Errorf("%+v: %s, want %s", v.p, got, v.want)
+		}
+	}
+}
+
+// TestPipelineShortText checks the documented rule for a text shorter than
+// a shingle: its one feature is the shingle of all its tokens, so the
+// fingerprint is that feature's hash.
+func TestPipelineShortText(t *testing.T) {
+	f := mustPipeline(t, DefaultPipeline(), 64)
+	want := simhash.Shingle64([]uint64{simhash.Hash64([]byte("hello")), simhash.Hash64([]byte("world"))})
+	if got := f.Fingerprint([]byte("Hello, World!")); got != FromUint64(want) {
+		t.Fatalf("got %v, want %016x", got, want)
+	}
+	// CJK bigrams: 中文 is one bigram token.
+	g := mustPipeline(t, Pipeline{Shingle: 1}, 64)
+	if got := g.Fingerprint([]byte("中文")); got != FromUint64(simhash.Hash64([]byte("中文"))) {
+		t.Fatalf("CJK bigram: got %v", got)
+	}
+	// A lone CJK character is a token by itself.
+	if got := g.Fingerprint([]byte("中 abc")); got.Uint64() == 0 {
+		t.Fatal("lone CJK character dropped")
+	}
+}
+
+// editStats fingerprints n documents made by gen, each with one token
+// replaced, and returns the mean and largest distance between a document
+// and its edit, and the mean distance between unrelated documents.
+func editStats(t *testing.T, f Fingerprinter, n int, gen func(*rand.Rand) string, edit func(*rand.Rand, string) string) (meanEdit float64, maxEdit int, meanUnrelated float64) {
+	t.Helper()
+	var prev Fingerprint
+	for i := range n {
+		rng := rand.New(rand.NewPCG(uint64(i), 42))
+		doc := gen(rng)
+		a := f.Fingerprint([]byte(doc))
+		b := f.Fingerprint([]byte(edit(rng, doc)))
+		d, _ := Distance(a, b)
+		meanEdit += float64(d)
+		maxEdit = max(maxEdit, d)
+		if i > 0 {
+			u, _ := Distance(a, prev)
+			meanUnrelated += float64(u)
+		}
+		prev = a
+	}
+	return meanEdit / float64(n), maxEdit, meanUnrelated / float64(n-1)
+}
+
+// replaceWord replaces one random space-separated word of doc by "zebra".
+func replaceWord(rng *rand.Rand, doc string) string {
+	words := strings.Split(doc, " ")
+	words[rng.IntN(len(words))] = "zebra"
+	return strings.Join(words, " ")
+}
+
+// replaceRune replaces one random CJK character of doc by 龘.
+func replaceRune(rng *rand.Rand, doc string) string {
+	rs := []rune(doc)
+	for {
+		i := rng.IntN(len(rs))
+		if rs[i] >= 0x4e00 {
+			rs[i] = '龘'
+			return string(rs)
+		}
+	}
+}
+
+// TestPipelineEditStatistics is the statistical test of the fingerprint:
+// a one-word edit of a long English or Chinese document moves few bits,
+// while unrelated documents differ in about half the bits. Documents and
+// edits come from fixed seeds.
+func TestPipelineEditStatistics(t *testing.T) {
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	for _, bits := range []int{64, 128} {
+		f := mustPipeline(t, DefaultPipeline(), bits)
+		for _, lang := range []struct {
+			name string
+			gen  func(*rand.Rand) string
+			edit func(*rand.Rand, string) string
+		}{
+			{"en", func(r *rand.Rand) string { return testtext.English(r, 1500) }, replaceWord},
+			{"zh", func(r *rand.Rand) string { return testtext.Chinese(r, 3000) }, replaceRune},
+		} {
+			meanEdit, maxEdit, meanUnrel := editStats(t, f, n, lang.gen, lang.edit)
+			t.Logf("%s %d bits: one edit moves %.2f bits on average (max %d); unrelated documents differ in %.2f",
+				lang.name, bits, meanEdit, maxEdit, meanUnrel)
+			// A one-token edit changes at most 2*Shingle of ~1500 features.
+			if meanEdit > float64(bits)/32 || maxEdit > bits/8 {
+				t.Errorf("%s %d bits: edits move too many bits: mean %.2f, max %d", lang.name, bits, meanEdit, maxEdit)
+			}
+			// Unrelated: about bits/2 (sd sqrt(bits)/2 per pair), allowing
+			// for shared frequent shingles of the generated prose.
+			if meanUnrel < float64(bits)*0.35 || meanUnrel > float64(bits)*0.6 {
+				t.Errorf("%s %d bits: unrelated documents differ in %.2f bits", lang.name, bits, meanUnrel)
+			}
+		}
+	}
 }
