@@ -71,6 +71,9 @@ func TestPipelineNormalizes(t *testing.T) {
 	}
 }
 
+// testIDF is a small IDF table, so tests need not load the shipped one.
+var testIDF = weight.NewIDF(map[uint64]float64{simhash.Hash64([]byte("fox")): 5}, 10, 2)
+
 // sweep returns a set of pipelines covering every mode.
 func sweep() []Pipeline {
 	var ps []Pipeline
@@ -78,7 +81,7 @@ func sweep() []Pipeline {
 		for _, c := range []CJKMode{CJKUnigram, CJKBigram} {
 			for _, w := range weight.Schemes() {
 				for _, sh := range []int{1, 3} {
-					ps = append(ps, Pipeline{Units: u, CJK: c, Weighting: w, Shingle: sh})
+					ps = append(ps, Pipeline{Units: u, CJK: c, Weighting: w, Shingle: sh, IDF: testIDF})
 				}
 			}
 		}

@@ -1,0 +1,183 @@
+package weight
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/analysis"
+	"github.com/neardup/neardup/simhash"
+)
+
+func TestCountApplyTop(t *testing.T) {
+	terms := []Term{{Lo: 3, Key: 3}, {Lo: 1, Key: 1}, {Lo: 3, Key: 3}, {Lo: 2, Key: 2}, {Lo: 3, Key: 3}, {Lo: 1, Key: 1}}
+	terms = Count(terms)
+	want := []Term{{Lo: 1, Key: 1, Count: 2}, {Lo: 2, Key: 2, Count: 1}, {Lo: 3, Key: 3, Count: 3}}
+	if len(terms) != len(want) {
+		t.Fatalf("Count = %+v", terms)
+	}
+	for i := range want {
+		if terms[i].Lo != want[i].Lo || terms[i].Count != want[i].Count {
+			t.Fatalf("Count = %+v, want %+v", terms, want)
+		}
+	}
+	idf := NewIDF(map[uint64]float64{1: 4, 2: 0.5}, 100, 2)
+	tests := []struct {
+		s    Scheme
+		want []float64
+	}{
+		{TF, []float64{2, 1, 3}},
+		{LogTF, []float64{1 + math.Log(2), 1, 1 + math.Log(3)}},
+		{Binary, []float64{1, 1, 1}},
+		{TFIDF, []float64{8, 0.5, 6}}, // key 3 is unknown: default IDF 2
+	}
+	for _, tt := range tests {
+		tt.s.Apply(terms, idf)
+		for i, w := range tt.want {
+			if math.Abs(terms[i].Weight-w) > 1e-9 {
+				t.Errorf("%s: weight of %d = %v, want %v", tt.s, terms[i].Lo, terms[i].Weight, w)
+			}
+		}
+		if err := tt.s.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	TFIDF.Apply(terms, idf)
+	top := Top(terms, 2)
+	if len(top) != 2 || top[0].Lo != 1 || top[1].Lo != 3 {
+		t.Fatalf("Top 2 = %+v", top)
+	}
+	if got := Top(terms, 0); len(got) != 3 {
+		t.Fatal("Top 0 must keep all")
+	}
+	if Scheme("bm25").Validate() == nil {
+		t.Fatal("unknown scheme accepted")
+	}
+	if Count(nil) != nil {
+		t.Fatal("Count(nil)")
+	}
+}
+
+func TestBuilderRoundTrip(t *testing.T) {
+	var b Builder
+	b.Add([]uint64{1, 2, 2, 3})
+	b.Add([]uint64{1, 2})
+	b.Add([]uint64{1})
+	b.Add([]uint64{4})
+	tab := b.IDF(1)
+	if tab.Docs() != 4 || tab.Len() != 4 {
+		t.Fatalf("docs %d len %d", tab.Docs(), tab.Len())
+	}
+	// idf = ln((N+1)/(df+1)) + 1; key 1 in 3 of 4 documents.
+	if got, want := tab.Lookup(1), math.Log(5.0/4)+1; math.Abs(got-want) > 1e-6 {
+		t.Fatalf("idf(1) = %v, want %v", got, want)
+	}
+	if tab.Lookup(1) >= tab.Lookup(3) || tab.Lookup(99) != math.Log(5)+1 {
+		t.Fatal("rarer features must weigh more; unknown ones most")
+	}
+	if b.IDF(2).Len() != 2 {
+		t.Fatal("minDF not applied")
+	}
+	var buf bytes.Buffer
+	n, err := tab.WriteTo(&buf)
+	if err != nil || n != int64(buf.Len()) {
+		t.Fatalf("WriteTo: %d, %v", n, err)
+	}
+	if !strings.HasPrefix(buf.String(), "neardup-idf 1\ndocs 4\n") {
+		t.Fatalf("format: %q", buf.String())
+	}
+	back, err := ReadIDF(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []uint64{1, 2, 3, 4, 99} {
+		if math.Abs(back.Lookup(k)-tab.Lookup(k)) > 1e-6 {
+			t.Errorf("key %d: %v after round trip, want %v", k, back.Lookup(k), tab.Lookup(k))
+		}
+	}
+	if back.Docs() != 4 || back.Len() != 4 {
+		t.Fatal("round trip lost docs or entries")
+	}
+}
+
+func TestReadIDFErrors(t *testing.T) {
+	bad := []struct{ in, where string }{
+		{"", "empty"},
+		{"idf 1\n", "line 1"},
+		{"neardup-idf 1\ndocs x\ndefault 1\n", "line 2"},
+		{"neardup-idf 1\ndocs 1\ndefault 1\nzz 1\n", "line 4"},
+		{"neardup-idf 1\ndocs 1\ndefault 1\n0000000000000001 -3\n", "line 4"},
+		{"neardup-idf 1\ndocs 1\n", "missing"},
+		{"neardup-idf 1\ndocs 1\ndefault 1\n0000000000000001\n", "line 4"},
+	}
+	for _, tt := range bad {
+		_, err := ReadIDF(strings.NewReader(tt.in))
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tt.where) {
+			t.Errorf("ReadIDF(%q) = %v, want ErrFormat naming %q", tt.in, err, tt.where)
+		}
+	}
+}
+
+func TestReadTermIDF(t *testing.T) {
+	tab, err := ReadTermIDF(strings.NewReader("中国 2.5\nＡＰＰＬＥ 7\n\n北京 9 ns\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(w string) uint64 { return simhash.Hash64(analysis.Normalize(nil, []byte(w))) }
+	if tab.Lookup(key("中国")) != 2.5 || tab.Lookup(key("apple")) != 7 || tab.Default() != 7 {
+		t.Fatalf("table wrong: %v %v %v", tab.Lookup(key("中国")), tab.Lookup(key("apple")), tab.Default())
+	}
+	if _, err := ReadTermIDF(strings.NewReader("word\n")); !errors.Is(err, ErrFormat) {
+		t.Fatalf("one field: %v", err)
+	}
+}
+
+func TestChineseTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("parses 270,000 words")
+	}
+	var c Chinese
+	tab, err := c.Table()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Len() < 200000 {
+		t.Fatalf("only %d words", tab.Len())
+	}
+	key := func(w string) uint64 { return simhash.Hash64([]byte(w)) }
+	// A rare word weighs more than a common one.
+	if tab.Lookup(key("劳动防护")) <= tab.Lookup(key("中国")) {
+		t.Fatalf("idf(劳动防护) = %v <= idf(中国) = %v", tab.Lookup(key("劳动防护")), tab.Lookup(key("中国")))
+	}
+	if again, _ := c.Table(); again != tab {
+		t.Fatal("table parsed twice")
+	}
+}
+
+func TestNilIDF(t *testing.T) {
+	var tab *IDF
+	if tab.Lookup(5) != 1 || tab.Len() != 0 || tab.Default() != 1 || tab.Docs() != 0 {
+		t.Fatal("nil IDF must weigh every feature 1")
+	}
+}
+
+func FuzzReadIDF(f *testing.F) {
+	f.Add([]byte("neardup-idf 1\ndocs 2\ndefault 1.5\n0000000000000001 2\n"))
+	f.Add([]byte("neardup-idf 1\n# c\n\ndocs 0\ndefault 0\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tab, err := ReadIDF(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if _, err := tab.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadIDF(&buf)
+		if err != nil || back.Len() != tab.Len() || back.Docs() != tab.Docs() {
+			t.Fatalf("round trip failed: %v", err)
+		}
+	})
+}
