@@ -14,8 +14,13 @@ import (
 type Sketches struct {
 	mu     sync.Mutex
 	sketch map[string]*similarity.Sketch
-	scores map[[2]*similarity.Sketch]similarity.Scores
+	scores map[scoreKey]float64
 	fps    map[fpKey]neardup.Fingerprint
+}
+
+type scoreKey struct {
+	a, b *similarity.Sketch
+	m    neardup.Measure
 }
 
 type fpKey struct {
@@ -27,7 +32,7 @@ type fpKey struct {
 func NewSketches() *Sketches {
 	return &Sketches{
 		sketch: map[string]*similarity.Sketch{},
-		scores: map[[2]*similarity.Sketch]similarity.Scores{},
+		scores: map[scoreKey]float64{},
 		fps:    map[fpKey]neardup.Fingerprint{},
 	}
 }
@@ -47,16 +52,36 @@ func (c *Sketches) Sketch(text []byte) *similarity.Sketch {
 	return s
 }
 
-// Scores returns similarity.Compare(a, b).
-func (c *Sketches) Scores(a, b *similarity.Sketch) similarity.Scores {
-	key := [2]*similarity.Sketch{a, b}
+// LevenshteinFloor is the smallest Levenshtein ratio Sketches.Score
+// computes exactly: below it the edit distance is bounded (much faster on
+// long unrelated texts) and the ratio reported is just under the floor. No
+// useful near-duplicate threshold lies that low.
+const LevenshteinFloor = 0.5
+
+// Score returns the similarity of a and b by measure m, computing only that
+// measure.
+func (c *Sketches) Score(a, b *similarity.Sketch, m neardup.Measure) float64 {
+	key := scoreKey{a, b, m}
 	c.mu.Lock()
 	s, ok := c.scores[key]
 	c.mu.Unlock()
 	if ok {
 		return s
 	}
-	s = similarity.Compare(a, b)
+	switch m {
+	case neardup.Jaccard:
+		s = similarity.Jaccard(a.Shingles, b.Shingles)
+	case neardup.Cosine:
+		s = similarity.Cosine(a.Vector, b.Vector)
+	default:
+		n := max(a.Len(), b.Len())
+		if n == 0 {
+			s = 1
+			break
+		}
+		bound := int(float64(n) * (1 - LevenshteinFloor))
+		s = 1 - float64(similarity.Levenshtein(a.Runes, b.Runes, bound))/float64(n)
+	}
 	c.mu.Lock()
 	c.scores[key] = s
 	c.mu.Unlock()
@@ -83,28 +108,17 @@ func (c *Sketches) fingerprint(fp neardup.Fingerprinter, text []byte) neardup.Fi
 // "cosine" or "levenshtein") whose distance is 1 - similarity and which
 // calls a duplicate at similarity >= threshold.
 func NewMeasureScorer(c *Sketches, m neardup.Measure, threshold float64) (*FuncScorer, error) {
-	get, err := measureOf(m)
-	if err != nil {
-		return nil, err
+	switch m {
+	case neardup.Jaccard, neardup.Cosine, neardup.Levenshtein:
+	default:
+		return nil, fmt.Errorf("eval: unknown measure %q", m)
 	}
 	return &FuncScorer{
 		Label:     string(m),
 		Prep:      func(t []byte) any { return c.Sketch(t) },
-		Sim:       func(a, b any) float64 { return get(c.Scores(a.(*similarity.Sketch), b.(*similarity.Sketch))) },
+		Sim:       func(a, b any) float64 { return c.Score(a.(*similarity.Sketch), b.(*similarity.Sketch), m) },
 		Threshold: threshold,
 	}, nil
-}
-
-func measureOf(m neardup.Measure) (func(similarity.Scores) float64, error) {
-	switch m {
-	case neardup.Jaccard:
-		return func(s similarity.Scores) float64 { return s.Jaccard }, nil
-	case neardup.Cosine:
-		return func(s similarity.Scores) float64 { return s.Cosine }, nil
-	case neardup.Levenshtein:
-		return func(s similarity.Scores) float64 { return s.Levenshtein }, nil
-	}
-	return nil, fmt.Errorf("eval: unknown measure %q", m)
 }
 
 // PolicyScorer judges pairs as the engine does: fingerprints from a
@@ -170,8 +184,7 @@ func (s *PolicyScorer) Compare(a, b any) Outcome {
 	if d > scaleDistance(r.MaxDistance, bits) {
 		return Outcome{Distance: 2}
 	}
-	get, _ := measureOf(r.Measure)
-	sim := get(s.cache.Scores(x.sk, y.sk))
+	sim := s.cache.Score(x.sk, y.sk, r.Measure)
 	return Outcome{Distance: 1 - sim, Dup: sim >= r.MinSimilarity}
 }
 

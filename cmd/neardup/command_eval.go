@@ -556,6 +556,13 @@ func writeCorpusReport(w io.Writer, f *evalFlags, r *eval.CorpusReport) error {
 		if err := os.WriteFile(filepath.Join(f.out, "report.json"), append(b, '\n'), 0o644); err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
+		var sum strings.Builder
+		if err := eval.WriteCorpusSummary(&sum, r); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(f.out, "summary.md"), []byte(sum.String()), 0o644); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(w)

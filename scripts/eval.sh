@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Reproduces every run in docs/EVALUATION.md from the development corpora.
+#
+#   scripts/eval.sh [-o OUTDIR] [SECTION...]
+#
+# SECTION is any of: pairs edits variants grid corpus (default: all).
+# Corpora are read from ../shared/corpora relative to the repository root
+# (override with CORPORA=...); they are never copied into the repository.
+# Each run writes OUTDIR/<run>/{report.json,summary.md,*.png}; OUTDIR
+# defaults to /tmp/neardup-eval. The seed is fixed (SEED=1) and samples are
+# drawn with it, so a rerun gives the same numbers.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpora=${CORPORA:-$root/../shared/corpora}
+out=/tmp/neardup-eval
+seed=${SEED:-1}
+if [[ ${1:-} == -o ]]; then
+	out=$2
+	shift 2
+fi
+sections=("$@")
+[[ ${#sections[@]} -gt 0 ]] || sections=(pairs edits variants grid corpus)
+mkdir -p "$out"
+bin=$out/neardup
+(cd "$root" && go build -o "$bin" ./cmd/neardup)
+
+want() {
+	local s
+	for s in "${sections[@]}"; do [[ $s == "$1" ]] && return 0; done
+	return 1
+}
+
+# run NAME ARGS...: one eval run, its Markdown summary on stdout and in
+# OUTDIR/NAME/summary.md.
+run() {
+	local name=$1
+	shift
+	echo "== $name: neardup eval $*" >&2
+	local t0=$SECONDS
+	"$bin" eval "$@" --seed "$seed" --name "$name" --out "$out/$name" >/dev/null
+	echo "   $((SECONDS - t0)) s" >&2
+}
+
+en=$corpora/en
+zh=$corpora/zh
+
+if want pairs; then
+	# The hard paraphrase tier, and Clough's plagiarised answers.
+	run mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0
+	run stsb pairs --input "$en/stsbenchmark.tsv.gz" --label-col score --label-threshold 4
+	run bq pairs --input "$zh/bq_dev.csv"
+	run stsb-zh pairs --input "$zh/sts-b/STS-B.train.data" --a-col 0 --b-col 1 --label-col 2 --label-threshold 4
+	run clough pairs --input "$en/clough"
+fi
+
+# Controlled edits at rates up to 10% of words (the aim), every edit kind.
+rates=0.01,0.03,0.05,0.1
+if want edits; then
+	run brown edits --input "$en/brown" --sample 40 --rates $rates
+	run spam edits --input "$en/spamassassin.jsonl" --sample 300 --rates $rates
+	run fortunes edits --input "$en/fortunes" --sample 800 --rates $rates
+	run guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates
+	run fortunes-zh edits --input "$zh/fortunes-zh" --sample 800 --rates $rates
+	# Heavier edits, to show where each profile breaks down.
+	run brown-heavy edits --input "$en/brown" --sample 40 --rates 0.2,0.3 --measures "" --policy=false
+fi
+
+# Sweep the fields of neardup.Pipeline (default profile only).
+variants=(
+	--variant w1:Shingle=1 --variant w2:Shingle=2 --variant w4:Shingle=4 --variant w5:Shingle=5
+	--variant c3:Units=chars,Shingle=3 --variant c4:Units=chars,Shingle=4 --variant c5:Units=chars,Shingle=5
+	--variant logtf:Weighting=logtf --variant binary:Weighting=binary
+	--variant stop:StopWords=english --variant top64:TopN=64 --variant html:HTML=true
+)
+zhvariants=(--variant uni:CJK=unigram --variant uni-w2:CJK=unigram,Shingle=2 --variant bi-w2:Shingle=2 --variant seg:CJK=segment
+	--variant seg-w2:CJK=segment,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c2:Units=chars,Shingle=2)
+if want variants; then
+	common=(--profiles default --measures "" --policy=false)
+	run var-fortunes edits --input "$en/fortunes" --sample 800 --rates $rates "${common[@]}" "${variants[@]}"
+	run var-brown edits --input "$en/brown" --sample 40 --rates $rates "${common[@]}" "${variants[@]}"
+	run var-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}" "${variants[@]}"
+	run var-fortunes-zh edits --input "$zh/fortunes-zh" --sample 800 --rates $rates "${common[@]}" "${zhvariants[@]}"
+	run var-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zhvariants[@]}"
+	run var-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zhvariants[@]}"
+	run var128-fortunes edits --input "$en/fortunes" --sample 800 --rates $rates --bits 128 --profiles default,classic --measures "" --policy=false
+fi
+
+# One rule per candidate distance and measure: the best similarity cut of
+# each, by length, chooses the policy.
+if want grid; then
+	common=(--profiles "" --measures "" --policy-grid --grid-k 3,4,6,8,10,12,16)
+	run grid-fortunes edits --input "$en/fortunes" --sample 800 --rates $rates "${common[@]}"
+	run grid-fortunes-zh edits --input "$zh/fortunes-zh" --sample 800 --rates $rates "${common[@]}"
+	run grid-spam edits --input "$en/spamassassin.jsonl" --sample 300 --rates $rates "${common[@]}"
+	run grid-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}"
+	run grid-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}"
+	run grid-bq pairs --input "$zh/bq_dev.csv" "${common[@]}"
+fi
+
+# Whole corpora with natural duplicates and planted copies.
+if want corpus; then
+	run corpus-spam corpus --input "$en/spamassassin.jsonl"
+	run corpus-fortunes corpus --input "$en/fortunes"
+	run corpus-fortunes-zh corpus --input "$zh/fortunes-zh"
+fi
+echo "reports in $out" >&2
