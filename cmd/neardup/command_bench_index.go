@@ -1,0 +1,511 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/bits"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/testtext"
+	"github.com/spf13/cobra"
+)
+
+// benchIndexConfig holds the flags of `neardup bench index`.
+type benchIndexConfig struct {
+	n, k, queries int
+	design        string
+	data          string
+	seed          uint64
+	json          bool
+	baseline      bool
+	pairs         bool
+	snapshot      bool
+	adds          int
+}
+
+// benchIndexResult is the report of `neardup bench index`.
+type benchIndexResult struct {
+	N                   int     `json:"n"`
+	K                   int     `json:"k"`
+	Data                string  `json:"data"`
+	Design              string  `json:"design"`
+	Tables              int     `json:"tables"`
+	GOMAXPROCS          int     `json:"gomaxprocs"`
+	BuildSeconds        float64 `json:"build_seconds"`
+	InsertsPerSecond    float64 `json:"inserts_per_second"`
+	AddsPerSecond       float64 `json:"adds_per_second"`
+	QueryP50Ns          float64 `json:"query_p50_ns"`
+	QueryP99Ns          float64 `json:"query_p99_ns"`
+	QueriesPerSecond    float64 `json:"queries_per_second"`
+	BytesPerFingerprint float64 `json:"bytes_per_fingerprint"`
+	BruteforceNs        float64 `json:"bruteforce_ns"`
+	Speedup             float64 `json:"speedup"`
+	Recall              float64 `json:"recall"`
+	MatchesPerQuery     float64 `json:"matches_per_query"`
+
+	SnapshotBytes       int64   `json:"snapshot_bytes,omitempty"`
+	SnapshotWriteSecond float64 `json:"snapshot_write_seconds,omitempty"`
+	SnapshotLoadSeconds float64 `json:"snapshot_load_seconds,omitempty"`
+
+	PairsSeconds float64 `json:"pairs_seconds,omitempty"`
+	PairsFound   int     `json:"pairs_found,omitempty"`
+
+	Baseline *benchBaselineResult `json:"baseline_4x16,omitempty"`
+}
+
+// benchBaselineResult reports the seed articles' 4 x 16-bit scheme: four
+// maps from a 16-bit block value to the list of fingerprints holding it.
+type benchBaselineResult struct {
+	BuildSeconds        float64 `json:"build_seconds"`
+	QueryP50Ns          float64 `json:"query_p50_ns"`
+	QueryP99Ns          float64 `json:"query_p99_ns"`
+	BytesPerFingerprint float64 `json:"bytes_per_fingerprint"`
+	Recall              float64 `json:"recall"`
+	IndexP50Speedup     float64 `json:"index_p50_speedup"` // baseline p50 over the index's p50
+}
+
+// newBenchIndexCmd returns `neardup bench index`.
+func newBenchIndexCmd() *cobra.Command {
+	c := benchIndexConfig{}
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Measure the Hamming index: build, insert, query latency, memory, recall",
+		Long: `Index builds a multi-table Hamming index of N fingerprints (random, or SimHash
+fingerprints of generated text from the default pipeline), one in ten a
+planted near neighbour of an earlier one at distance 0..K, and measures the
+bulk build, one-at-a-time adds, query latency (half the queries near stored
+entries, half not), heap bytes per fingerprint (runtime.MemStats after GC),
+a popcount brute-force scan of the same data, and recall against that scan
+on a sample of queries (it must be 1). The seed articles' 4 x 16-bit bucket
+scheme is measured in the same run as a baseline.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.n < 1 || c.k < 0 || c.k > index.MaxK || c.queries < 1 {
+				return usagef("bench index: need -n >= 1, 0 <= -k <= %d, --queries >= 1", index.MaxK)
+			}
+			if c.data != "random" && c.data != "text" {
+				return usagef("bench index: --data %q: want random or text", c.data)
+			}
+			d, err := index.ParseDesign(c.design)
+			if err != nil {
+				return usageError{fmt.Errorf("bench index: %w", err)}
+			}
+			if !d.IsZero() && d.MaxK() < c.k {
+				return usagef("bench index: design %s answers k <= %d, not %d", d, d.MaxK(), c.k)
+			}
+			res, err := runBenchIndex(c, d, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			return printBenchIndex(cmd.OutOrStdout(), res, c.json)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&c.n, "n", "n", 1_000_000, "number of fingerprints")
+	f.IntVarP(&c.k, "k", "k", 3, "distance the index is built for and queried with")
+	f.IntVar(&c.queries, "queries", 100_000, "number of timed queries")
+	f.StringVar(&c.design, "design", "auto", `table design: auto, seed (4/1), manku20 (6/3), manku16 (4/1,4/1), or levels like 5/2`)
+	f.StringVar(&c.data, "data", "random", "fingerprints: random, or text (SimHash of generated English)")
+	f.Uint64Var(&c.seed, "seed", 1, "random seed")
+	f.BoolVar(&c.json, "json", false, "print one JSON line")
+	f.BoolVar(&c.baseline, "baseline", true, "also measure the 4 x 16-bit map baseline")
+	f.BoolVar(&c.pairs, "pairs", false, "also time all-pairs over the same fingerprints")
+	f.BoolVar(&c.snapshot, "snapshot", false, "also time writing and loading a snapshot (in a temporary file)")
+	f.IntVar(&c.adds, "adds", 1_000_000, "entries added one at a time into a fresh index to measure online adds")
+	return cmd
+}
+
+func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
+	if asJSON {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS)
+	fmt.Fprintf(w, "build          %.2f s (%.0f inserts/s); online adds %.0f/s\n", r.BuildSeconds, r.InsertsPerSecond, r.AddsPerSecond)
+	fmt.Fprintf(w, "query          p50 %.0f ns, p99 %.0f ns, %.0f queries/s, %.2f matches/query\n", r.QueryP50Ns, r.QueryP99Ns, r.QueriesPerSecond, r.MatchesPerQuery)
+	fmt.Fprintf(w, "memory         %.1f bytes/fingerprint\n", r.BytesPerFingerprint)
+	fmt.Fprintf(w, "brute force    %.0f ns per scan; speedup %.0fx; recall %.4f\n", r.BruteforceNs, r.Speedup, r.Recall)
+	if r.SnapshotBytes > 0 {
+		fmt.Fprintf(w, "snapshot       %d bytes, write %.2f s, load %.2f s\n", r.SnapshotBytes, r.SnapshotWriteSecond, r.SnapshotLoadSeconds)
+	}
+	if r.PairsSeconds > 0 {
+		fmt.Fprintf(w, "pairs          %d pairs within k in %.2f s\n", r.PairsFound, r.PairsSeconds)
+	}
+	if b := r.Baseline; b != nil {
+		fmt.Fprintf(w, "baseline 4x16  build %.2f s, p50 %.0f ns, p99 %.0f ns, %.1f bytes/fingerprint, recall %.4f; index p50 %.1fx faster\n",
+			b.BuildSeconds, b.QueryP50Ns, b.QueryP99Ns, b.BytesPerFingerprint, b.Recall, b.IndexP50Speedup)
+	}
+	return nil
+}
+
+func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {
+	res := benchIndexResult{N: c.n, K: c.k, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	fmt.Fprintf(log, "bench index: generating %d %s fingerprints\n", c.n, c.data)
+	var es []index.Entry
+	var err error
+	if c.data == "text" {
+		es, err = textEntries(c.n, c.k, c.seed)
+		if err != nil {
+			return res, err
+		}
+	} else {
+		es = randomBenchEntries(c.n, c.k, c.seed)
+	}
+	fps := make([]uint64, len(es))
+	for i, e := range es {
+		fps[i] = e.FP
+	}
+	queries := benchQueries(fps, c.k, c.queries, c.seed)
+
+	fmt.Fprintf(log, "bench index: building\n")
+	before := heapAfterGC()
+	start := time.Now()
+	ix, err := index.New(index.Options{K: c.k, ExpectedN: c.n, Design: d})
+	if err != nil {
+		return res, fmt.Errorf("bench index: %w", err)
+	}
+	ix.AddBatch(es)
+	res.BuildSeconds = time.Since(start).Seconds()
+	res.InsertsPerSecond = float64(c.n) / res.BuildSeconds
+	res.BytesPerFingerprint = float64(heapAfterGC()-before) / float64(c.n)
+	res.Design, res.Tables = ix.Design().String(), ix.Tables()
+
+	fmt.Fprintf(log, "bench index: querying\n")
+	var buf []index.Match
+	matches := 0
+	lat := timeQueries(queries, func(q uint64) { buf = ix.Query(q, c.k, buf[:0]); matches += len(buf) })
+	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
+	res.MatchesPerQuery = float64(matches) / float64(len(queries))
+	res.QueriesPerSecond = parallelQPS(queries, func(q uint64, dst []index.Match) []index.Match { return ix.Query(q, c.k, dst) })
+	res.BruteforceNs = bruteForceNs(fps, c.k)
+	res.Speedup = res.BruteforceNs / res.QueryP50Ns
+	res.Recall = recall(fps, queries, c.k, func(q uint64) []uint64 {
+		var ids []uint64
+		for _, m := range ix.Query(q, c.k, nil) {
+			ids = append(ids, m.ID)
+		}
+		return ids
+	})
+
+	if c.snapshot {
+		fmt.Fprintf(log, "bench index: snapshot\n")
+		if err := benchSnapshot(ix, &res); err != nil {
+			return res, err
+		}
+	}
+	ix = nil
+	if c.adds > 0 {
+		fmt.Fprintf(log, "bench index: online adds\n")
+		m := min(c.adds, len(es))
+		fresh, _ := index.New(index.Options{K: c.k, ExpectedN: m, Design: d})
+		start = time.Now()
+		for _, e := range es[:m] {
+			fresh.Add(e)
+		}
+		res.AddsPerSecond = float64(m) / time.Since(start).Seconds()
+	}
+	if c.pairs {
+		fmt.Fprintf(log, "bench index: pairs\n")
+		start = time.Now()
+		index.Pairs(es, c.k, func(a, b index.Entry, d int) { res.PairsFound++ })
+		res.PairsSeconds = time.Since(start).Seconds()
+	}
+	if c.baseline && c.k <= 3 {
+		fmt.Fprintf(log, "bench index: 4 x 16 baseline\n")
+		es = nil
+		res.Baseline = benchBaseline(fps, queries, c.k, res.QueryP50Ns)
+	}
+	return res, nil
+}
+
+// randomBenchEntries returns n random fingerprints; every tenth is a
+// planted neighbour of an earlier one at distance 0..k.
+func randomBenchEntries(n, k int, seed uint64) []index.Entry {
+	r := rand.New(rand.NewPCG(seed, 0x1d))
+	es := make([]index.Entry, n)
+	for i := range es {
+		fp := r.Uint64()
+		if i > 0 && i%10 == 0 {
+			fp = flipBits(r, es[r.IntN(i)].FP, r.IntN(k+1))
+		}
+		es[i] = index.Entry{ID: uint64(i), FP: fp, Time: int64(i)}
+	}
+	return es
+}
+
+// flipBits flips n distinct random bits of fp.
+func flipBits(r *rand.Rand, fp uint64, n int) uint64 {
+	var mask uint64
+	for bits.OnesCount64(mask) < n {
+		mask |= 1 << r.UintN(64)
+	}
+	return fp ^ mask
+}
+
+// textEntries fingerprints n generated English texts with the default
+// pipeline; every tenth is an edited copy of an earlier text (a few words
+// replaced), so its fingerprint is a natural near neighbour.
+func textEntries(n, k int, seed uint64) ([]index.Entry, error) {
+	fpr, err := neardup.NewFingerprinter(neardup.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("bench index: %w", err)
+	}
+	if fpr.Bits() != 64 {
+		return nil, fmt.Errorf("bench index: the default profile gives %d-bit fingerprints, the index takes 64", fpr.Bits())
+	}
+	es := make([]index.Entry, n)
+	workers := runtime.GOMAXPROCS(0)
+	const chunk = 4096
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for lo := w * chunk; lo < n; lo += workers * chunk {
+				r := rand.New(rand.NewPCG(seed, uint64(lo)))
+				var prev []string
+				for i := lo; i < min(n, lo+chunk); i++ {
+					var words []string
+					if len(prev) > 0 && i%10 == 0 {
+						// An edited copy of the previous text of this chunk.
+						words = slices.Clone(prev)
+						for range 1 + r.IntN(k+1) {
+							words[r.IntN(len(words))] = strings.Fields(testtext.English(r, 1))[0]
+						}
+					} else {
+						words = strings.Fields(testtext.English(r, 40+r.IntN(160)))
+					}
+					prev = words
+					text := strings.Join(words, " ")
+					es[i] = index.Entry{ID: uint64(i), FP: fpr.Fingerprint([]byte(text)).Uint64(), Time: int64(i)}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return es, nil
+}
+
+// benchQueries returns q queries: half stored fingerprints moved by 0..k
+// bits (each has at least one match), half fresh random fingerprints.
+func benchQueries(fps []uint64, k, q int, seed uint64) []uint64 {
+	r := rand.New(rand.NewPCG(seed, 0x9e))
+	out := make([]uint64, q)
+	for i := range out {
+		if i%2 == 0 {
+			out[i] = flipBits(r, fps[r.IntN(len(fps))], r.IntN(k+1))
+		} else {
+			out[i] = r.Uint64()
+		}
+	}
+	return out
+}
+
+func heapAfterGC() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// timeQueries times each query alone and returns the latencies in ns.
+func timeQueries(queries []uint64, query func(uint64)) []float64 {
+	for _, q := range queries[:min(len(queries), 1000)] {
+		query(q) // warm up
+	}
+	lat := make([]float64, len(queries))
+	for i, q := range queries {
+		start := time.Now()
+		query(q)
+		lat[i] = float64(time.Since(start).Nanoseconds())
+	}
+	slices.Sort(lat)
+	return lat
+}
+
+func percentile(sorted []float64, p float64) float64 {
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
+}
+
+// parallelQPS runs the queries on every core and returns queries per second.
+func parallelQPS(queries []uint64, query func(uint64, []index.Match) []index.Match) float64 {
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range workers {
+		wg.Go(func() {
+			var buf []index.Match
+			for i := w; i < len(queries); i += workers {
+				buf = query(queries[i], buf[:0])
+			}
+		})
+	}
+	wg.Wait()
+	return float64(len(queries)) / time.Since(start).Seconds()
+}
+
+// bruteForceNs returns the median time of a popcount scan of every
+// fingerprint for one query.
+func bruteForceNs(fps []uint64, k int) float64 {
+	r := rand.New(rand.NewPCG(3, 3))
+	runs := max(3, min(21, int(2e8/float64(len(fps)+1))))
+	ts := make([]float64, runs)
+	found := 0
+	for i := range ts {
+		q := r.Uint64()
+		start := time.Now()
+		found += len(bruteForce(fps, q, k, nil))
+		ts[i] = float64(time.Since(start).Nanoseconds())
+	}
+	slices.Sort(ts)
+	benchSink = found
+	return ts[len(ts)/2]
+}
+
+var benchSink int
+
+// bruteForce appends the indexes of fingerprints within k of q.
+func bruteForce(fps []uint64, q uint64, k int, dst []uint64) []uint64 {
+	for i, fp := range fps {
+		if bits.OnesCount64(fp^q) <= k {
+			dst = append(dst, uint64(i))
+		}
+	}
+	return dst
+}
+
+// recall checks the answers of query for up to 200 queries (ids are
+// indexes into fps) against a brute-force scan and returns the share of
+// expected matches found; a wrong extra answer counts as a miss.
+func recall(fps, queries []uint64, k int, query func(uint64) []uint64) float64 {
+	want, found := 0, 0
+	for _, q := range queries[:min(200, len(queries))] {
+		exp := bruteForce(fps, q, k, nil)
+		got := query(q)
+		slices.Sort(got)
+		want += len(exp)
+		for _, id := range got {
+			if _, ok := slices.BinarySearch(exp, id); ok {
+				found++
+			} else {
+				found--
+			}
+		}
+	}
+	if want == 0 {
+		return 1
+	}
+	return float64(found) / float64(want)
+}
+
+func benchSnapshot(ix *index.Index, res *benchIndexResult) error {
+	f, err := os.CreateTemp("", "neardup-bench-*.idx")
+	if err != nil {
+		return fmt.Errorf("bench index: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	start := time.Now()
+	n, err := ix.WriteTo(f)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("bench index: %w", err)
+	}
+	res.SnapshotBytes, res.SnapshotWriteSecond = n, time.Since(start).Seconds()
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("bench index: %w", err)
+	}
+	start = time.Now()
+	back, err := index.ReadIndex(f)
+	if err != nil {
+		return err
+	}
+	res.SnapshotLoadSeconds = time.Since(start).Seconds()
+	if back.Len() != ix.Len() {
+		return fmt.Errorf("bench index: snapshot holds %d entries, index %d", back.Len(), ix.Len())
+	}
+	return nil
+}
+
+// baseline4x16 is the seed articles' scheme: for each of the four 16-bit
+// blocks, a map from the block's value to the fingerprints that have it.
+type baseline4x16 [4]map[uint16][]uint64
+
+func (b *baseline4x16) query(q uint64, k int, dst []uint64) []uint64 {
+	for t := range b {
+		shift := uint(48 - 16*t)
+		for _, fp := range b[t][uint16(q>>shift)] {
+			x := fp ^ q
+			if bits.OnesCount64(x) > k {
+				continue
+			}
+			// Report each match once: through the first block it shares.
+			first := 0
+			for first < t && uint16(x>>uint(48-16*first)) != 0 {
+				first++
+			}
+			if first == t {
+				dst = append(dst, fp)
+			}
+		}
+	}
+	return dst
+}
+
+func benchBaseline(fps, queries []uint64, k int, indexP50 float64) *benchBaselineResult {
+	var res benchBaselineResult
+	before := heapAfterGC()
+	start := time.Now()
+	var b baseline4x16
+	for t := range b {
+		b[t] = make(map[uint16][]uint64)
+	}
+	for _, fp := range fps {
+		for t := range b {
+			v := uint16(fp >> uint(48-16*t))
+			b[t][v] = append(b[t][v], fp)
+		}
+	}
+	res.BuildSeconds = time.Since(start).Seconds()
+	res.BytesPerFingerprint = float64(heapAfterGC()-before) / float64(len(fps))
+	var buf []uint64
+	lat := timeQueries(queries, func(q uint64) { buf = b.query(q, k, buf[:0]) })
+	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
+	res.IndexP50Speedup = res.QueryP50Ns / indexP50
+	// The baseline stores fingerprints, not ids: compare multisets of
+	// fingerprints with the brute-force answer.
+	want, found := 0, 0
+	for _, q := range queries[:min(200, len(queries))] {
+		var exp []uint64
+		for _, i := range bruteForce(fps, q, k, nil) {
+			exp = append(exp, fps[i])
+		}
+		got := b.query(q, k, nil)
+		slices.Sort(exp)
+		slices.Sort(got)
+		want += len(exp)
+		if slices.Equal(got, exp) {
+			found += len(exp)
+		}
+	}
+	res.Recall = 1
+	if want > 0 {
+		res.Recall = float64(found) / float64(want)
+	}
+	runtime.KeepAlive(b)
+	return &res
+}

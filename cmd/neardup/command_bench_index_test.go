@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestBenchIndexJSON(t *testing.T) {
+	for _, data := range []string{"random", "text"} {
+		t.Run(data, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := []string{"bench", "index", "-n", "3000", "-k", "3", "--queries", "400", "--adds", "500", "--data", data, "--pairs", "--snapshot", "--json"}
+			if code := run(args, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			var r benchIndexResult
+			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+			if r.N != 3000 || r.K != 3 || r.Tables < 1 || r.Recall != 1 || r.Baseline == nil || r.Baseline.Recall != 1 {
+				t.Fatalf("report %+v", r)
+			}
+			if r.QueryP50Ns <= 0 || r.BruteforceNs <= 0 || r.BytesPerFingerprint <= 0 || r.SnapshotBytes <= 0 || r.PairsFound < 1 {
+				t.Fatalf("report %+v", r)
+			}
+			if strings.Count(stdout.String(), "\n") != 1 {
+				t.Fatalf("want one JSON line, got %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestBenchIndexErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-n", "0"},
+		{"-k", "-1"},
+		{"--data", "xml"},
+		{"--design", "9/9/9"},
+		{"-k", "4", "--design", "seed"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"bench", "index"}, args...), nil, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr.String())
+		}
+	}
+}
