@@ -213,6 +213,15 @@ func (f *pipelineFP) Bits() int { return f.bits }
 
 // Fingerprint returns the SimHash of text.
 func (f *pipelineFP) Fingerprint(text []byte) Fingerprint {
+	s := f.start(text)
+	fp := s.sum()
+	f.finish(s)
+	return fp
+}
+
+// start takes a state from the pool and runs the analysis of text: the
+// features are in the accumulator (when streaming) or in s.terms.
+func (f *pipelineFP) start(text []byte) *pipelineState {
 	s := f.pool.Get().(*pipelineState)
 	s.f = f
 	src := text
@@ -241,12 +250,15 @@ func (f *pipelineFP) Fingerprint(text []byte) Fingerprint {
 	} else {
 		s.words()
 	}
-	fp := s.sum()
+	return s
+}
+
+// finish returns s to the pool, unless its buffers grew large.
+func (f *pipelineFP) finish(s *pipelineState) {
 	s.f, s.text = nil, nil
 	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 {
 		f.pool.Put(s)
 	}
-	return fp
 }
 
 // words feeds the word tokens of s.text through the window.
@@ -420,4 +432,36 @@ func (s *pipelineState) sum() Fingerprint {
 		s.w128.Add(t.Hi, t.Lo, t.Weight)
 	}
 	return FromUint128(s.w128.Sum())
+}
+
+// Features extracts the feature hashes of a Pipeline: the keys an IDF table
+// for that pipeline is built from (see weight.Builder and `neardup idf
+// build`). It is safe for concurrent use.
+type Features struct {
+	f *pipelineFP
+}
+
+// NewFeatures returns the feature extractor of p, or an error wrapping
+// ErrPipeline for a bad p.
+func NewFeatures(p Pipeline) (*Features, error) {
+	q := p
+	q.Weighting = weight.Binary // collect features instead of streaming them
+	q.TopN = 0
+	fp, err := NewPipeline(q, 64)
+	if err != nil {
+		return nil, err
+	}
+	return &Features{f: fp.(*pipelineFP)}, nil
+}
+
+// Keys appends to dst the 64-bit hash of every feature occurrence of text,
+// in order, and returns the extended slice. These are the keys of
+// weight.IDF for the pipeline, whatever the fingerprint width.
+func (x *Features) Keys(dst []uint64, text []byte) []uint64 {
+	s := x.f.start(text)
+	for _, t := range s.terms {
+		dst = append(dst, t.Key)
+	}
+	x.f.finish(s)
+	return dst
 }

@@ -40,6 +40,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		// subcommands: one constructor per line
+		newIDFCmd(),
 		newPairsCmd(),
 		newBenchCmd(),
 		newEvalCmd(),
