@@ -312,7 +312,9 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	case in.Text == "":
 		return newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
 	}
-	res, err := e.Check(r.Context(), neardup.Document{Text: in.Text})
+	// The engine wants an id even to check; a fresh one cannot collide
+	// with a stored document.
+	res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: in.Text})
 	if err != nil {
 		return err
 	}
