@@ -37,8 +37,8 @@ type Rule struct {
 
 // Policy decides whether a candidate the index returns is a near-duplicate.
 // SimHash alone is reliable on long texts and weak on short ones (on texts
-// under a few hundred characters, near-duplicates are often 8 to 10 bits
-// apart while a 3-bit bound already lets unrelated short texts through), so
+// under a few hundred characters, one edited word often moves 8 to 12 bits,
+// while long near-duplicates stay within 3), so
 // a Policy has two rules: Short for pairs of short texts (a wider distance,
 // confirmed by edit distance), Long for the rest.
 //
@@ -59,7 +59,7 @@ type Policy struct {
 //
 //   - texts of fewer than 500 runes are short;
 //   - two short texts are near-duplicates when their 64-bit fingerprints
-//     are at most 8 bits apart and their Levenshtein ratio (1 - edits /
+//     are at most 10 bits apart and their Levenshtein ratio (1 - edits /
 //     longer length) is at least 0.8;
 //   - other texts are near-duplicates when their fingerprints are at most
 //     3 bits apart and the Jaccard similarity of their word 2-shingles is
@@ -70,7 +70,7 @@ type Policy struct {
 func DefaultPolicy() Policy {
 	return Policy{
 		ShortLength: 500,
-		Short:       Rule{MaxDistance: 8, Measure: Levenshtein, MinSimilarity: 0.8},
+		Short:       Rule{MaxDistance: 10, Measure: Levenshtein, MinSimilarity: 0.8},
 		Long:        Rule{MaxDistance: 3, Measure: Jaccard, MinSimilarity: 0.5},
 	}
 }

@@ -445,42 +445,44 @@ func (s *DB) commitGroup(group []*commitReq) {
 	}
 }
 
-// Record returns the record of document seq, or ErrNotFound.
-func (s *DB) Record(seq uint64) (Record, error) {
+// get returns a copy of the value stored under k, or ErrNotFound.
+func (s *DB) get(k []byte) ([]byte, error) {
 	if s.closed.Load() {
-		return Record{}, ErrClosed
+		return nil, ErrClosed
 	}
-	v, c, err := s.db.Get(key(prefixRecord, seq))
+	v, c, err := s.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
-		return Record{}, ErrNotFound
+		return nil, ErrNotFound
 	}
 	if err != nil {
-		return Record{}, fmt.Errorf("store: get %d: %w", seq, err)
+		return nil, fmt.Errorf("store: get %x: %w", k, err)
 	}
-	defer c.Close()
+	v = append([]byte(nil), v...)
+	c.Close()
+	return v, nil
+}
+
+// Record returns the record of document seq, or ErrNotFound.
+func (s *DB) Record(seq uint64) (Record, error) {
+	v, err := s.get(key(prefixRecord, seq))
+	if err != nil {
+		return Record{}, err
+	}
 	return decodeRecord(seq, v)
 }
 
 // Text returns the text and metadata of document seq, or ErrNotFound when
 // neither was stored.
 func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
-	if s.closed.Load() {
-		return nil, nil, ErrClosed
-	}
-	v, c, err := s.db.Get(key(prefixText, seq))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, nil, ErrNotFound
-	}
+	v, err := s.get(key(prefixText, seq))
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: get text %d: %w", seq, err)
+		return nil, nil, err
 	}
-	defer c.Close()
 	n, k := binary.Uvarint(v)
 	if k <= 0 || uint64(len(v)-k) < n {
 		return nil, nil, fmt.Errorf("%w: text %d", ErrCorrupt, seq)
 	}
-	meta = append([]byte(nil), v[k:k+int(n)]...)
-	text = append([]byte(nil), v[k+int(n):]...)
+	meta, text = v[k:k+int(n)], v[k+int(n):]
 	if len(meta) == 0 {
 		meta = nil
 	}

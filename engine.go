@@ -1,0 +1,1063 @@
+package neardup
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/similarity"
+	"github.com/neardup/neardup/store"
+	"github.com/zeebo/xxh3"
+)
+
+// Durability says when the engine acknowledges a write; see the constants.
+type Durability = store.Durability
+
+// Durability settings.
+const (
+	// GroupCommit (the default) acknowledges a write once it is synced to
+	// disk, merging the writes that arrive while a commit is in flight into
+	// one commit: durable, and many writers share one fsync.
+	GroupCommit = store.GroupCommit
+	// SyncEach commits and syncs every write on its own.
+	SyncEach = store.SyncEach
+	// NoSync acknowledges writes once the operating system has them: a
+	// killed process loses nothing, a power failure may.
+	NoSync = store.NoSync
+)
+
+// Default option values.
+const (
+	DefaultRetention      = 48 * time.Hour
+	DefaultExpiryInterval = time.Minute
+	DefaultMaxTextBytes   = 16 << 20
+	DefaultMaxMatches     = 10
+	DefaultMaxCandidates  = 64
+)
+
+// Options configure an Engine. Open(dir, nil) uses DefaultOptions(). A
+// non-nil Options is used as given except that zero numeric fields, a zero
+// Policy and a zero Fingerprint config take their defaults; booleans are
+// taken as they are, so start from DefaultOptions() to keep texts.
+type Options struct {
+	// Fingerprint selects the fingerprinting profile and width. Default
+	// Config{Profile: "default", Bits: 64}. Only SimHash profiles (64 or
+	// 128 bits) can be indexed; nilsimsa is refused.
+	Fingerprint Config
+	// Fingerprinter, if set, is used instead of building one from
+	// Fingerprint. Its width must be 64 or 128.
+	Fingerprinter Fingerprinter
+	// K, if non-zero, replaces Policy.Long.MaxDistance: the Hamming
+	// distance (for 64 bits) within which long texts are candidates.
+	K int
+	// Policy decides which candidates are duplicates. The zero Policy
+	// means DefaultPolicy().
+	Policy Policy
+	// Retention is how long documents are kept, counted from their Time;
+	// older ones are never returned and are removed in bulk. Default
+	// DefaultRetention (48h, the seeds' two days); negative keeps them
+	// forever.
+	Retention time.Duration
+	// KeepText stores texts, which verification needs (the candidate's
+	// text is compared with the new one). Without texts only the Policy's
+	// distance bounds apply and Get returns no text. DefaultOptions sets it.
+	KeepText bool
+	// Durability says when a write is acknowledged. Default GroupCommit.
+	Durability Durability
+	// CommitDelay bounds how long a group commit waits for more writes;
+	// 0 (default) commits as soon as the previous commit is done.
+	CommitDelay time.Duration
+	// InMemory keeps everything in memory (dir is then ignored); Open with
+	// dir "" implies it.
+	InMemory bool
+	// ExpiryInterval is how often expired documents are removed. Default
+	// DefaultExpiryInterval (1 minute); negative disables the background
+	// pass (ExpireNow still works).
+	ExpiryInterval time.Duration
+	// Now is the clock; default time.Now. Tests inject their own.
+	Now func() time.Time
+	// MaxTextBytes bounds a document's text; longer ones get ErrTooLarge.
+	// Default DefaultMaxTextBytes (16 MiB).
+	MaxTextBytes int
+	// RejectInvalidUTF8 refuses texts that are not valid UTF-8 with
+	// ErrInvalidUTF8; by default invalid bytes read as U+FFFD.
+	RejectInvalidUTF8 bool
+	// MaxMatches bounds Result.Matches. Default DefaultMaxMatches (10).
+	MaxMatches int
+	// MaxCandidates bounds how many index candidates, nearest first, are
+	// verified per document. Default DefaultMaxCandidates (64).
+	MaxCandidates int
+	// ExpectedDocuments sizes the index; default 1M.
+	ExpectedDocuments int
+}
+
+// DefaultOptions returns the options Open uses for a nil *Options: the
+// default profile at 64 bits, DefaultPolicy, a 48-hour retention window,
+// texts kept, group commit.
+func DefaultOptions() Options {
+	return Options{
+		Fingerprint: Config{Profile: "default", Bits: 64},
+		Policy:      DefaultPolicy(),
+		Retention:   DefaultRetention,
+		KeepText:    true,
+		Durability:  GroupCommit,
+	}
+}
+
+// Validate reports whether o is usable (after defaults are applied to zero
+// fields).
+func (o *Options) Validate() error {
+	if o.K < 0 || o.K > 32 {
+		return fmt.Errorf("neardup: k %d out of range [0, 32]", o.K)
+	}
+	if o.Policy != (Policy{}) {
+		if err := o.Policy.Validate(); err != nil {
+			return err
+		}
+	}
+	if o.Durability < GroupCommit || o.Durability > NoSync {
+		return fmt.Errorf("neardup: unknown durability %d", int(o.Durability))
+	}
+	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
+		return fmt.Errorf("neardup: commit delay %v out of range [0, 1s]", o.CommitDelay)
+	}
+	if o.MaxTextBytes < 0 || o.MaxMatches < 0 || o.MaxCandidates < 0 || o.ExpectedDocuments < 0 {
+		return errors.New("neardup: negative size option")
+	}
+	if b := o.Fingerprint.Bits; b != 0 && b != 64 && b != 128 {
+		return fmt.Errorf("neardup: engine fingerprints must be 64 or 128 bits, not %d", b)
+	}
+	if o.Fingerprint.Profile == "nilsimsa" {
+		return errors.New("neardup: the engine indexes SimHash fingerprints; nilsimsa is not supported")
+	}
+	return nil
+}
+
+func (o *Options) withDefaults() {
+	if o.Fingerprint.Profile == "" {
+		o.Fingerprint.Profile = "default"
+	}
+	if o.Fingerprint.Bits == 0 {
+		o.Fingerprint.Bits = 64
+	}
+	if o.Policy == (Policy{}) {
+		o.Policy = DefaultPolicy()
+	}
+	if o.K > 0 {
+		o.Policy.Long.MaxDistance = o.K
+	}
+	if o.Retention == 0 {
+		o.Retention = DefaultRetention
+	}
+	if o.ExpiryInterval == 0 {
+		o.ExpiryInterval = DefaultExpiryInterval
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxTextBytes == 0 {
+		o.MaxTextBytes = DefaultMaxTextBytes
+	}
+	if o.MaxMatches == 0 {
+		o.MaxMatches = DefaultMaxMatches
+	}
+	if o.MaxCandidates == 0 {
+		o.MaxCandidates = DefaultMaxCandidates
+	}
+	if o.ExpectedDocuments == 0 {
+		o.ExpectedDocuments = 1 << 20
+	}
+}
+
+// Engine checks documents against the ones it holds and stores the new
+// ones. It is safe for concurrent use.
+//
+// Ordering: a CheckAndInsert decides and inserts while holding the lock
+// stripes of its fingerprint's index keys. Two fingerprints within the
+// index's distance share a key, so near-duplicates submitted at the same
+// moment are decided one after the other: exactly one is kept and the
+// others name it, while unrelated documents rarely share a stripe and
+// proceed in parallel.
+type Engine struct {
+	opts   Options
+	fp     Fingerprinter
+	bits   int
+	policy Policy
+	db     *store.DB
+
+	// long holds every document, for the Long rule's distance; short holds
+	// the short ones (see isShort) for the wider Short rule distance. short
+	// is nil when the Short rule is not wider.
+	long, short   *index.Index
+	longK, shortK int
+
+	life    sync.RWMutex // held shared by operations, exclusively by Close
+	closed  bool
+	failure atomic.Pointer[error] // a store failure that stops writes
+
+	idLocks  [idStripes]sync.Mutex
+	keyLocks [keyStripes]sync.Mutex
+	ids      [idShards]idShard
+	counter  atomic.Uint64
+
+	pendMu  sync.Mutex
+	pending map[uint64]*pendingDoc // decided, not yet durable
+
+	expireMu   sync.Mutex
+	expiredTo  uint64 // every seq below it has been range-deleted
+	stop       chan struct{}
+	bg         sync.WaitGroup
+	openTime   time.Duration
+	nChecks    atomic.Uint64
+	nInserts   atomic.Uint64
+	nDups      atomic.Uint64
+	nCands     atomic.Uint64
+	nRejected  atomic.Uint64
+	nExpired   atomic.Uint64
+	nDeleted   atomic.Uint64
+	keyScratch sync.Pool
+}
+
+// shortIndexBytes is the memory budget per entry of the short-text index:
+// a wide distance (10 bits by default) needs many tables to stay fast, and
+// only short texts pay for it.
+const shortIndexBytes = 800
+
+const (
+	idStripes  = 1 << 10
+	keyStripes = 1 << 16
+	idShards   = 64
+)
+
+// docRef locates a stored document.
+type docRef struct {
+	seq  uint64
+	time int64
+}
+
+type idShard struct {
+	mu sync.RWMutex
+	m  map[string]docRef
+}
+
+func (e *Engine) shard(id string) *idShard {
+	return &e.ids[xxh3.HashString(id)%idShards]
+}
+
+func (e *Engine) lookup(id string) (docRef, bool) {
+	s := e.shard(id)
+	s.mu.RLock()
+	r, ok := s.m[id]
+	s.mu.RUnlock()
+	return r, ok
+}
+
+func (e *Engine) setID(id string, r docRef) {
+	s := e.shard(id)
+	s.mu.Lock()
+	s.m[id] = r
+	s.mu.Unlock()
+}
+
+// dropID removes id if it still refers to seq.
+func (e *Engine) dropID(id string, seq uint64) bool {
+	s := e.shard(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.m[id]; ok && r.seq == seq {
+		delete(s.m, id)
+		return true
+	}
+	return false
+}
+
+// Open opens the engine whose store is in dir, creating it if needed, and
+// restores its index from the stored fingerprints. dir "" or
+// opts.InMemory gives an in-memory engine. A nil opts means
+// DefaultOptions().
+func Open(dir string, opts *Options) (*Engine, error) {
+	start := time.Now()
+	o := DefaultOptions()
+	if opts != nil {
+		o = *opts
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o.withDefaults()
+	if dir == "" {
+		o.InMemory = true
+	}
+	e := &Engine{opts: o, policy: o.Policy, pending: make(map[uint64]*pendingDoc), stop: make(chan struct{})}
+	for i := range e.ids {
+		e.ids[i].m = make(map[string]docRef)
+	}
+	if o.Fingerprinter != nil {
+		e.fp = o.Fingerprinter
+	} else {
+		fp, err := NewFingerprinter(o.Fingerprint)
+		if err != nil {
+			return nil, fmt.Errorf("neardup: open: %w", err)
+		}
+		e.fp = fp
+	}
+	e.bits = e.fp.Bits()
+	if e.bits != 64 && e.bits != 128 {
+		return nil, fmt.Errorf("neardup: open: the engine indexes 64- or 128-bit fingerprints, not %d", e.bits)
+	}
+	// The index holds the top 64 bits: their distance never exceeds the
+	// full distance, so a query at the full bound misses nothing.
+	e.longK = scale(e.policy.Long.MaxDistance, e.bits)
+	e.shortK = scale(e.policy.Short.MaxDistance, e.bits)
+	var err error
+	if e.long, err = index.New(index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments}); err != nil {
+		return nil, fmt.Errorf("neardup: open: %w", err)
+	}
+	if e.shortK > e.longK && e.policy.ShortLength > 0 {
+		if e.short, err = index.New(index.Options{K: min(e.shortK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: shortIndexBytes}); err != nil {
+			return nil, fmt.Errorf("neardup: open: %w", err)
+		}
+	}
+	e.keyScratch.New = func() any { s := make([]uint64, 0, 128); return &s }
+	e.db, err = store.Open(dir, &store.Options{InMemory: o.InMemory, Durability: o.Durability, CommitDelay: o.CommitDelay})
+	if err != nil {
+		return nil, fmt.Errorf("neardup: open: %w", err)
+	}
+	if err := e.restore(); err != nil {
+		e.db.Close()
+		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
+	}
+	e.openTime = time.Since(start)
+	if o.ExpiryInterval > 0 && o.Retention > 0 {
+		e.bg.Add(1)
+		go e.expiryLoop()
+	}
+	return e, nil
+}
+
+// restore rebuilds the indexes and the id map from the compact records,
+// skipping expired ones. The scan feeds two builders running in parallel.
+func (e *Engine) restore() error {
+	cutoff := e.cutoff()
+	type chunk struct {
+		long, short []index.Entry
+		refs        []docRef
+		ids         []string
+	}
+	const chunkSize = 1 << 16
+	work := make(chan *chunk, 4)
+	var wg sync.WaitGroup
+	idx := make(chan *chunk, 4)
+	wg.Add(2)
+	go func() { // indexes
+		defer wg.Done()
+		for c := range idx {
+			e.long.AddBatch(c.long)
+			if e.short != nil && len(c.short) > 0 {
+				e.short.AddBatch(c.short)
+			}
+		}
+	}()
+	go func() { // id map
+		defer wg.Done()
+		for c := range work {
+			for i, id := range c.ids {
+				s := e.shard(id)
+				s.m[id] = c.refs[i]
+			}
+		}
+	}()
+	var maxCounter uint64
+	c := &chunk{}
+	flush := func() {
+		idx <- c
+		work <- c
+		c = &chunk{}
+	}
+	err := e.db.Scan(0, 0, func(r store.Record) error {
+		maxCounter = max(maxCounter, store.Counter(r.Seq))
+		if r.Time < cutoff {
+			return nil
+		}
+		fp, err := FromBytes(r.Fingerprint)
+		if err != nil || fp.Bits() != e.bits {
+			return fmt.Errorf("neardup: stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
+		}
+		ent := index.Entry{ID: r.Seq, FP: top64(fp), Time: r.Time}
+		c.long = append(c.long, ent)
+		if e.short != nil && e.isShort(r.TextLen) {
+			c.short = append(c.short, ent)
+		}
+		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
+		c.ids = append(c.ids, r.ID)
+		if len(c.ids) == chunkSize {
+			flush()
+		}
+		return nil
+	})
+	flush()
+	close(idx)
+	close(work)
+	wg.Wait()
+	e.counter.Store(maxCounter)
+	return err
+}
+
+// top64 returns the bits of fp the index holds: all of a 64-bit
+// fingerprint, the high half of a 128-bit one.
+func top64(fp Fingerprint) uint64 {
+	if fp.Bits() == 128 {
+		hi, _ := fp.Uint128()
+		return hi
+	}
+	return fp.Uint64()
+}
+
+// isShort reports whether a text of n runes (before normalization) goes to
+// the short index. Normalization mostly shrinks text (white space runs,
+// control characters), so the bound is twice the Policy's normalized
+// ShortLength: every pair the Short rule judges is then in the short index,
+// unless normalization more than halves a text.
+func (e *Engine) isShort(n int) bool { return n < 2*e.policy.ShortLength }
+
+func (e *Engine) cutoff() int64 {
+	if e.opts.Retention < 0 {
+		return 0
+	}
+	return e.opts.Now().Add(-e.opts.Retention).Unix()
+}
+
+// prepared is a validated, fingerprinted document.
+type prepared struct {
+	doc    Document
+	text   []byte
+	fp     Fingerprint
+	ix     uint64
+	runes  int
+	time   int64
+	hash   uint64
+	sketch *similarity.Sketch
+	err    error
+}
+
+func (e *Engine) prepare(d Document) prepared {
+	p := prepared{doc: d}
+	switch {
+	case d.ID == "":
+		p.err = ErrEmptyID
+	case len(d.Text) > e.opts.MaxTextBytes:
+		p.err = fmt.Errorf("%w: %q has %d bytes, limit %d", ErrTooLarge, d.ID, len(d.Text), e.opts.MaxTextBytes)
+	case strings.TrimSpace(d.Text) == "":
+		p.err = fmt.Errorf("%w: %q", ErrEmptyText, d.ID)
+	case e.opts.RejectInvalidUTF8 && !utf8.ValidString(d.Text):
+		p.err = fmt.Errorf("%w: %q", ErrInvalidUTF8, d.ID)
+	}
+	if p.err != nil {
+		return p
+	}
+	p.text = []byte(d.Text)
+	p.fp = e.fp.Fingerprint(p.text)
+	p.ix = top64(p.fp)
+	p.runes = utf8.RuneCount(p.text)
+	p.hash = xxh3.Hash(p.text)
+	if d.Time.IsZero() {
+		p.time = e.opts.Now().Unix()
+	} else {
+		p.time = d.Time.Unix()
+	}
+	return p
+}
+
+func (p *prepared) getSketch() *similarity.Sketch {
+	if p.sketch == nil {
+		p.sketch = similarity.NewSketch(p.text)
+	}
+	return p.sketch
+}
+
+// enter holds the engine open for one operation.
+func (e *Engine) enter() error {
+	e.life.RLock()
+	if e.closed {
+		e.life.RUnlock()
+		return ErrClosed
+	}
+	if f := e.failure.Load(); f != nil {
+		e.life.RUnlock()
+		return *f
+	}
+	return nil
+}
+
+func (e *Engine) leave() { e.life.RUnlock() }
+
+// Check reports whether d is a near-duplicate of a stored document without
+// storing it. A stored document with d's own id is not counted as a match.
+func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
+	if err := e.enter(); err != nil {
+		return Result{}, err
+	}
+	defer e.leave()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	p := e.prepare(d)
+	if p.err != nil {
+		return Result{}, p.err
+	}
+	e.nChecks.Add(1)
+	r, err := e.decide(&p)
+	if err != nil {
+		return Result{}, err
+	}
+	if r.Duplicate {
+		e.waitDurable(r.dupSeq)
+	}
+	return r.Result, nil
+}
+
+// Insert stores d without checking it against stored documents. Like
+// CheckAndInsert, re-inserting an id with the same text does nothing
+// (Inserted false) and with another text returns ErrIDConflict.
+func (e *Engine) Insert(ctx context.Context, d Document) (Result, error) {
+	rs, err := e.run(ctx, []Document{d}, false)
+	if err != nil {
+		return Result{}, err
+	}
+	return rs[0], nil
+}
+
+// CheckAndInsert checks d against the stored documents and stores it if it
+// is new. A duplicate is not stored; its Result names the stored document
+// it duplicates. The result is returned once the write (or, for a
+// duplicate, the write of the document it names) is durable.
+//
+// An id stored with the same text gives Inserted false and no error (the
+// call is idempotent); an id stored with another text gives ErrIDConflict.
+func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
+	rs, err := e.run(ctx, []Document{d}, true)
+	if err != nil {
+		return Result{}, err
+	}
+	return rs[0], nil
+}
+
+// BatchError reports the documents of a batch that were refused; the
+// others were processed and their results are valid.
+type BatchError struct {
+	// Errs has one entry per document of the batch, nil for those that
+	// were processed.
+	Errs []error
+}
+
+// Error summarizes the first failure.
+func (b *BatchError) Error() string {
+	n, first := 0, error(nil)
+	for _, err := range b.Errs {
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			n++
+		}
+	}
+	return fmt.Sprintf("neardup: %d of %d documents refused, first: %v", n, len(b.Errs), first)
+}
+
+// Unwrap returns the individual errors, so errors.Is finds any of them.
+func (b *BatchError) Unwrap() []error {
+	var out []error
+	for _, err := range b.Errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// CheckAndInsertBatch is CheckAndInsert for many documents, decided in
+// order (a document can be a duplicate of an earlier one in the same
+// batch) and committed together. Fingerprinting runs on all cores. When
+// some documents are refused (empty text, id conflict...), the others are
+// still processed and the error is a *BatchError; results of refused
+// documents are zero.
+func (e *Engine) CheckAndInsertBatch(ctx context.Context, ds []Document) ([]Result, error) {
+	return e.run(ctx, ds, true)
+}
+
+// decision is a Result plus what the engine needs to finish the call.
+type decision struct {
+	Result
+	dupSeq uint64
+}
+
+type candidate struct {
+	seq  uint64
+	dist int
+}
+
+// decide finds and verifies the candidates of p. It takes no locks.
+func (e *Engine) decide(p *prepared) (decision, error) {
+	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
+	cutoff := e.cutoff()
+	ms := e.long.Query(p.ix, e.longK, nil)
+	if e.short != nil && e.isShort(p.runes) {
+		ms = e.short.Query(p.ix, e.shortK, ms)
+	}
+	if len(ms) == 0 {
+		return r, nil
+	}
+	cands := make([]candidate, 0, len(ms))
+	for _, m := range ms {
+		cands = append(cands, candidate{seq: m.ID, dist: m.Distance})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(cmp.Compare(a.dist, b.dist), cmp.Compare(a.seq, b.seq))
+	})
+	cands = slices.CompactFunc(cands, func(a, b candidate) bool { return a.seq == b.seq })
+	if len(cands) > e.opts.MaxCandidates {
+		cands = cands[:e.opts.MaxCandidates]
+	}
+	var best []struct {
+		m   Match
+		seq uint64
+	}
+	for _, c := range cands {
+		rec, err := e.record(c.seq)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted or expired meanwhile
+		}
+		if err != nil {
+			return r, fmt.Errorf("neardup: %w", err)
+		}
+		if rec.Time < cutoff || rec.ID == p.doc.ID {
+			continue
+		}
+		dist := c.dist
+		if e.bits != 64 {
+			fp, err := FromBytes(rec.Fingerprint)
+			if err != nil {
+				return r, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
+			}
+			if dist, err = Distance(p.fp, fp); err != nil {
+				return r, fmt.Errorf("neardup: %w", err)
+			}
+		}
+		var other *similarity.Sketch
+		var mine *similarity.Sketch
+		if e.opts.KeepText {
+			text, err := e.text(c.seq)
+			if err != nil {
+				return r, fmt.Errorf("neardup: %w", err)
+			}
+			if text != nil {
+				other = similarity.NewSketch(text)
+				mine = p.getSketch()
+			}
+		}
+		e.nCands.Add(1)
+		dup, sim, scores := e.policy.Verify(mine, other, dist, e.bits)
+		if !dup {
+			e.nRejected.Add(1)
+			continue
+		}
+		best = append(best, struct {
+			m   Match
+			seq uint64
+		}{Match{ID: rec.ID, Distance: dist, Similarity: sim, Scores: scores, Duplicate: true}, c.seq})
+	}
+	if len(best) == 0 {
+		return r, nil
+	}
+	slices.SortStableFunc(best, func(a, b struct {
+		m   Match
+		seq uint64
+	}) int {
+		return cmp.Or(cmp.Compare(b.m.Similarity, a.m.Similarity), cmp.Compare(a.m.Distance, b.m.Distance), cmp.Compare(a.seq, b.seq))
+	})
+	if len(best) > e.opts.MaxMatches {
+		best = best[:e.opts.MaxMatches]
+	}
+	for _, b := range best {
+		r.Matches = append(r.Matches, b.m)
+	}
+	first := best[0]
+	r.Duplicate = true
+	id := first.m.ID
+	r.DuplicateOf = &id
+	r.Distance = first.m.Distance
+	r.Similarity = first.m.Similarity
+	r.dupSeq = first.seq
+	return r, nil
+}
+
+// stripes returns the sorted, distinct key-lock stripes of p.
+func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
+	dst = e.long.Keys(p.ix, dst)
+	if e.short != nil && e.isShort(p.runes) {
+		n := len(dst)
+		dst = e.short.Keys(p.ix, dst)
+		for i := n; i < len(dst); i++ {
+			dst[i] ^= 0x5bd1e9955bd1e995 // keep the two indexes' keys apart
+		}
+	}
+	for i := range dst {
+		dst[i] = (dst[i] * 0x9e3779b97f4a7c15) >> (64 - 16)
+	}
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+func (e *Engine) lockKeys(s []uint64) {
+	for _, k := range s {
+		e.keyLocks[k].Lock()
+	}
+}
+
+func (e *Engine) unlockKeys(s []uint64) {
+	for i := len(s) - 1; i >= 0; i-- {
+		e.keyLocks[s[i]].Unlock()
+	}
+}
+
+func (e *Engine) idLock(id string) *sync.Mutex {
+	return &e.idLocks[xxh3.HashString(id)%idStripes]
+}
+
+// run prepares ds on all cores, then decides and inserts them in order,
+// commits the new ones in one write, and waits until every document the
+// results name is durable.
+func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ps := make([]prepared, len(ds))
+	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+
+	results := make([]Result, len(ds))
+	errs := make([]error, len(ds))
+	failed := false
+	var batch *store.Batch
+	var inserted []*prepared
+	var insertedSeqs []uint64
+	var waitFor []uint64
+	keysp := e.keyScratch.Get().(*[]uint64)
+	defer e.keyScratch.Put(keysp)
+	for i := range ps {
+		p := &ps[i]
+		if p.err != nil {
+			errs[i], failed = p.err, true
+			continue
+		}
+		if check {
+			e.nChecks.Add(1)
+		}
+		idl := e.idLock(p.doc.ID)
+		idl.Lock()
+		if ref, ok := e.lookup(p.doc.ID); ok && ref.time >= e.cutoff() {
+			res, wait, err := e.existing(p, ref)
+			idl.Unlock()
+			if err != nil {
+				errs[i], failed = err, true
+				continue
+			}
+			results[i] = res
+			waitFor = append(waitFor, wait)
+			continue
+		}
+		if p.time < e.cutoff() {
+			idl.Unlock()
+			errs[i], failed = fmt.Errorf("%w: %q at %v", ErrExpired, p.doc.ID, time.Unix(p.time, 0).UTC()), true
+			continue
+		}
+		stripes := e.stripes(p, (*keysp)[:0])
+		e.lockKeys(stripes)
+		var d decision
+		var err error
+		if check {
+			d, err = e.decide(p)
+		} else {
+			d = decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
+		}
+		if err != nil {
+			e.unlockKeys(stripes)
+			idl.Unlock()
+			errs[i], failed = err, true
+			continue
+		}
+		if d.Duplicate {
+			e.unlockKeys(stripes)
+			idl.Unlock()
+			e.nDups.Add(1)
+			results[i] = d.Result
+			waitFor = append(waitFor, d.dupSeq)
+			continue
+		}
+		seq := store.MakeSeq(p.time, e.counter.Add(1))
+		doc := store.Doc{Record: store.Record{Seq: seq, ID: p.doc.ID, Fingerprint: p.fp.Bytes(), Time: p.time, TextHash: p.hash, TextLen: p.runes}}
+		if e.opts.KeepText {
+			doc.Text = p.text
+		}
+		if len(p.doc.Meta) > 0 {
+			doc.Meta = p.doc.Meta
+		}
+		e.markPending(&doc)
+		ent := index.Entry{ID: seq, FP: p.ix, Time: p.time}
+		e.long.Add(ent)
+		if e.short != nil && e.isShort(p.runes) {
+			e.short.Add(ent)
+		}
+		e.setID(p.doc.ID, docRef{seq: seq, time: p.time})
+		*keysp = stripes
+		e.unlockKeys(stripes)
+		idl.Unlock()
+		if batch == nil {
+			batch = e.db.NewBatch()
+		}
+		batch.Put(&doc)
+		d.Inserted = true
+		results[i] = d.Result
+		inserted = append(inserted, p)
+		insertedSeqs = append(insertedSeqs, seq)
+	}
+	if batch != nil {
+		err := e.db.Commit(batch)
+		if err != nil {
+			// Undo what others could see, and stop writing: the store
+			// is in an unknown state.
+			for j, p := range inserted {
+				e.long.Remove(insertedSeqs[j])
+				if e.short != nil {
+					e.short.Remove(insertedSeqs[j])
+				}
+				e.dropID(p.doc.ID, insertedSeqs[j])
+			}
+			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
+			e.failure.CompareAndSwap(nil, &err)
+		}
+		e.donePending(insertedSeqs)
+		if err != nil {
+			return nil, err
+		}
+		e.nInserts.Add(uint64(len(inserted)))
+	}
+	for _, s := range waitFor {
+		e.waitDurable(s)
+	}
+	if failed {
+		return results, &BatchError{Errs: errs}
+	}
+	return results, nil
+}
+
+// existing answers a document whose id is already stored: the same text is
+// an idempotent no-op, another text a conflict.
+func (e *Engine) existing(p *prepared, ref docRef) (Result, uint64, error) {
+	rec, err := e.record(ref.seq)
+	if err != nil {
+		return Result{}, 0, fmt.Errorf("neardup: %q: %w", p.doc.ID, err)
+	}
+	if rec.TextHash != p.hash || !slices.Equal(rec.Fingerprint, p.fp.Bytes()) {
+		return Result{}, 0, fmt.Errorf("%w: %q", ErrIDConflict, p.doc.ID)
+	}
+	return Result{ID: p.doc.ID, Fingerprint: p.fp}, ref.seq, nil
+}
+
+// pendingDoc is a document decided as new whose write is not yet
+// committed: near-duplicates decided meanwhile read it from here.
+type pendingDoc struct {
+	rec  store.Record
+	text []byte
+	done chan struct{}
+}
+
+func (e *Engine) markPending(d *store.Doc) {
+	e.pendMu.Lock()
+	e.pending[d.Seq] = &pendingDoc{rec: d.Record, text: d.Text, done: make(chan struct{})}
+	e.pendMu.Unlock()
+}
+
+func (e *Engine) donePending(seqs []uint64) {
+	e.pendMu.Lock()
+	for _, s := range seqs {
+		if p, ok := e.pending[s]; ok {
+			close(p.done)
+			delete(e.pending, s)
+		}
+	}
+	e.pendMu.Unlock()
+}
+
+// waitDurable returns once the write of document seq, if still pending,
+// has been committed.
+func (e *Engine) waitDurable(seq uint64) {
+	e.pendMu.Lock()
+	p, ok := e.pending[seq]
+	e.pendMu.Unlock()
+	if ok {
+		<-p.done
+	}
+}
+
+// record returns the record of document seq, from the pending writes or
+// the store.
+func (e *Engine) record(seq uint64) (store.Record, error) {
+	e.pendMu.Lock()
+	p, ok := e.pending[seq]
+	e.pendMu.Unlock()
+	if ok {
+		return p.rec, nil
+	}
+	return e.db.Record(seq)
+}
+
+// text returns the text of document seq, from the pending writes or the
+// store; nil when texts are not kept.
+func (e *Engine) text(seq uint64) ([]byte, error) {
+	e.pendMu.Lock()
+	p, ok := e.pending[seq]
+	e.pendMu.Unlock()
+	if ok {
+		return p.text, nil
+	}
+	t, _, err := e.db.Text(seq)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return t, err
+}
+
+// parallel runs f(0..n-1) on all cores.
+func parallel(n int, f func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 || n < 4 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Get returns the stored document id, with its text when texts are kept,
+// or ErrNotFound.
+func (e *Engine) Get(id string) (Document, error) {
+	if err := e.enter(); err != nil {
+		return Document{}, err
+	}
+	defer e.leave()
+	ref, ok := e.lookup(id)
+	if !ok || ref.time < e.cutoff() {
+		return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	e.waitDurable(ref.seq)
+	d := Document{ID: id, Time: time.Unix(ref.time, 0)}
+	text, meta, err := e.db.Text(ref.seq)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return Document{}, fmt.Errorf("neardup: get %q: %w", id, err)
+	}
+	d.Text, d.Meta = string(text), meta
+	return d, nil
+}
+
+// Delete removes the stored document id, or returns ErrNotFound.
+func (e *Engine) Delete(id string) error {
+	if err := e.enter(); err != nil {
+		return err
+	}
+	defer e.leave()
+	idl := e.idLock(id)
+	idl.Lock()
+	defer idl.Unlock()
+	ref, ok := e.lookup(id)
+	if !ok || ref.time < e.cutoff() {
+		return fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	e.waitDurable(ref.seq)
+	b := e.db.NewBatch()
+	b.Delete(ref.seq)
+	if err := e.db.Commit(b); err != nil {
+		return fmt.Errorf("neardup: delete %q: %w", id, err)
+	}
+	e.long.Remove(ref.seq)
+	if e.short != nil {
+		e.short.Remove(ref.seq)
+	}
+	e.dropID(id, ref.seq)
+	e.nDeleted.Add(1)
+	return nil
+}
+
+// Stats returns counts describing the engine.
+func (e *Engine) Stats() Stats {
+	s := Stats{
+		Checks:      e.nChecks.Load(),
+		Inserts:     e.nInserts.Load(),
+		Duplicates:  e.nDups.Load(),
+		Candidates:  e.nCands.Load(),
+		Rejected:    e.nRejected.Load(),
+		Expired:     e.nExpired.Load(),
+		Deleted:     e.nDeleted.Load(),
+		Bits:        e.bits,
+		K:           e.longK,
+		OpenSeconds: e.openTime.Seconds(),
+	}
+	if e.opts.Retention > 0 {
+		s.Retention = e.opts.Retention.Seconds()
+	}
+	e.life.RLock()
+	defer e.life.RUnlock()
+	if e.closed {
+		return s
+	}
+	s.Documents = e.long.Len()
+	if e.short != nil {
+		s.ShortDocuments = e.short.Len()
+	}
+	s.StoreBytes = e.db.DiskUsage()
+	return s
+}
+
+// Close stops background work, waits for running operations and pending
+// commits, and closes the store. Later calls return ErrClosed.
+func (e *Engine) Close() error {
+	e.life.Lock()
+	if e.closed {
+		e.life.Unlock()
+		return ErrClosed
+	}
+	e.closed = true
+	e.life.Unlock()
+	close(e.stop)
+	e.bg.Wait()
+	if err := e.db.Close(); err != nil {
+		return fmt.Errorf("neardup: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,436 @@
+package neardup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/zeebo/xxh3"
+)
+
+// words is a small vocabulary for generated texts.
+var testWords = strings.Fields(`time person year way day thing man world life hand part child eye woman
+place work week case point government company number group problem fact be have do say get make go
+know take see come think look want give use find tell ask seem feel try leave call good new first last
+long great little own other old right big high different small large next early young important few
+public bad same able river stone garden market winter summer letter paper music table window road
+north south city village forest bridge engine signal report science history nature animal water fire`)
+
+// genText returns n random words from a seeded source.
+func genText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(testWords[r.IntN(len(testWords))])
+	}
+	return b.String()
+}
+
+// mutate replaces edits random words of s.
+func mutate(r *rand.Rand, s string, edits int) string {
+	w := strings.Fields(s)
+	for range edits {
+		w[r.IntN(len(w))] = testWords[r.IntN(len(testWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+// wordSimHash is a test Fingerprinter: unweighted SimHash over lower-case
+// words hashed with XXH3. It keeps the engine's tests independent of the
+// default pipeline's tuning.
+type wordSimHash struct{}
+
+func (wordSimHash) Bits() int { return 64 }
+
+func (wordSimHash) Fingerprint(text []byte) Fingerprint {
+	var v [64]int
+	for _, w := range strings.FieldsFunc(strings.ToLower(string(text)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		h := xxh3.HashString(w)
+		for i := range v {
+			if h>>i&1 == 1 {
+				v[i]++
+			} else {
+				v[i]--
+			}
+		}
+	}
+	var fp uint64
+	for i, c := range v {
+		if c > 0 {
+			fp |= 1 << i
+		}
+	}
+	return FromUint64(fp)
+}
+
+// memOptions returns in-memory options with a fixed clock.
+func memOptions(now *fakeClock) *Options {
+	o := DefaultOptions()
+	o.InMemory = true
+	if now != nil {
+		o.Now = now.Now
+	}
+	o.ExpiryInterval = -1
+	return &o
+}
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func mustOpen(tb testing.TB, dir string, o *Options) *Engine {
+	tb.Helper()
+	e, err := Open(dir, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestCheckAndInsert(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	base := genText(r, 400)
+	short := "The quick brown fox jumps over the lazy dog near the river bank today."
+	o := memOptions(nil)
+	o.Fingerprinter = wordSimHash{}
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	for _, d := range []Document{{ID: "base", Text: base}, {ID: "short", Text: short}} {
+		res, err := e.CheckAndInsert(ctx, d)
+		if err != nil || res.Duplicate || !res.Inserted {
+			t.Fatalf("first insert of %s: %+v, %v", d.ID, res, err)
+		}
+	}
+	tests := []struct {
+		name string
+		text string
+		dup  string // "" for new
+	}{
+		{"exact copy", base, "base"},
+		{"case and spacing", strings.ToUpper(strings.ReplaceAll(base, " ", "  ")), "base"},
+		{"two words changed", mutate(r, base, 2), "base"},
+		{"unrelated long", genText(r, 400), ""},
+		{"short one word changed", strings.Replace(short, "lazy", "sleepy", 1), "short"},
+		{"short punctuation", strings.ReplaceAll(short, " ", ", "), "short"},
+		{"short unrelated", "Stock markets fell sharply on Monday as investors worried about rates.", ""},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fmt.Sprintf("doc%d", i)
+			res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: tc.text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.dup == "" {
+				if res.Duplicate || !res.Inserted || res.DuplicateOf != nil {
+					t.Fatalf("want new, got %+v", res)
+				}
+				if _, err := e.Get(id); err != nil {
+					t.Fatalf("new document not stored: %v", err)
+				}
+				return
+			}
+			if !res.Duplicate || res.Inserted || res.DuplicateOf == nil || *res.DuplicateOf != tc.dup {
+				t.Fatalf("want duplicate of %s, got %+v", tc.dup, res)
+			}
+			if len(res.Matches) == 0 || res.Matches[0].ID != tc.dup || res.Similarity <= 0 {
+				t.Fatalf("matches %+v", res.Matches)
+			}
+			if _, err := e.Get(id); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("duplicate was stored: %v", err)
+			}
+		})
+	}
+}
+
+func TestIdempotentAndConflict(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	d := Document{ID: "a", Text: "a sentence that is long enough to be a document of its own"}
+	first, err := e.CheckAndInsert(ctx, d)
+	if err != nil || !first.Inserted {
+		t.Fatal(first, err)
+	}
+	again, err := e.CheckAndInsert(ctx, d)
+	if err != nil || again.Inserted || again.Duplicate || again.Fingerprint != first.Fingerprint {
+		t.Fatalf("re-insert: %+v, %v", again, err)
+	}
+	if _, err := e.Insert(ctx, d); err != nil {
+		t.Fatalf("Insert of the same document: %v", err)
+	}
+	_, err = e.CheckAndInsert(ctx, Document{ID: "a", Text: "entirely different words about the weather in spring"})
+	if !errors.Is(err, ErrIDConflict) {
+		t.Fatalf("other text under the same id: %v, want ErrIDConflict", err)
+	}
+	got, err := e.Get("a")
+	if err != nil || got.Text != d.Text {
+		t.Fatalf("stored document changed: %+v, %v", got, err)
+	}
+	if st := e.Stats(); st.Documents != 1 {
+		t.Fatalf("documents = %d, want 1", st.Documents)
+	}
+	// Replacing is Delete then Insert.
+	if err := e.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Delete("a"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second delete: %v", err)
+	}
+	if _, err := e.Insert(ctx, Document{ID: "a", Text: "entirely different words about the weather in spring"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadDocuments(t *testing.T) {
+	o := memOptions(nil)
+	o.MaxTextBytes = 100
+	o.RejectInvalidUTF8 = true
+	e := mustOpen(t, "", o)
+	for _, tc := range []struct {
+		d    Document
+		want error
+	}{
+		{Document{ID: "", Text: "text"}, ErrEmptyID},
+		{Document{ID: "x", Text: " \n\t"}, ErrEmptyText},
+		{Document{ID: "x", Text: strings.Repeat("a ", 60)}, ErrTooLarge},
+		{Document{ID: "x", Text: "bad \xff byte"}, ErrInvalidUTF8},
+	} {
+		if _, err := e.CheckAndInsert(context.Background(), tc.d); !errors.Is(err, tc.want) {
+			t.Errorf("%q: got %v, want %v", tc.d.Text, err, tc.want)
+		}
+	}
+}
+
+func TestBatchOrderAndErrors(t *testing.T) {
+	o := memOptions(nil)
+	o.Fingerprinter = wordSimHash{}
+	e := mustOpen(t, "", o)
+	r := rand.New(rand.NewPCG(3, 4))
+	a := genText(r, 300)
+	ds := []Document{{ID: "1", Text: a}, {ID: "2", Text: ""}, {ID: "3", Text: mutate(r, a, 1)}, {ID: "4", Text: genText(r, 300)}}
+	rs, err := e.CheckAndInsertBatch(context.Background(), ds)
+	var be *BatchError
+	if !errors.As(err, &be) || !errors.Is(err, ErrEmptyText) || be.Errs[1] == nil || be.Errs[0] != nil {
+		t.Fatalf("err = %v", err)
+	}
+	if !rs[0].Inserted || !rs[2].Duplicate || *rs[2].DuplicateOf != "1" || !rs[3].Inserted {
+		t.Fatalf("results %+v", rs)
+	}
+}
+
+// groupFingerprinter is a test Fingerprinter that makes near-duplicates
+// deterministic: texts are "<group words> | <member word>"; the
+// fingerprint hashes the group part and flips one bit chosen by the member
+// word, so members of a group are at most 2 bits apart while groups are
+// about 32 bits apart.
+type groupFingerprinter struct{}
+
+func (groupFingerprinter) Bits() int { return 64 }
+
+func (groupFingerprinter) Fingerprint(text []byte) Fingerprint {
+	base, member, _ := strings.Cut(string(text), " | ")
+	return FromUint64(xxh3.HashString(base) ^ 1<<(xxh3.HashString(member)%64))
+}
+
+// TestConcurrentNearDuplicates races goroutines over groups of
+// near-duplicates: in every group exactly one is kept and the others name
+// it.
+func TestConcurrentNearDuplicates(t *testing.T) {
+	groups, perGroup := 60, 8
+	if testing.Short() {
+		groups = 15
+	}
+	for _, fpName := range []string{"group", "default"} {
+		t.Run(fpName, func(t *testing.T) {
+			o := memOptions(nil)
+			if fpName == "group" {
+				o.Fingerprinter = groupFingerprinter{}
+			}
+			e := mustOpen(t, "", o)
+			r := rand.New(rand.NewPCG(5, 6))
+			type item struct {
+				group int
+				doc   Document
+			}
+			var items []item
+			for g := range groups {
+				base := genText(r, 20+r.IntN(300)) // short and long texts
+				for m := range perGroup {
+					text := base + " | " + testWords[m]
+					if fpName == "default" && m > 0 {
+						// The real pipeline: case and spacing variants,
+						// identical once normalized.
+						text = strings.Repeat(" ", m) + strings.ToUpper(base[:m]) + base[m:] + " | " + testWords[0]
+					}
+					items = append(items, item{g, Document{ID: fmt.Sprintf("g%d-m%d", g, m), Text: text}})
+				}
+			}
+			r.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
+			results := make([]Result, len(items))
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range items {
+				wg.Go(func() {
+					<-start
+					res, err := e.CheckAndInsert(context.Background(), items[i].doc)
+					if err != nil {
+						t.Error(err)
+					}
+					results[i] = res
+				})
+			}
+			close(start)
+			wg.Wait()
+			kept := make(map[int][]string)
+			for i, it := range items {
+				if results[i].Inserted {
+					kept[it.group] = append(kept[it.group], it.doc.ID)
+				}
+			}
+			for g := range groups {
+				if len(kept[g]) != 1 {
+					t.Errorf("group %d: kept %v, want exactly one", g, kept[g])
+				}
+			}
+			for i, it := range items {
+				res := results[i]
+				if res.Inserted == res.Duplicate {
+					t.Errorf("%s: inserted %v duplicate %v", it.doc.ID, res.Inserted, res.Duplicate)
+					continue
+				}
+				if res.Duplicate && (len(kept[it.group]) == 0 || *res.DuplicateOf != kept[it.group][0]) {
+					t.Errorf("%s names %s, kept in its group: %v", it.doc.ID, *res.DuplicateOf, kept[it.group])
+				}
+			}
+			if st := e.Stats(); st.Documents != groups {
+				t.Errorf("stored %d documents, want %d", st.Documents, groups)
+			}
+		})
+	}
+}
+
+func TestRetention(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 10, 30, 0, 0, time.UTC)}
+	o := memOptions(clock)
+	o.Retention = 2 * time.Hour
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	old := genText(r, 200)
+	if _, err := e.CheckAndInsert(ctx, Document{ID: "old", Text: old}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if _, err := e.Insert(ctx, Document{ID: fmt.Sprint("filler", i), Text: genText(r, 200)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Hour)
+	recent := genText(r, 200)
+	if _, err := e.CheckAndInsert(ctx, Document{ID: "recent", Text: recent}); err != nil {
+		t.Fatal(err)
+	}
+	// Inside the window both are found.
+	if res, _ := e.Check(ctx, Document{ID: "q", Text: old}); !res.Duplicate {
+		t.Fatal("old document not found inside the window")
+	}
+	clock.Advance(95 * time.Minute) // 13:05: old is 2h35m old, recent 1h35m
+	if res, _ := e.Check(ctx, Document{ID: "q", Text: old}); res.Duplicate {
+		t.Fatalf("expired document returned before any expiry pass: %+v", res)
+	}
+	if _, err := e.Get("old"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get of expired: %v", err)
+	}
+	if _, err := e.Insert(ctx, Document{ID: "back", Text: "x y z", Time: clock.Now().Add(-3 * time.Hour)}); !errors.Is(err, ErrExpired) {
+		t.Fatalf("insert outside the window: %v", err)
+	}
+	rep, err := e.ExpireNow(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The old hour (10:00-11:00) ended before the cutoff (11:05), so it is
+	// gone from the store as well as the index.
+	if rep.Indexed != 101 || rep.Stored != 101 {
+		t.Fatalf("expiry removed %+v, want 101 from index and store", rep)
+	}
+	if st := e.Stats(); st.Documents != 1 {
+		t.Fatalf("documents after expiry = %d, want 1", st.Documents)
+	}
+	if res, _ := e.Check(ctx, Document{ID: "q", Text: recent}); !res.Duplicate {
+		t.Fatal("recent document lost by expiry")
+	}
+	// The old id can be used again.
+	if res, err := e.CheckAndInsert(ctx, Document{ID: "old", Text: old}); err != nil || !res.Inserted {
+		t.Fatalf("re-insert after expiry: %+v, %v", res, err)
+	}
+}
+
+func TestReopen(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(9, 10))
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	e, err := Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var texts []string
+	for i := range 200 {
+		texts = append(texts, genText(r, 50+r.IntN(400)))
+		if _, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint(i), Text: texts[i], Meta: []byte(`{"n":1}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := e.Stats().Documents
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Check(ctx, Document{ID: "x", Text: "y"}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("use after close: %v", err)
+	}
+	e = mustOpen(t, dir, &o)
+	if got := e.Stats().Documents; got != before {
+		t.Fatalf("reopened with %d documents, want %d", got, before)
+	}
+	d, err := e.Get("7")
+	if err != nil || d.Text != texts[7] || string(d.Meta) != `{"n":1}` {
+		t.Fatalf("Get after reopen: %+v, %v", d, err)
+	}
+	res, err := e.CheckAndInsert(ctx, Document{ID: "new", Text: strings.ToUpper(texts[3])})
+	if err != nil || !res.Duplicate || *res.DuplicateOf != "3" {
+		t.Fatalf("near-duplicate after reopen: %+v, %v", res, err)
+	}
+	// New documents get fresh sequence numbers after a reopen.
+	res, err = e.CheckAndInsert(ctx, Document{ID: "fresh", Text: genText(r, 300)})
+	if err != nil || !res.Inserted {
+		t.Fatal(res, err)
+	}
+	if d, err := e.Get("0"); err != nil || d.Text != texts[0] {
+		t.Fatalf("old document overwritten: %v", err)
+	}
+}
