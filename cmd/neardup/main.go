@@ -44,6 +44,9 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newPairsCmd(),
 		newBenchCmd(),
 		newEvalCmd(),
+		newFingerprintCmd(),
+		newDistanceCmd(),
+		newCompareCmd(),
 	)
 	return root
 }

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/similarity"
+)
+
+// comparison is what compare reports for a pair of texts, on the terminal
+// or as one JSON object.
+type comparison struct {
+	Profile          string  `json:"profile"`
+	Bits             int     `json:"bits"`
+	A                string  `json:"a_fingerprint"`
+	B                string  `json:"b_fingerprint"`
+	Distance         int     `json:"distance"`
+	Similarity       float64 `json:"similarity"`
+	Jaccard          float64 `json:"jaccard"`
+	Cosine           float64 `json:"cosine"`
+	LevenshteinRatio float64 `json:"levenshtein_ratio"`
+	Duplicate        bool    `json:"duplicate"`
+}
+
+// duplicateDistance is the largest distance, per 64 bits of fingerprint,
+// that isDuplicate calls a duplicate.
+const duplicateDistance = 3
+
+// isDuplicate is compare's decision for a pair: for now, distance <= 3 per
+// 64 bits of fingerprint (3 at 64 bits, 6 at 128, 12 for nilsimsa's 256).
+// It takes the sketches so that a verification policy can replace it.
+func isDuplicate(a, b *similarity.Sketch, distance, bits int) bool {
+	return distance <= duplicateDistance*bits/64
+}
+
+// compareTexts fingerprints and measures a pair of texts.
+func compareTexts(fp neardup.Fingerprinter, profile string, a, b []byte) (comparison, error) {
+	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
+	d, err := fingerprintDistance(fa, fb)
+	if err != nil {
+		return comparison{}, err
+	}
+	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
+	s := similarity.Compare(sa, sb)
+	return comparison{
+		Profile:          profile,
+		Bits:             fp.Bits(),
+		A:                fa.String(),
+		B:                fb.String(),
+		Distance:         d,
+		Similarity:       1 - float64(d)/float64(fp.Bits()),
+		Jaccard:          s.Jaccard,
+		Cosine:           s.Cosine,
+		LevenshteinRatio: s.Levenshtein,
+		Duplicate:        isDuplicate(sa, sb, d, fp.Bits()),
+	}, nil
+}
+
+func newCompareCmd() *cobra.Command {
+	var (
+		ff      fingerprintFlags
+		asJSON  bool
+		pairs   string
+		maxLine int
+	)
+	cmd := &cobra.Command{
+		Use:   "compare [--profile NAME] [--json] A B | compare --pairs FILE.jsonl",
+		Short: "Compare two texts: fingerprint distance and every similarity measure",
+		Long: `Compare prints, for texts A and B, their fingerprints, the Hamming distance,
+the similarity 1 - distance/bits, the Jaccard similarity of their word
+2-shingles, the cosine similarity of their term-frequency vectors, the
+Levenshtein ratio of their normalized texts, and the duplicate decision (for
+now: distance <= 3 per 64 bits). A and B are the texts themselves, or @path to
+read a file ("@-" reads standard input).
+
+With --pairs FILE.jsonl (or - for standard input), each line holds a JSON
+object {"a": "...", "b": "..."} (other fields are ignored) and compare prints
+one JSON object per line, in order. A line that is not such an object is an
+error naming the line (exit status 2).`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fp, err := ff.fingerprinter(cmd)
+			if err != nil {
+				return err
+			}
+			profile := ff.profile
+			if ff.algo == "nilsimsa" {
+				profile = "nilsimsa"
+			}
+			if pairs != "" {
+				if len(args) != 0 {
+					return usagef("compare --pairs takes no text arguments")
+				}
+				return comparePairs(cmd, fp, profile, pairs, maxLine)
+			}
+			if len(args) != 2 {
+				return usagef("compare needs two texts A and B (or --pairs FILE), got %d arguments", len(args))
+			}
+			a, err := readTextArg(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			b, err := readTextArg(cmd, args[1])
+			if err != nil {
+				return err
+			}
+			c, err := compareTexts(fp, profile, a, b)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return json.NewEncoder(out).Encode(c)
+			}
+			_, err = fmt.Fprintf(out, "profile            %s (%d bits)\nfingerprint A      %s\nfingerprint B      %s\n"+
+				"distance           %d\nsimilarity         %.4f\njaccard            %.4f\ncosine             %.4f\n"+
+				"levenshtein_ratio  %.4f\nduplicate          %t\n",
+				c.Profile, c.Bits, c.A, c.B, c.Distance, c.Similarity, c.Jaccard, c.Cosine, c.LevenshteinRatio, c.Duplicate)
+			return err
+		},
+	}
+	ff.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of a table")
+	cmd.Flags().StringVar(&pairs, "pairs", "", `compare each {"a": ..., "b": ...} line of a JSON Lines file ("-" for standard input)`)
+	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest --pairs line accepted, in bytes")
+	return cmd
+}
+
+// readTextArg returns the text of a compare argument: the argument itself,
+// or the contents of the file it names after '@' ("@-" is standard input).
+func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
+	path, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return []byte(arg), nil
+	}
+	if path == "-" {
+		b, err := io.ReadAll(cmd.InOrStdin())
+		if err != nil {
+			return nil, usagef("read standard input: %v", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return b, nil
+}
+
+// comparePairs runs compare on every line of a JSON Lines file.
+func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile, name string, maxLine int) error {
+	if maxLine < 1 {
+		return usagef("--max-line must be positive, not %d", maxLine)
+	}
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	enc := json.NewEncoder(out)
+	err := withInput(cmd, name, func(r io.Reader) error {
+		return eachLine(r, name, maxLine, func(n int, line []byte) error {
+			var p struct {
+				A *string `json:"a"`
+				B *string `json:"b"`
+			}
+			if err := json.Unmarshal(line, &p); err != nil {
+				return usagef("%s: line %d: %v", inputName(name), n, err)
+			}
+			if p.A == nil || p.B == nil {
+				return usagef(`%s: line %d: want an object with string fields "a" and "b"`, inputName(name), n)
+			}
+			c, err := compareTexts(fp, profile, []byte(*p.A), []byte(*p.B))
+			if err != nil {
+				return err
+			}
+			return enc.Encode(c)
+		})
+	})
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCompareCommand(t *testing.T) {
+	out, errOut, code := runFP(t, "", "compare", "--profile", "go-mfonda", "this is a test phrase", "this is a test phrass")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	for _, want := range []string{"go-mfonda (64 bits)", "8c3a5f7e9ecb3f35", "8c3a5f7e9ecb3f21", "distance           2\n",
+		"similarity         0.9688\n", "jaccard", "cosine", "levenshtein_ratio  0.9524\n", "duplicate          true\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// --json, a file argument and standard input give the same numbers.
+	file := writeFile(t, "a.txt", "This is a test string for testing")
+	out, errOut, code = runFP(t, "This is a test string for testing also!", "compare", "--json", "--profile", "classic", "--bits", "128", "@"+file, "@-")
+	var c comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil || code != 0 {
+		t.Fatalf("--json: %v, status %d, stderr %q, output %q", err, code, errOut, out)
+	}
+	if c.Distance != 14 || c.Bits != 128 || c.Similarity != 1-14.0/128 || c.Profile != "classic" || c.Duplicate {
+		t.Errorf("--json = %+v, want distance 14 of 128 bits, not a duplicate", c)
+	}
+	if c.Jaccard <= 0 || c.Jaccard >= 1 || c.Cosine <= 0 || c.Cosine >= 1 || c.LevenshteinRatio <= 0.8 || c.LevenshteinRatio >= 1 {
+		t.Errorf("--json measures out of range: %+v", c)
+	}
+}
+
+func TestComparePairs(t *testing.T) {
+	in := `{"a": "the same text", "b": "the same text"}
+{"id": 7, "a": "你妈妈喊你回家吃饭哦,回家罗回家罗", "b": "你妈妈叫你回家吃饭啦,回家罗回家罗"}
+{"a": "", "b": "something else entirely"}
+`
+	out, errOut, code := runFP(t, in, "compare", "--pairs", "-")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d output lines, want 3: %q", len(lines), out)
+	}
+	var got []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		for _, k := range []string{"distance", "similarity", "jaccard", "cosine", "levenshtein_ratio", "duplicate"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %q lacks %q", l, k)
+			}
+		}
+		got = append(got, m)
+	}
+	if got[0]["distance"] != 0.0 || got[0]["similarity"] != 1.0 || got[0]["duplicate"] != true || got[0]["bits"] != 64.0 {
+		t.Errorf("identical pair: %v", got[0])
+	}
+	if r := got[1]["levenshtein_ratio"].(float64); r < 1-2.0/17-1e-9 || r > 1-2.0/17+1e-9 {
+		t.Errorf("Chinese pair: levenshtein_ratio %v, want 15/17", r)
+	}
+	if got[2]["jaccard"] != 0.0 || got[2]["levenshtein_ratio"] != 0.0 {
+		t.Errorf("empty vs text: %v", got[2])
+	}
+}
+
+func TestComparePairsErrors(t *testing.T) {
+	tests := []struct {
+		stdin string
+		args  []string
+		msg   string
+	}{
+		{`{"a": "x", "b": "y"}` + "\nnot json\n", []string{"compare", "--pairs", "-"}, "standard input: line 2: invalid character"},
+		{`{"a": "x"}` + "\n", []string{"compare", "--pairs", "-"}, `line 1: want an object with string fields "a" and "b"`},
+		{`{"a": 1, "b": "y"}` + "\n", []string{"compare", "--pairs", "-"}, "line 1: json: cannot unmarshal number"},
+		{"", []string{"compare", "--pairs", "-", "extra"}, "takes no text arguments"},
+		{"", []string{"compare", "only-one"}, "needs two texts"},
+		{"", []string{"compare", "--profile", "nope", "a", "b"}, `unknown profile or unsupported width: "nope"`},
+		{"", []string{"compare", "@/nonexistent/file", "b"}, "/nonexistent/file"},
+		{"", []string{"compare", "--pairs", "/nonexistent/pairs.jsonl"}, "/nonexistent/pairs.jsonl"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := runFP(t, tt.stdin, tt.args...)
+		wantUsageError(t, errOut, code, tt.msg)
+	}
+	// Lines before the bad one are printed, in order.
+	out, _, _ := runFP(t, `{"a": "x", "b": "x"}`+"\n{\n", "compare", "--pairs", "-")
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("output before the bad line: %q", out)
+	}
+}

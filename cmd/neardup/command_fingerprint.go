@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/neardup/neardup"
+)
+
+// defaultMaxLine is the longest line --lines and --pairs read: a longer
+// line is an error naming it, so memory stays bounded whatever the input.
+const defaultMaxLine = 64 << 20
+
+// fingerprintFlags selects the fingerprinter of fingerprint and compare.
+type fingerprintFlags struct {
+	profile string
+	bits    int
+	algo    string
+}
+
+func (f *fingerprintFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.profile, "profile", "default", "fingerprint profile: default, classic, py-simhash, go-mfonda or nilsimsa")
+	fl.IntVar(&f.bits, "bits", 64, "SimHash width: 64 or 128 (nilsimsa is always 256)")
+	fl.StringVar(&f.algo, "algo", "simhash", "simhash, or nilsimsa (the same as --profile nilsimsa)")
+}
+
+// fingerprinter returns the Fingerprinter the flags describe, or a usage
+// error for an unknown profile, width or algorithm.
+func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprinter, error) {
+	profile := f.profile
+	switch f.algo {
+	case "simhash":
+		if profile == "nilsimsa" && cmd.Flags().Changed("algo") {
+			return nil, usagef("--algo simhash conflicts with --profile nilsimsa")
+		}
+	case "nilsimsa":
+		if cmd.Flags().Changed("profile") && profile != "nilsimsa" {
+			return nil, usagef("--algo nilsimsa conflicts with --profile %s", profile)
+		}
+		profile = "nilsimsa"
+	default:
+		return nil, usagef("unknown --algo %q: want simhash or nilsimsa", f.algo)
+	}
+	fp, err := neardup.NewFingerprinter(neardup.Config{Profile: profile, Bits: f.bits})
+	if err != nil {
+		return nil, usageError{unprefixed{err}}
+	}
+	return fp, nil
+}
+
+func newFingerprintCmd() *cobra.Command {
+	var (
+		ff      fingerprintFlags
+		lines   bool
+		maxLine int
+	)
+	cmd := &cobra.Command{
+		Use:   "fingerprint [--profile NAME] [--bits 64|128] [--algo simhash|nilsimsa] [--lines] [FILE...]",
+		Short: "Print the fingerprint of each document",
+		Long: `Fingerprint prints one line per document: the fingerprint in lower-case hex,
+zero-padded to the full width (16, 32 or 64 digits), a tab, and the document's
+name.
+
+Each FILE is one document, its exact bytes, named by the FILE argument; "-" or
+no FILE at all reads standard input. With --lines, each line of each input is
+a document, without its line terminator ("\n" or "\r\n"), named by its 1-based
+line number (FILE:N when more than one input is given). --lines streams: memory
+stays bounded by --max-line whatever the size of the input, and a longer line
+is an error that names it.
+
+Profiles (see neardup.Config): default (neardup's pipeline; empty text gives
+0), classic (empty text gives all ones), py-simhash (empty text gives
+e9800998ecf8427e), go-mfonda (64 bits only; empty text gives all ones),
+nilsimsa (256 bits; texts under 3 bytes give 0). Invalid UTF-8 is read as
+U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fp, err := ff.fingerprinter(cmd)
+			if err != nil {
+				return err
+			}
+			if maxLine < 1 {
+				return usagef("--max-line must be positive, not %d", maxLine)
+			}
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+			for _, name := range args {
+				if lines {
+					prefix := ""
+					if len(args) > 1 {
+						prefix = name + ":"
+					}
+					err = withInput(cmd, name, func(r io.Reader) error {
+						return eachLine(r, name, maxLine, func(n int, line []byte) error {
+							return printFingerprint(out, fp.Fingerprint(line), prefix+strconv.Itoa(n))
+						})
+					})
+				} else {
+					err = withInput(cmd, name, func(r io.Reader) error {
+						text, err := io.ReadAll(r)
+						if err != nil {
+							return usagef("read %s: %v", inputName(name), err)
+						}
+						return printFingerprint(out, fp.Fingerprint(text), name)
+					})
+				}
+				if err != nil {
+					out.Flush()
+					return err
+				}
+			}
+			return out.Flush()
+		},
+	}
+	ff.register(cmd)
+	cmd.Flags().BoolVar(&lines, "lines", false, "each line of the input is a document, named by its line number")
+	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, in bytes")
+	return cmd
+}
+
+// printFingerprint writes one output line: HEX, a tab, the name.
+func printFingerprint(w *bufio.Writer, f neardup.Fingerprint, name string) error {
+	w.WriteString(f.String())
+	w.WriteByte('\t')
+	w.WriteString(name)
+	return w.WriteByte('\n')
+}
+
+// withInput calls f with the named input: standard input for "-", else the
+// file, closed afterwards. A file that cannot be opened is a usage error.
+func withInput(cmd *cobra.Command, name string, f func(io.Reader) error) error {
+	if name == "-" {
+		return f(cmd.InOrStdin())
+	}
+	file, err := os.Open(name)
+	if err != nil {
+		return usageError{err}
+	}
+	defer file.Close()
+	return f(file)
+}
+
+// eachLine calls f with every line of r and its 1-based number, without the
+// line terminator ("\n" or "\r\n"); a last line without a terminator counts,
+// an empty input has no lines. line is only valid during the call. A line
+// longer than maxLine bytes is a usage error naming name and the line.
+func eachLine(r io.Reader, name string, maxLine int, f func(n int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // a line longer than the reader's buffer, assembled
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if len(long) > maxLine {
+					return usagef("%s: line %d is longer than --max-line (%d bytes)", inputName(name), n, maxLine)
+				}
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return usagef("read %s: line %d: %v", inputName(name), n, err)
+		}
+		if len(line) == 0 && err == io.EOF {
+			return nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > maxLine {
+			return usagef("%s: line %d is longer than --max-line (%d bytes)", inputName(name), n, maxLine)
+		}
+		if ferr := f(n, line); ferr != nil {
+			return ferr
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// fingerprintDistance returns the Hamming distance of a and b, or a usage
+// error naming them when their widths differ.
+func fingerprintDistance(a, b neardup.Fingerprint) (int, error) {
+	d, err := neardup.Distance(a, b)
+	if err != nil {
+		return 0, usageError{unprefixed{fmt.Errorf("fingerprints %s (%d bits) and %s (%d bits) differ in width: %w",
+			a, a.Bits(), b, b.Bits(), err)}}
+	}
+	return d, nil
+}
+
+// parseHex parses a fingerprint argument, with a usage error for bad hex.
+func parseHex(s string) (neardup.Fingerprint, error) {
+	f, err := neardup.ParseFingerprint(s)
+	if err != nil {
+		return f, usageError{unprefixed{err}}
+	}
+	return f, nil
+}
+
+// unprefixed shows a library error without its "neardup: " prefixes, since
+// neardup prints its own; errors.Is and errors.As still see the error.
+type unprefixed struct{ err error }
+
+func (e unprefixed) Error() string { return strings.ReplaceAll(e.err.Error(), "neardup: ", "") }
+func (e unprefixed) Unwrap() error { return e.err }
+
+// inputName is how messages name an input: "standard input" for "-".
+func inputName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
+}

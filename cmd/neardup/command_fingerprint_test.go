@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/simhash/compat"
+)
+
+// runFP runs neardup with args and stdin and returns its stdout, stderr and
+// exit status.
+func runFP(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// writeFile writes content to a new file in a test directory and returns
+// its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// wantUsageError checks that a run failed with exit status 2 and one line
+// "neardup: ..." on stderr containing msg.
+func wantUsageError(t *testing.T, stderr string, code int, msg string) {
+	t.Helper()
+	if code != 2 {
+		t.Errorf("exit status %d, want 2 (stderr %q)", code, stderr)
+	}
+	if !strings.HasPrefix(stderr, "neardup: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, msg) {
+		t.Errorf("stderr %q, want one line 'neardup: ...%s...'", stderr, msg)
+	}
+}
+
+// mfonda is the go-mfonda fingerprint of text in hex, from the library.
+func mfonda(text string) string { return fmt.Sprintf("%016x", compat.Mfonda64([]byte(text))) }
+
+func TestFingerprintCommand(t *testing.T) {
+	file := writeFile(t, "doc.txt", "this is a test phrase")
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"lines", "this is a test phrase\nthis is a test phrass\r\n\nlast", []string{"fingerprint", "--profile", "go-mfonda", "--lines"},
+			"8c3a5f7e9ecb3f35\t1\n8c3a5f7e9ecb3f21\t2\nffffffffffffffff\t3\nd06d7f7ec6478465\t4\n"},
+		{"lines, final newline", "this is a test phrase\n", []string{"fingerprint", "--profile", "go-mfonda", "--lines"},
+			"8c3a5f7e9ecb3f35\t1\n"},
+		{"empty input with --lines", "", []string{"fingerprint", "--lines"}, ""},
+		{"stdin is one document", "two lines\nof text", []string{"fingerprint", "--profile", "go-mfonda"},
+			mfonda("two lines\nof text") + "\t-\n"},
+		{"file", "", []string{"fingerprint", "--profile", "go-mfonda", file}, "8c3a5f7e9ecb3f35\t" + file + "\n"},
+		{"file and stdin", "this is a test phrass", []string{"fingerprint", "--profile", "go-mfonda", file, "-"},
+			"8c3a5f7e9ecb3f35\t" + file + "\n8c3a5f7e9ecb3f21\t-\n"},
+		{"lines of two inputs", "x y", []string{"fingerprint", "--profile", "go-mfonda", "--lines", file, "-"},
+			"8c3a5f7e9ecb3f35\t" + file + ":1\n" + mfonda("x y") + "\t-:1\n"},
+		{"classic 128", "This is a test string for testing", []string{"fingerprint", "--profile", "classic", "--bits", "128"},
+			"0000000020302202800d8e90e45cc488\t-\n"},
+		{"nilsimsa by algo", "abcdefgh", []string{"fingerprint", "--algo", "nilsimsa"},
+			"14c8118000000000030800000004042004189020001308014088003280000078\t-\n"},
+		{"nilsimsa by profile", "abcdefgh", []string{"fingerprint", "--profile", "nilsimsa", "--algo", "nilsimsa"},
+			"14c8118000000000030800000004042004189020001308014088003280000078\t-\n"},
+		{"py-simhash empty", "", []string{"fingerprint", "--profile", "py-simhash"}, "e9800998ecf8427e\t-\n"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := runFP(t, tt.stdin, tt.args...)
+		if code != 0 || out != tt.want {
+			t.Errorf("%s: got %q (status %d, stderr %q), want %q", tt.name, out, code, errOut, tt.want)
+		}
+	}
+}
+
+// TestFingerprintDefaultProfile checks the output format of the default
+// profile at both widths without fixing its values (FP-CORE's pipeline owns
+// them): one zero-padded lower-case hex line per document, the same for the
+// same text.
+func TestFingerprintDefaultProfile(t *testing.T) {
+	for _, bits := range []string{"64", "128"} {
+		out, errOut, code := runFP(t, "same text\nsame text\n\n", "fingerprint", "--lines", "--bits", bits)
+		if code != 0 {
+			t.Fatalf("status %d: %s", code, errOut)
+		}
+		digits := map[string]int{"64": 16, "128": 32}[bits]
+		re := regexp.MustCompile(fmt.Sprintf(`^[0-9a-f]{%d}\t[123]$`, digits))
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("--bits %s: %d lines, want 3: %q", bits, len(lines), out)
+		}
+		for _, l := range lines {
+			if !re.MatchString(l) {
+				t.Errorf("--bits %s: line %q does not match %s", bits, l, re)
+			}
+		}
+		if lines[0][:digits] != lines[1][:digits] {
+			t.Errorf("--bits %s: the same text gives %q and %q", bits, lines[0], lines[1])
+		}
+	}
+}
+
+// TestFingerprintLongLines checks --lines on a line longer than the read
+// buffer (assembled in pieces) and on one longer than --max-line.
+func TestFingerprintLongLines(t *testing.T) {
+	long := strings.Repeat("word ", 100_000) // 500 KB, over the 256 KB buffer
+	want, _, _ := runFP(t, long, "fingerprint", "--profile", "go-mfonda")
+	out, errOut, code := runFP(t, "a b\n"+long+"\r\nc d\n", "fingerprint", "--profile", "go-mfonda", "--lines")
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) != 4 || lines[1][:16] != want[:16] || lines[1][16:] != "\t2" {
+		t.Errorf("long line: status %d, stderr %q, output %q; want line 2 = %q", code, errOut, out, want[:16]+"\t2")
+	}
+	_, errOut, code = runFP(t, "short\n"+strings.Repeat("x", 20)+"\n", "fingerprint", "--lines", "--max-line", "10")
+	wantUsageError(t, errOut, code, "line 2 is longer than --max-line")
+	_, errOut, code = runFP(t, "short\n"+long, "fingerprint", "--lines", "--max-line", "300000")
+	wantUsageError(t, errOut, code, "standard input: line 2 is longer than --max-line (300000 bytes)")
+}
+
+func TestFingerprintErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"fingerprint", "--profile", "simhash"}, `unknown profile or unsupported width: "simhash"`},
+		{[]string{"fingerprint", "--bits", "32"}, "not 32"},
+		{[]string{"fingerprint", "--profile", "go-mfonda", "--bits", "128"}, "not 128"},
+		{[]string{"fingerprint", "--algo", "md5"}, `unknown --algo "md5"`},
+		{[]string{"fingerprint", "--algo", "nilsimsa", "--profile", "classic"}, "conflicts"},
+		{[]string{"fingerprint", "--algo", "simhash", "--profile", "nilsimsa"}, "conflicts"},
+		{[]string{"fingerprint", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
+		{[]string{"fingerprint", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"fingerprint", "--lines", "--max-line", "0"}, "--max-line must be positive"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := runFP(t, "text", tt.args...)
+		if out != "" {
+			t.Errorf("%v: printed %q", tt.args, out)
+		}
+		wantUsageError(t, errOut, code, tt.msg)
+	}
+}
