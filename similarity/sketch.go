@@ -1,7 +1,6 @@
 package similarity
 
 import (
-	"cmp"
 	"slices"
 	"unicode/utf8"
 
@@ -60,37 +59,47 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	for _, r := range string(norm) {
 		s.Runes = append(s.Runes, r)
 	}
-	type tokenWeight struct {
-		key uint64
-		w   float64
+	// keys holds the token hashes in text order, then sorted. With idf,
+	// idfs remembers each distinct token's weight (a function of the token,
+	// so of its hash).
+	keys := make([]uint64, 0, len(norm)/4+1)
+	var idfs map[uint64]float64
+	if idf != nil {
+		idfs = make(map[uint64]float64)
 	}
-	var toks []tokenWeight
 	analysis.Tokenize(norm, func(tok []byte) {
-		w := 1.0
-		if idf != nil {
-			w = idf(tok)
+		k := xxh3.Hash(tok)
+		keys = append(keys, k)
+		if idfs != nil {
+			if _, ok := idfs[k]; !ok {
+				idfs[k] = idf(tok)
+			}
 		}
-		toks = append(toks, tokenWeight{xxh3.Hash(tok), w})
 	})
-	switch len(toks) {
+	switch len(keys) {
 	case 0:
 	case 1:
-		s.Shingles = []uint64{toks[0].key}
+		s.Shingles = []uint64{keys[0]}
 	default:
-		s.Shingles = make([]uint64, len(toks)-1)
+		s.Shingles = make([]uint64, len(keys)-1)
 		for i := range s.Shingles {
-			s.Shingles[i] = shingleKey(toks[i].key, toks[i+1].key)
+			s.Shingles[i] = shingleKey(keys[i], keys[i+1])
 		}
 		slices.Sort(s.Shingles)
 		s.Shingles = slices.Compact(s.Shingles)
 	}
-	slices.SortFunc(toks, func(a, b tokenWeight) int { return cmp.Compare(a.key, b.key) })
-	for _, t := range toks {
-		if n := len(s.Vector); n > 0 && s.Vector[n-1].Key == t.key {
-			s.Vector[n-1].Weight += t.w
-			continue
+	slices.Sort(keys)
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
 		}
-		s.Vector = append(s.Vector, Term{Key: t.key, Weight: t.w})
+		w := float64(j - i)
+		if idfs != nil {
+			w *= idfs[keys[i]]
+		}
+		s.Vector = append(s.Vector, Term{Key: keys[i], Weight: w})
+		i = j
 	}
 	s.norm = s.Vector.Norm()
 	return s
