@@ -3,6 +3,7 @@ package similarity
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -189,4 +190,32 @@ func TestLevenshteinRatio(t *testing.T) {
 			t.Errorf("LevenshteinRatio(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
+}
+
+// FuzzLevenshtein checks the fast paths against the textbook algorithm on
+// arbitrary text (invalid UTF-8 becomes U+FFFD runes) and bounds.
+func FuzzLevenshtein(f *testing.F) {
+	f.Add("kitten", "sitting", 2)
+	f.Add("你妈妈喊你回家吃饭哦", "你妈妈叫你回家吃饭啦", -1)
+	f.Add(strings.Repeat("ab", 50), strings.Repeat("ba", 40), 10)
+	f.Fuzz(func(t *testing.T, x, y string, bound int) {
+		a, b := []rune(x), []rune(y)
+		if len(a)*len(b) > 1<<20 {
+			return // keep the quadratic reference cheap
+		}
+		want := naiveLevenshtein(a, b)
+		got := Levenshtein(a, b, bound)
+		if bound < 0 {
+			if got != want {
+				t.Fatalf("Levenshtein(%q, %q) = %d, want %d", x, y, got, want)
+			}
+			return
+		}
+		if got != min(want, bound+1) {
+			t.Fatalf("Levenshtein(%q, %q, max %d) = %d, want %d", x, y, bound, got, min(want, bound+1))
+		}
+		if r := LevenshteinRatio(a, b); r < 0 || r > 1 {
+			t.Fatalf("LevenshteinRatio = %v, outside [0, 1]", r)
+		}
+	})
 }
