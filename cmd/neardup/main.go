@@ -44,9 +44,11 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newPairsCmd(),
 		newBenchCmd(),
 		newEvalCmd(),
+		newServeCmd(),
 		newFingerprintCmd(),
 		newDistanceCmd(),
 		newCompareCmd(),
+		newDedupCmd(),
 	)
 	return root
 }

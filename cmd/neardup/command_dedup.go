@@ -1,0 +1,665 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/neardup/neardup"
+)
+
+// docInput holds the flags that say how documents are read; dedup and
+// cluster share them.
+type docInput struct {
+	format    string
+	lines     bool
+	idField   string
+	textField string
+	onError   string
+	maxLine   int
+}
+
+func (in *docInput) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, lines or dir (auto: by extension, .csv is CSV, .txt with --lines, a directory is dir, anything else JSONL)")
+	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
+	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field holding the document id (missing: the line number)")
+	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field holding the text")
+	f.StringVar(&in.onError, "on-error", "fail", "on a malformed line: fail (exit 2) or skip (report it on stderr and go on)")
+	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
+}
+
+func (in *docInput) validate() error {
+	switch in.format {
+	case "auto", "jsonl", "csv", "lines", "dir":
+	default:
+		return usagef("--format %q: want auto, jsonl, csv, lines or dir", in.format)
+	}
+	if in.onError != "fail" && in.onError != "skip" {
+		return usagef("--on-error %q: want fail or skip", in.onError)
+	}
+	if in.maxLine <= 0 {
+		return usagef("--max-line must be positive")
+	}
+	return nil
+}
+
+// record is one input document with what is needed to write it back in
+// its own format.
+type record struct {
+	doc    neardup.Document
+	where  string   // "file:line" for messages
+	raw    []byte   // the JSONL or text line, or the directory path
+	fields []string // the CSV record
+	kind   string   // jsonl, csv, lines or dir
+	header []string // CSV header of its file
+}
+
+// inputError is a malformed input line; --on-error skip passes over it.
+type inputError struct {
+	where string
+	err   error
+}
+
+func (e *inputError) Error() string { return e.where + ": " + e.err.Error() }
+
+// source is one input (a file, a directory, or standard input).
+type source struct {
+	name string // as given; "-" for standard input
+	kind string
+	size int64 // bytes, for the progress bar (0 if unknown)
+}
+
+// sources resolves the inputs and their formats.
+func (in *docInput) sources(args []string) ([]source, error) {
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	var out []source
+	for _, a := range args {
+		s := source{name: a}
+		var info fs.FileInfo
+		if a != "-" {
+			var err error
+			if info, err = os.Stat(a); err != nil {
+				return nil, usageError{err}
+			}
+			s.size = info.Size()
+		}
+		switch {
+		case in.lines:
+			s.kind = "lines"
+		case in.format != "auto":
+			s.kind = in.format
+		case info != nil && info.IsDir():
+			s.kind = "dir"
+		case strings.EqualFold(filepath.Ext(a), ".csv"):
+			s.kind = "csv"
+		default:
+			s.kind = "jsonl"
+		}
+		if s.kind == "dir" {
+			if info == nil || !info.IsDir() {
+				return nil, usagef("%s is not a directory", a)
+			}
+			s.size = 0
+		} else if info != nil && info.IsDir() {
+			return nil, usagef("%s is a directory; --format %s reads files", a, s.kind)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// read calls emit for every document of the sources, in order. A malformed
+// line is passed to bad; if bad returns an error, reading stops with it.
+// progress, if not nil, is told how many bytes were read.
+func (in *docInput) read(stdin io.Reader, srcs []source, emit func(*record) error, bad func(*inputError) error, progress func(int)) error {
+	multi := len(srcs) > 1
+	for _, s := range srcs {
+		var err error
+		if s.kind == "dir" {
+			err = in.readDir(s.name, emit, bad)
+		} else {
+			r := stdin
+			name := "standard input"
+			if s.name != "-" {
+				f, err := os.Open(s.name)
+				if err != nil {
+					return usageError{err}
+				}
+				r, name = f, s.name
+				defer f.Close()
+			}
+			if progress != nil {
+				r = &countReader{r: r, add: progress}
+			}
+			prefix := ""
+			if multi {
+				prefix = name + ":"
+			}
+			if s.kind == "csv" {
+				err = in.readCSV(r, name, prefix, emit, bad)
+			} else {
+				err = in.readLines(r, name, prefix, s.kind, emit, bad)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type countReader struct {
+	r   io.Reader
+	add func(int)
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.add(n)
+	return n, err
+}
+
+// readLines reads JSONL or plain lines. Lines longer than --max-line are
+// malformed; a final line without a newline counts.
+func (in *docInput) readLines(r io.Reader, name, idPrefix, kind string, emit func(*record) error, bad func(*inputError) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	for line := 1; ; line++ {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], b...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= in.maxLine {
+				b, err = br.ReadSlice('\n')
+				long = append(long, b...)
+			}
+			for errors.Is(err, bufio.ErrBufferFull) { // too long: skip the rest
+				_, err = br.ReadSlice('\n')
+			}
+			b = long
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: line %d: %w", name, line, err)
+		}
+		if len(b) == 0 && err != nil {
+			return nil
+		}
+		raw := bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
+		where := fmt.Sprintf("%s:%d", name, line)
+		if len(raw) > in.maxLine {
+			if e := bad(&inputError{where, fmt.Errorf("line of %d bytes is longer than --max-line %d", len(raw), in.maxLine)}); e != nil {
+				return e
+			}
+		} else if rec, perr := in.parseLine(raw, kind, where, idPrefix+strconv.Itoa(line)); perr != nil {
+			if e := bad(perr); e != nil {
+				return e
+			}
+		} else if rec != nil {
+			if e := emit(rec); e != nil {
+				return e
+			}
+		}
+		if err != nil {
+			return nil
+		}
+	}
+}
+
+// parseLine turns one line into a record; it returns nil for a blank JSONL
+// line.
+func (in *docInput) parseLine(raw []byte, kind, where, lineID string) (*record, *inputError) {
+	rec := &record{where: where, raw: bytes.Clone(raw), kind: kind}
+	if kind == "lines" {
+		rec.doc = neardup.Document{ID: lineID, Text: string(raw)}
+		return rec, nil
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, &inputError{where, fmt.Errorf("malformed JSON: %w", err)}
+	}
+	rec.doc.ID = lineID
+	if v, ok := obj[in.idField]; ok && string(v) != "null" {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			rec.doc.ID = s
+		} else {
+			rec.doc.ID = string(bytes.TrimSpace(v)) // a number or other scalar, as written
+		}
+	}
+	v, ok := obj[in.textField]
+	if !ok {
+		return nil, &inputError{where, fmt.Errorf("no %q field", in.textField)}
+	}
+	if err := json.Unmarshal(v, &rec.doc.Text); err != nil {
+		return nil, &inputError{where, fmt.Errorf("field %q is not a string", in.textField)}
+	}
+	return rec, nil
+}
+
+// readCSV reads a CSV file with a header line.
+func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return usagef("%s: CSV header: %v", name, err)
+	}
+	idCol, textCol := -1, -1
+	for i, h := range header {
+		switch strings.TrimPrefix(h, "\ufeff") {
+		case in.idField:
+			idCol = i
+		case in.textField:
+			textCol = i
+		}
+	}
+	if textCol < 0 {
+		return usagef("%s: CSV header has no %q column (see --text-field)", name, in.textField)
+	}
+	for {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			where := name
+			if errors.As(err, &pe) {
+				where = fmt.Sprintf("%s:%d", name, pe.StartLine)
+				err = pe.Err
+			}
+			if e := bad(&inputError{where, fmt.Errorf("malformed CSV: %w", err)}); e != nil {
+				return e
+			}
+			if pe == nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", name, line)
+		if len(fields[textCol]) > in.maxLine {
+			if e := bad(&inputError{where, fmt.Errorf("text of %d bytes is longer than --max-line %d", len(fields[textCol]), in.maxLine)}); e != nil {
+				return e
+			}
+			continue
+		}
+		rec := &record{where: where, fields: fields, kind: "csv", header: header}
+		rec.doc = neardup.Document{ID: idPrefix + strconv.Itoa(line), Text: fields[textCol]}
+		if idCol >= 0 && fields[idCol] != "" {
+			rec.doc.ID = fields[idCol]
+		}
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// readDir reads every regular file under dir, in lexical order, as one
+// document whose id is its path relative to dir.
+func (in *docInput) readDir(dir string, emit func(*record) error, bad func(*inputError) error) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if info, err := d.Info(); err == nil && info.Size() > int64(in.maxLine) {
+			return bad(&inputError{path, fmt.Errorf("file of %d bytes is longer than --max-line %d", info.Size(), in.maxLine)})
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return emit(&record{where: path, raw: []byte(rel), kind: "dir", doc: neardup.Document{ID: rel, Text: string(b)}})
+	})
+}
+
+// recordWriter writes records back in their own format.
+type recordWriter struct {
+	w      *bufio.Writer
+	csv    *csv.Writer
+	header []string
+}
+
+func newRecordWriter(w io.Writer) *recordWriter {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	return &recordWriter{w: bw, csv: csv.NewWriter(bw)}
+}
+
+func (rw *recordWriter) write(r *record) error {
+	if r.kind == "csv" {
+		if rw.header == nil {
+			rw.header = r.header
+			if err := rw.csv.Write(r.header); err != nil {
+				return err
+			}
+		} else if !equalStrings(rw.header, r.header) {
+			return usagef("%s: CSV header differs from the first CSV input's; dedup them separately", r.where)
+		}
+		return rw.csv.Write(r.fields)
+	}
+	rw.w.Write(r.raw)
+	return rw.w.WriteByte('\n')
+}
+
+func (rw *recordWriter) flush() error {
+	rw.csv.Flush()
+	if err := rw.csv.Error(); err != nil {
+		return err
+	}
+	return rw.w.Flush()
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// engineFlags configures the engine for dedup.
+type engineFlags struct {
+	profile   string
+	bits      int
+	k         int
+	db        string
+	retention time.Duration
+}
+
+func (ef *engineFlags) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile (SimHash profiles only)")
+	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
+	f.IntVar(&ef.k, "k", 0, "Hamming distance for long texts (0: the default policy's 3)")
+}
+
+func (ef *engineFlags) options() (neardup.Options, error) {
+	o := neardup.DefaultOptions()
+	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits}
+	o.K = ef.k
+	o.ExpiryInterval = -1
+	o.Retention = -1
+	if ef.retention > 0 {
+		o.Retention = ef.retention
+		o.ExpiryInterval = 0
+	}
+	if err := o.Validate(); err != nil {
+		return o, usageError{err}
+	}
+	return o, nil
+}
+
+// dupReport is one line of --report.
+type dupReport struct {
+	ID          string  `json:"id"`
+	DuplicateOf string  `json:"duplicate_of"`
+	Distance    int     `json:"distance"`
+	Similarity  float64 `json:"similarity"`
+}
+
+// dedupBatch is how many documents go to the engine at a time: enough to
+// keep every core fingerprinting.
+const dedupBatch = 2048
+
+// newDedupCmd returns `neardup dedup`.
+func newDedupCmd() *cobra.Command {
+	var in docInput
+	var ef engineFlags
+	var report string
+	cmd := &cobra.Command{
+		Use:   "dedup [flags] [INPUT...]",
+		Short: "Write the documents that are not near-duplicates of earlier ones",
+		Long: `Dedup reads documents and writes to standard output the ones that are not
+near-duplicates of an earlier document, in the input's own format and order.
+
+Inputs (standard input when none is given):
+  JSONL      one JSON object a line; --id-field and --text-field (default id and
+             text) name its fields; a missing id is the line number (file:line
+             with several inputs). Blank lines are skipped. Output: the line as is.
+  CSV        a .csv file (or --format csv) with a header line naming the fields.
+             Output: the header once, then the unique records.
+  lines      --lines: plain text, one document per line, id = line number.
+  directory  one document per regular file, id = its relative path. Output: the
+             relative paths of the unique files, one a line.
+
+Decisions are made in input order, so the first of a group of near-duplicates
+is kept; fingerprinting runs on all cores. Near-duplicates are decided by the
+engine's default verification policy (see neardup.DefaultPolicy).
+
+Edge cases: a text that is empty or only white space is kept the first time
+and is a duplicate of that first one afterwards. Invalid UTF-8 is read as
+U+FFFD (JSON decoding does the same). A line (or file) longer than --max-line
+is malformed. A malformed line (bad JSON, missing text field, bad CSV quoting)
+is reported with its file and line number: with --on-error fail (the default)
+dedup stops with exit status 2; every line written before is complete and
+the message says where it stopped. With --on-error skip it is reported on
+standard error and skipped. An id seen twice with different texts is an error
+of the same kind.
+
+--db DIR dedups against the documents stored in DIR by earlier runs and adds
+the new ones (kept until --retention passes, forever by default); without it
+the run is in memory. --report FILE writes one JSON line per duplicate:
+{"id", "duplicate_of", "distance", "similarity"}. A progress bar is shown on
+standard error when it is a terminal.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := in.validate(); err != nil {
+				return err
+			}
+			o, err := ef.options()
+			if err != nil {
+				return err
+			}
+			srcs, err := in.sources(args)
+			if err != nil {
+				return err
+			}
+			var rep *bufio.Writer
+			if report != "" {
+				f, err := os.Create(report)
+				if err != nil {
+					return usageError{err}
+				}
+				defer f.Close()
+				rep = bufio.NewWriter(f)
+				defer rep.Flush()
+			}
+			e, err := neardup.Open(ef.db, &o)
+			if err != nil {
+				return fmt.Errorf("dedup: %w", err)
+			}
+			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr()}
+			err = d.run(cmd.Context(), cmd.InOrStdin(), srcs)
+			if cerr := e.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("dedup: %w", cerr)
+			}
+			if ferr := d.out.flush(); err == nil && ferr != nil {
+				err = fmt.Errorf("dedup: writing output: %w", ferr)
+			}
+			if rep != nil {
+				if ferr := rep.Flush(); err == nil && ferr != nil {
+					err = fmt.Errorf("dedup: writing report: %w", ferr)
+				}
+			}
+			return err
+		},
+	}
+	in.addFlags(cmd)
+	ef.addFlags(cmd)
+	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to (default: in memory)")
+	cmd.Flags().DurationVar(&ef.retention, "retention", 0, "with --db, forget documents older than this (0: keep forever)")
+	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
+	return cmd
+}
+
+// deduper runs dedup: it batches records, asks the engine, and writes the
+// unique ones in order.
+type deduper struct {
+	e        *neardup.Engine
+	out      *recordWriter
+	rep      *bufio.Writer
+	in       *docInput
+	stderr   io.Writer
+	batch    []*record
+	docs     []neardup.Document
+	empty    string // id of the first empty text
+	hasEmpty bool
+	written  int
+	dups     int
+	skipped  int
+}
+
+func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var progress func(int)
+	if f, ok := d.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		var total int64
+		for _, s := range srcs {
+			total += s.size
+		}
+		if total == 0 {
+			total = -1
+		}
+		bar := progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(f),
+			progressbar.OptionSetDescription("dedup"),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		defer bar.Finish()
+		progress = func(n int) { bar.Add(n) }
+	}
+	bad := func(ie *inputError) error {
+		if d.in.onError == "skip" {
+			d.skipped++
+			fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
+			return nil
+		}
+		// Decide and write what came before the bad line, then stop.
+		if err := d.flush(ctx); err != nil {
+			return err
+		}
+		return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", ie, d.written)
+	}
+	emit := func(r *record) error {
+		d.batch = append(d.batch, r)
+		if len(d.batch) == dedupBatch {
+			return d.flush(ctx)
+		}
+		return nil
+	}
+	err := d.in.read(stdin, srcs, emit, bad, progress)
+	if err == nil {
+		err = d.flush(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+// flush decides the batched records and writes the unique ones.
+func (d *deduper) flush(ctx context.Context) error {
+	if len(d.batch) == 0 {
+		return nil
+	}
+	d.docs = d.docs[:0]
+	for _, r := range d.batch {
+		if strings.TrimSpace(r.doc.Text) != "" {
+			d.docs = append(d.docs, r.doc)
+		}
+	}
+	results, err := d.e.CheckAndInsertBatch(ctx, d.docs)
+	var be *neardup.BatchError
+	if err != nil && !errors.As(err, &be) {
+		return fmt.Errorf("dedup: %w", err)
+	}
+	var failed *inputError
+	j := 0
+	for _, r := range d.batch {
+		var res neardup.Result
+		if strings.TrimSpace(r.doc.Text) == "" {
+			if !d.hasEmpty {
+				d.hasEmpty, d.empty = true, r.doc.ID
+				res = neardup.Result{ID: r.doc.ID, Inserted: true}
+			} else {
+				of := d.empty
+				res = neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}
+			}
+		} else {
+			res = results[j]
+			j++
+			if be != nil && be.Errs[j-1] != nil {
+				ie := &inputError{r.where, be.Errs[j-1]}
+				if d.in.onError == "skip" {
+					d.skipped++
+					fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
+				} else if failed == nil {
+					failed = ie
+				}
+				continue
+			}
+			if !res.Inserted && !res.Duplicate {
+				// The id is already stored with this text (an earlier run
+				// with --db, or a repeat in the input): seen before.
+				of := r.doc.ID
+				res = neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}
+			}
+		}
+		if res.Duplicate {
+			d.dups++
+			if d.rep != nil {
+				b, _ := json.Marshal(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity})
+				d.rep.Write(b)
+				d.rep.WriteByte('\n')
+			}
+			continue
+		}
+		if err := d.out.write(r); err != nil {
+			return err
+		}
+		d.written++
+	}
+	d.batch = d.batch[:0]
+	if failed != nil {
+		return usagef("dedup: %s (stopped after the batch of up to %d documents containing it; the other documents of that batch were decided and %d unique ones written, every one complete)", failed, dedupBatch, d.written)
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeDedupFile writes content to name under dir and returns its path.
+func writeDedupFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const (
+	fox   = "The quick brown fox jumps over the lazy dog near the river bank today."
+	fox2  = "the quick brown fox jumps over the lazy dog near the river bank today!"
+	other = "Stock markets fell sharply on Monday as investors worried about rates."
+)
+
+func TestDedup(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := writeDedupFile(t, dir, "in.jsonl", fmt.Sprintf(
+		"{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n\n{\"text\":%q}\n{\"id\":7,\"text\":\"\"}\n{\"id\":\"e\",\"text\":\" \"}\n", fox, fox2, other))
+	csvFile := writeDedupFile(t, dir, "in.csv", fmt.Sprintf("id,text,n\n1,%q,x\n2,%q,y\n3,%q,z\n", fox, fox2, other))
+	lines := writeDedupFile(t, dir, "in.txt", fox+"\n"+other+"\n"+fox2+"\n")
+	writeDedupFile(t, dir, "tree/a.txt", fox)
+	writeDedupFile(t, dir, "tree/sub/b.txt", fox2)
+	writeDedupFile(t, dir, "tree/c.txt", other)
+	tests := []struct {
+		name    string
+		args    []string
+		want    string
+		reports []string // "id>duplicate_of"
+	}{
+		{"jsonl", []string{jsonl}, fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"text\":%q}\n{\"id\":7,\"text\":\"\"}\n", fox, other), []string{"b>a", "e>7"}},
+		{"csv", []string{csvFile}, fmt.Sprintf("id,text,n\n1,%s,x\n3,%s,z\n", fox, other), []string{"2>1"}},
+		{"lines", []string{"--lines", lines}, fox + "\n" + other + "\n", []string{"3>1"}},
+		{"dir", []string{filepath.Join(dir, "tree")}, "a.txt\nc.txt\n", []string{"sub/b.txt>a.txt"}},
+		{"custom fields", []string{"--id-field", "n", "--text-field", "t"}, "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := filepath.Join(t.TempDir(), "rep.jsonl")
+			var stdin = strings.NewReader("")
+			if tc.name == "custom fields" {
+				stdin = strings.NewReader(fmt.Sprintf("{\"n\":\"x\",\"t\":%q}\n{\"n\":\"y\",\"t\":%q}\n", fox, fox2))
+				tc.want = fmt.Sprintf("{\"n\":\"x\",\"t\":%q}\n", fox)
+				tc.reports = []string{"y>x"}
+			}
+			var out, errb bytes.Buffer
+			if code := run(append([]string{"dedup", "--report", rep}, tc.args...), stdin, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			if out.String() != tc.want {
+				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tc.want)
+			}
+			b, err := os.ReadFile(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if l == "" {
+					continue
+				}
+				var r dupReport
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, r.ID+">"+r.DuplicateOf)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.reports, " ") {
+				t.Errorf("report %v, want %v", got, tc.reports)
+			}
+		})
+	}
+}
+
+func TestDedupBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeDedupFile(t, dir, "bad.jsonl", fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":\n{\"id\":\"c\"}\n{\"id\":\"d\",\"text\":%q}\n", fox, other))
+	tests := []struct {
+		args     []string
+		code     int
+		out      string
+		inStderr string
+	}{
+		{[]string{bad}, 2, fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n", fox), "bad.jsonl:2: malformed JSON"},
+		{[]string{"--on-error", "skip", bad}, 0, fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"d\",\"text\":%q}\n", fox, other), "bad.jsonl:3: no \"text\" field"},
+		{[]string{"--on-error", "maybe", bad}, 2, "", "--on-error"},
+		{[]string{filepath.Join(dir, "missing.jsonl")}, 2, "", "no such file"},
+		{[]string{"--max-line", "20", bad}, 2, "", "bad.jsonl:1: line of"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(""), &out, &errb)
+		if code != tc.code || out.String() != tc.out || !strings.Contains(errb.String(), tc.inStderr) {
+			t.Errorf("%v: exit %d, out %q, stderr %q", tc.args, code, out.String(), errb.String())
+		}
+	}
+}
+
+// TestDedupDB checks that --db remembers documents across runs.
+func TestDedupDB(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	line := func(id, text string) string { return fmt.Sprintf("{\"id\":%q,\"text\":%q}\n", id, text) }
+	for i, tc := range []struct{ in, want string }{
+		{line("1", fox), line("1", fox)},
+		{line("2", fox2) + line("3", other), line("3", other)},
+		{line("3", other) + line("4", other), ""}, // 3 is stored already, 4 duplicates it
+	} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"dedup", "--db", db}, strings.NewReader(tc.in), &out, &errb); code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, errb.String())
+		}
+		if out.String() != tc.want {
+			t.Errorf("run %d: output %q, want %q", i, out.String(), tc.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", "--db", db}, strings.NewReader(line("1", other)), &out, &errb); code != 2 || !strings.Contains(errb.String(), "id already stored with another text") {
+		t.Errorf("id reused with another text: exit %d, %s", code, errb.String())
+	}
+}
