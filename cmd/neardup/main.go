@@ -44,7 +44,6 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newPairsCmd(),
 		newBenchCmd(),
 		newEvalCmd(),
-		newServeCmd(),
 		newFingerprintCmd(),
 		newDistanceCmd(),
 		newCompareCmd(),
