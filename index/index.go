@@ -93,11 +93,13 @@ func (o Options) withDefaults() Options {
 }
 
 // Sizes of the write buffers: new entries are scanned linearly until
-// bufCap of them accumulate, then sorted into the small level, which is
-// folded into the main level once it passes max(smallMin, Len()/8).
+// bufCap of them accumulate, then sorted into tiers of sorted runs, tier j
+// holding at most bufCap*8^(j+1) entries (a log-structured merge); the tiers
+// are folded into the main level once the next one would pass
+// max(mainMin, Len()/4).
 const (
 	bufCap    = 512
-	smallMin  = 1 << 15
+	mainMin   = 1 << 15
 	lockChunk = 8192 // entries changed per write-lock hold in bulk operations
 
 	probeGroup = 16 // tables whose buckets a query locates before scanning
@@ -128,11 +130,12 @@ type Index struct {
 	free  []uint32 // slots referenced by no run, ready for reuse
 	dead  []uint32 // removed slots still referenced by a run or buf
 
-	main, small level
+	// levels[0] is the main level; levels[j+1] is tier j (nil when empty).
+	levels []level
 	buf         []uint32 // newest slots, scanned linearly (may hold dead slots)
 	bufFP       []uint64 // their fingerprints
 
-	bufCap, smallMin int // flush thresholds (tests lower them)
+	bufCap, mainMin int // flush thresholds (tests lower them)
 }
 
 // New returns an empty index. It returns an error wrapping ErrOptions or
@@ -142,8 +145,8 @@ func New(opts Options) (*Index, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap, smallMin: smallMin}
-	ix.main = buildLevel(ix.tabs, nil, nil)
+	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap, mainMin: mainMin}
+	ix.levels = []level{buildLevel(ix.tabs, nil, nil)}
 	return ix, nil
 }
 
@@ -309,34 +312,67 @@ func (ix *Index) maybeCompact() {
 	}
 }
 
-// flush sorts the buffered entries into the small level, or, when the small
-// level has grown (or full is set), rebuilds the main level from every live
-// entry. Building happens outside the read lock; only the swap holds it.
-// The caller holds wmu.
+// flush merges the buffer into the first tier that can hold it together
+// with the smaller tiers, or, when the tiers have outgrown their share (or
+// full is set), rebuilds the main level from every live entry, which also
+// drops dead entries for good. Building happens outside the lock; only the
+// swap holds it. The caller holds wmu.
 func (ix *Index) flush(full bool) {
-	small := ix.small.size() + len(ix.buf)
-	if full || small > max(ix.smallMin, ix.n/8) {
-		slots := make([]uint32, 0, ix.n)
-		slots = ix.appendLive(slots, ix.main)
-		slots = ix.appendLive(slots, ix.small)
-		slots = ix.appendLiveSlots(slots, ix.buf)
-		m := buildLevel(ix.tabs, slots, ix.fps)
-		ix.mu.Lock()
-		ix.main, ix.small = m, nil
-		ix.buf, ix.bufFP = ix.buf[:0], ix.bufFP[:0]
-		ix.free = append(ix.free, ix.dead...)
-		ix.dead = ix.dead[:0]
-		ix.mu.Unlock()
+	slots := ix.appendLiveSlots(nil, ix.buf)
+	for j := 0; ; j++ {
+		if j+1 < len(ix.levels) {
+			slots = ix.appendLive(slots, ix.levels[j+1])
+		}
+		limit := ix.bufCap << (3 * (j + 1))
+		if full || limit > max(ix.mainMin, ix.n/4) {
+			break
+		}
+		if len(slots) <= limit {
+			l := buildLevel(ix.tabs, slots, ix.fps)
+			ix.mu.Lock()
+			for len(ix.levels) < j+2 {
+				ix.levels = append(ix.levels, nil)
+			}
+			clear(ix.levels[1 : j+1])
+			ix.levels[j+1] = l
+			ix.clearBufLocked()
+			ix.mu.Unlock()
+			return
+		}
+	}
+	// Every live entry is in the main level, a tier or the buffer: walk the
+	// live bits, so fingerprints are read in slot order.
+	all := make([]uint32, 0, ix.n)
+	all = ix.appendLiveBits(all)
+	m := buildLevel(ix.tabs, all, ix.fps)
+	ix.mu.Lock()
+	ix.levels = []level{m}
+	ix.clearBufLocked()
+	ix.free = append(ix.free, ix.dead...)
+	ix.dead = ix.dead[:0]
+	ix.mu.Unlock()
+}
+
+// appendLiveBits appends every live slot in ascending order.
+func (ix *Index) appendLiveBits(dst []uint32) []uint32 {
+	for w, word := range ix.live {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &= word - 1
+			dst = append(dst, uint32(w*64+b))
+		}
+	}
+	return dst
+}
+
+// clearBufLocked empties the buffer, releasing the memory a bulk load
+// made it grow to.
+func (ix *Index) clearBufLocked() {
+	if cap(ix.buf) > 4*ix.bufCap {
+		ix.buf, ix.bufFP = make([]uint32, 0, ix.bufCap), make([]uint64, 0, ix.bufCap)
 		return
 	}
-	slots := make([]uint32, 0, small)
-	slots = ix.appendLive(slots, ix.small)
-	slots = ix.appendLiveSlots(slots, ix.buf)
-	s := buildLevel(ix.tabs, slots, ix.fps)
-	ix.mu.Lock()
-	ix.small = s
 	ix.buf, ix.bufFP = ix.buf[:0], ix.bufFP[:0]
-	ix.mu.Unlock()
 }
 
 func (ix *Index) appendLive(dst []uint32, l level) []uint32 {
@@ -371,7 +407,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 	}
 	for t0 := 0; t0 < len(ix.tabs); t0 += probeGroup {
 		tabs := ix.tabs[t0:min(len(ix.tabs), t0+probeGroup)]
-		for _, l := range [2]level{ix.main, ix.small} {
+		for _, l := range ix.levels {
 			if len(l) == 0 {
 				continue
 			}

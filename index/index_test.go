@@ -25,12 +25,12 @@ func (o oracle) query(fp uint64, k int) []Match {
 
 // newTestIndex returns an index with tiny flush thresholds, so that a few
 // hundred operations exercise the buffer, the small level and rebuilds.
-func newTestIndex(tb interface{ Fatal(...any) }, opts Options, bufCap, smallMin int) *Index {
+func newTestIndex(tb interface{ Fatal(...any) }, opts Options, bufCap, mainMin int) *Index {
 	ix, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ix.bufCap, ix.smallMin = bufCap, smallMin
+	ix.bufCap, ix.mainMin = bufCap, mainMin
 	return ix
 }
 
@@ -70,7 +70,7 @@ func TestIndexMatchesOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := rapid.SampledFrom(testDesigns).Draw(t, "design")
 		k := rapid.IntRange(0, d.MaxK()).Draw(t, "K")
-		ix := newTestIndex(t, Options{K: k, Design: d}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "smallMin"))
+		ix := newTestIndex(t, Options{K: k, Design: d}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
 		bases := rapid.SliceOfN(rapid.Uint64(), 1, 4).Draw(t, "bases")
 		gen := fpGen(bases)
 		model := oracle{}

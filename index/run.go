@@ -33,6 +33,10 @@ func (l level) size() int {
 // binary search on the key bits beyond the directory.
 const subKeyMin = 24
 
+// groupBits is the number of top directory bits buildRun's first pass
+// groups entries by.
+const groupBits = 8
+
 // buildLevel builds sorted runs over the given slots for every table; fps
 // maps a slot to its fingerprint. Tables are built in parallel when the
 // level is large.
@@ -52,26 +56,49 @@ func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 	n := len(slots)
 	db := uint(dirBits(t.keyBits, n))
 	r := tableRun{dbits: db, dir: make([]uint32, (1<<db)+1), hi: make([]uint32, n), slot: make([]uint32, n)}
-	cells := make([]uint32, n)
-	his := make([]uint32, n)
-	for i, s := range slots {
-		p := t.permute(fps[s])
-		c := uint32(p >> (64 - db))
-		cells[i] = c
-		his[i] = uint32(p << db >> 32)
-		r.dir[c+1]++
+	for _, s := range slots {
+		r.dir[t.permute(fps[s])>>(64-db)+1]++
 	}
 	for c := 1; c < len(r.dir); c++ {
 		r.dir[c] += r.dir[c-1]
 	}
 	pos := make([]uint32, 1<<db)
 	copy(pos, r.dir[:1<<db])
-	for i, s := range slots {
-		c := cells[i]
-		j := pos[c]
-		pos[c]++
-		r.hi[j] = his[i]
-		r.slot[j] = s
+	if db <= groupBits+4 || n < 1<<16 {
+		for _, s := range slots {
+			p := t.permute(fps[s])
+			c := p >> (64 - db)
+			j := pos[c]
+			pos[c]++
+			r.hi[j] = uint32(p << db >> 32)
+			r.slot[j] = s
+		}
+	} else {
+		// Two passes, so that writes go to few places at a time: first
+		// into 2^groupBits groups by the top cell bits, then each group,
+		// small enough to stay in cache, into its cells.
+		gshift := db - groupBits
+		var gpos [1 << groupBits]uint32
+		for g := range gpos {
+			gpos[g] = r.dir[g<<gshift]
+		}
+		cells := make([]uint32, n)
+		vals := make([]uint64, n)
+		for _, s := range slots {
+			p := t.permute(fps[s])
+			c := uint32(p >> (64 - db))
+			g := c >> gshift
+			j := gpos[g]
+			gpos[g]++
+			cells[j] = c
+			vals[j] = p<<db>>32<<32 | uint64(s)
+		}
+		for j, c := range cells {
+			k := pos[c]
+			pos[c]++
+			r.hi[k] = uint32(vals[j] >> 32)
+			r.slot[k] = uint32(vals[j])
+		}
 	}
 	if t.keyBits > int(db) {
 		var tmp []uint64

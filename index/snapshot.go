@@ -17,7 +17,7 @@ import (
 //	magic "NDUPIDX\x00", version uint32
 //	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels
 //	slot columns: fingerprints, ids, times, live bits, id map, free, dead
-//	main and small levels: per table dbits, directory, hi, slot arrays
+//	levels (main, then tiers): per table dbits, directory, hi, slot arrays
 //	buffer: slots and fingerprints
 //	CRC-32C (Castagnoli) of everything before it
 //
@@ -114,7 +114,8 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	words(s, ix.byID.cells)
 	words(s, ix.free)
 	words(s, ix.dead)
-	for _, l := range []level{ix.main, ix.small} {
+	s.u32(uint32(len(ix.levels)))
+	for _, l := range ix.levels {
 		s.u32(uint32(len(l)))
 		for _, r := range l {
 			s.u32(uint32(r.dbits))
@@ -246,7 +247,13 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	ix.byID.cells = readWords[uint32](s)
 	ix.free = readWords[uint32](s)
 	ix.dead = readWords[uint32](s)
-	for _, l := range []*level{&ix.main, &ix.small} {
+	nlevels := s.u32()
+	if s.err == nil && (nlevels < 1 || nlevels > 16) {
+		return nil, fmt.Errorf("%w: %d levels", ErrSnapshot, nlevels)
+	}
+	ix.levels = make([]level, nlevels)
+	for i := range ix.levels {
+		l := &ix.levels[i]
 		nt := s.u32()
 		if s.err == nil && nt != 0 && int(nt) != len(ix.tabs) {
 			return nil, fmt.Errorf("%w: %d tables, want %d", ErrSnapshot, nt, len(ix.tabs))
@@ -321,7 +328,7 @@ func (ix *Index) check() error {
 	if len(ix.buf) != len(ix.bufFP) {
 		return errors.New("buffer columns of different lengths")
 	}
-	for _, l := range []level{ix.main, ix.small} {
+	for _, l := range ix.levels {
 		for t, r := range l {
 			if r.dbits < 1 || r.dbits > 28 || int(r.dbits) > ix.tabs[t].keyBits || len(r.dir) != 1<<r.dbits+1 {
 				return errors.New("bad directory size")
@@ -341,8 +348,8 @@ func (ix *Index) check() error {
 			}
 		}
 	}
-	if len(ix.main) == 0 {
-		ix.main = buildLevel(ix.tabs, nil, nil)
+	if len(ix.levels[0]) == 0 {
+		ix.levels[0] = buildLevel(ix.tabs, nil, nil)
 	}
 	return nil
 }
