@@ -132,8 +132,8 @@ type Index struct {
 
 	// levels[0] is the main level; levels[j+1] is tier j (nil when empty).
 	levels []level
-	buf         []uint32 // newest slots, scanned linearly (may hold dead slots)
-	bufFP       []uint64 // their fingerprints
+	buf    []uint32 // newest slots, scanned linearly (may hold dead slots)
+	bufFP  []uint64 // their fingerprints
 
 	bufCap, mainMin int // flush thresholds (tests lower them)
 }
