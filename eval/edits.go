@@ -15,8 +15,10 @@ import (
 type EditKind string
 
 // The edit kinds. Word edits work on whitespace-separated words, or on
-// characters for text written without spaces (Chinese, Japanese); the rate
-// is the fraction of words (or characters) touched, at least one.
+// characters for text written without spaces (Chinese, Japanese). For every
+// kind the rate is the fraction of words (CJK: characters) touched, at least
+// one: a character edit at rate 0.1 makes one character edit per ten words,
+// so rates compare across kinds and scripts.
 const (
 	WordDelete     EditKind = "word-delete"
 	WordInsert     EditKind = "word-insert"
@@ -170,13 +172,13 @@ func (ed *Editor) Apply(text string, e Edit) string {
 		if len(ws) == 0 {
 			return text
 		}
-		return join(editSeq(ed, ws, e, ed.word))
+		return join(editSeq(ed, ws, e.Kind, count(len(ws), e.Rate), ed.word))
 	case CharDelete, CharInsert, CharSubstitute, CharSwap:
 		rs := []rune(text)
 		if len(rs) == 0 {
 			return text
 		}
-		return string(editSeq(ed, rs, e, ed.char))
+		return string(editSeq(ed, rs, e.Kind, count(len(units(text)), e.Rate), ed.char))
 	case Boilerplate:
 		return ed.boilerplate(text, e.Rate, cjk)
 	case Whitespace:
@@ -221,11 +223,11 @@ func (ed *Editor) Apply(text string, e Edit) string {
 }
 
 // editSeq deletes, inserts, substitutes (with fresh()) or swaps adjacent
-// elements of s at count(len(s), e.Rate) random places.
-func editSeq[T any](ed *Editor, s []T, e Edit, fresh func() T) []T {
-	for range count(len(s), e.Rate) {
+// elements of s at n random places.
+func editSeq[T any](ed *Editor, s []T, kind EditKind, n int, fresh func() T) []T {
+	for range n {
 		i := ed.rng.IntN(len(s))
-		switch e.Kind {
+		switch kind {
 		case WordDelete, CharDelete:
 			if len(s) > 1 {
 				s = slices.Delete(s, i, i+1)

@@ -48,6 +48,10 @@ func TestEditorRates(t *testing.T) {
 			t.Errorf("%s at %v: %d words, want %d", tc.kind, tc.rate, got, tc.want)
 		}
 	}
+	// Character edits count in words too: one per ten words at rate 0.1.
+	if got := utf8.RuneCountInString(NewEditor(3, nil).Apply(english, Edit{CharDelete, 0.1})); got != utf8.RuneCountInString(english)-3 {
+		t.Errorf("char-delete at 0.1 of %d words left %d of %d runes", words, got, utf8.RuneCountInString(english))
+	}
 	runes := utf8.RuneCountInString(chinese)
 	if got := utf8.RuneCountInString(NewEditor(3, nil).Apply(chinese, Edit{CharDelete, 0.1})); got != runes-5 {
 		t.Errorf("char-delete 10%% of %d runes left %d", runes, got)

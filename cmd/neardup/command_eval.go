@@ -36,6 +36,7 @@ type evalFlags struct {
 	policyVars []string
 	grid       bool
 	gridK      []int
+	policyPipe string
 	variants   []string
 	measures   []string
 	sample     int
@@ -59,6 +60,7 @@ func (f *evalFlags) register(cmd *cobra.Command, withMeasures bool) {
 	fl.BoolVar(&f.policy, "policy", true, "score the default verification policy (neardup.DefaultPolicy) over the default pipeline")
 	fl.StringArrayVar(&f.policyVars, "policy-variant", nil, "extra policy NAME:field=value,... (short-length, short-k, short-measure, short-min, long-k, long-measure, long-min); repeatable")
 	fl.BoolVar(&f.grid, "policy-grid", false, "score one rule per candidate distance (--grid-k) and measure; the report's best thresholds give each rule's similarity cut")
+	fl.StringVar(&f.policyPipe, "policy-pipeline", "", "pipeline of the policy scorers, as Field=value,... changes to the default pipeline (see --variant)")
 	fl.IntSliceVar(&f.gridK, "grid-k", []int{3, 6, 8, 10, 12, 16}, "candidate distances of --policy-grid (64-bit)")
 	fl.StringArrayVar(&f.variants, "variant", nil, "extra default-pipeline variant NAME:Field=value,... (fields of neardup.Pipeline, e.g. Shingle=2,Units=chars,CJK=unigram,Weighting=logtf,TopN=64,HTML=true,StopWords=english); repeatable")
 	if withMeasures {
@@ -337,9 +339,13 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 	if !f.policy && len(f.policyVars) == 0 && !f.grid {
 		return out, nil
 	}
-	fp, err := neardup.NewPipeline(neardup.DefaultPipeline(), f.bits)
+	pp := neardup.DefaultPipeline()
+	if err := setFields(&pp, f.policyPipe); err != nil {
+		return nil, usagef("eval: --policy-pipeline: %v", err)
+	}
+	fp, err := neardup.NewPipeline(pp, f.bits)
 	if err != nil {
-		return nil, err
+		return nil, usagef("eval: --policy-pipeline: %v", err)
 	}
 	if f.policy {
 		s, err := eval.NewPolicyScorer("policy", fp, neardup.DefaultPolicy(), c, true)
