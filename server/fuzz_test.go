@@ -1,0 +1,75 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzHandler sends arbitrary requests to every route: no request may make
+// a handler panic (which the server would answer with 500), and every
+// answer to an API route must be JSON, an error in the documented shape
+// when the status is not 2xx.
+func FuzzHandler(f *testing.F) {
+	seeds := []struct {
+		method uint8
+		path   string
+		ctype  string
+		body   string
+	}{
+		{0, "/v1/documents", "application/json", `{"id":"a","text":"hello world","meta":{"k":[1,2]}}`},
+		{0, "/v1/documents", "", `{"text":"hello","time":"2026-01-02T03:04:05Z"}`},
+		{0, "/v1/documents/batch", "application/x-ndjson", "{\"text\":\"a\"}\n{\"text\":\"b\"}\n"},
+		{0, "/v1/documents/batch", "", `[{"text":"a"},{"text":"A"}]`},
+		{0, "/v1/query", "", `{"text":"hello","k":3}`},
+		{0, "/v1/query", "", `{"fingerprint":"0123456789abcdef"}`},
+		{0, "/v1/compare", "", `{"a":"x y z","b":"x y","profile":"classic","bits":128}`},
+		{0, "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa"}`},
+		{1, "/v1/documents/a", "", ``},
+		{2, "/v1/documents/a", "", ``},
+		{1, "/v1/stats", "", ``},
+		{1, "/static/../server.go", "", ``},
+		{0, "/v1/documents", "", "{\"text\":\"\\ud800\"}"},
+	}
+	for _, s := range seeds {
+		f.Add(s.method, s.path, s.ctype, []byte(s.body))
+	}
+	srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv.SetEngine(newFakeEngine())
+	h := srv.Handler()
+	methods := []string{"POST", "GET", "DELETE", "PUT", "HEAD"}
+	f.Fuzz(func(t *testing.T, method uint8, path, ctype string, body []byte) {
+		u, err := url.ParseRequestURI(path)
+		if err != nil || !strings.HasPrefix(path, "/") {
+			return // not a request target a client could send
+		}
+		req := httptest.NewRequest(methods[int(method)%len(methods)], "/", strings.NewReader(string(body)))
+		req.URL, req.RequestURI = u, path
+		if ctype != "" && !strings.ContainsAny(ctype, "\r\n") {
+			req.Header.Set("Content-Type", ctype)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code == 500 {
+			t.Fatalf("%s %s %q: 500: %s", req.Method, path, body, w.Body.String())
+		}
+		if !strings.HasPrefix(path, "/v1/") || req.Method == "HEAD" || strings.HasPrefix(path, "/v1/openapi") || w.Code/100 == 3 {
+			return // not an API answer, or a redirect to the cleaned path
+		}
+		var v map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s %s: answer is not a JSON object: %q", req.Method, path, w.Body.String())
+		}
+		if w.Code >= 300 {
+			e, _ := v["error"].(map[string]any)
+			if code, _ := e["code"].(string); code == "" {
+				t.Fatalf("%s %s: %d without an error code: %v", req.Method, path, w.Code, v)
+			}
+		}
+	})
+}
