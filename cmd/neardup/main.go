@@ -48,6 +48,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDistanceCmd(),
 		newCompareCmd(),
 		newDedupCmd(),
+		newClusterCmd(),
 	)
 	return root
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/similarity"
+)
+
+// clusterLine is one line of `neardup cluster` output.
+type clusterLine struct {
+	Cluster        int      `json:"cluster"`
+	Representative string   `json:"representative"`
+	Members        []string `json:"members"`
+}
+
+// newClusterCmd returns `neardup cluster`.
+func newClusterCmd() *cobra.Command {
+	var in docInput
+	var ef engineFlags
+	var noVerify, strict bool
+	cmd := &cobra.Command{
+		Use:   "cluster [flags] [INPUT...]",
+		Short: "Group near-duplicate documents",
+		Long: `Cluster reads documents (the same inputs and flags as dedup) and writes one
+JSON line per group of two or more near-duplicates:
+  {"cluster": N, "representative": ID, "members": [ID, ...]}
+The representative is the group's earliest document in input order, listed
+first among the members; groups are numbered from 1 in the order of their
+representatives. Documents in no group are not listed.
+
+Pairs are found with the multi-table index (all pairs within the default
+policy's distance, and the wider short-text distance among short texts), then
+each pair is verified by the policy's similarity test (--no-verify trusts the
+distance alone) and joined by union-find. --strict also requires the two
+representatives of groups about to merge to pass the test, so a chain of
+texts each close to the next cannot join texts that are not alike. Empty
+texts are not clustered.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := in.validate(); err != nil {
+				return err
+			}
+			o, err := ef.options()
+			if err != nil {
+				return err
+			}
+			srcs, err := in.sources(args)
+			if err != nil {
+				return err
+			}
+			fp, err := neardup.NewFingerprinter(o.Fingerprint)
+			if err != nil {
+				return usageError{fmt.Errorf("cluster: %w", err)}
+			}
+			if fp.Bits() != 64 && fp.Bits() != 128 {
+				return usagef("cluster: profile %q makes %d-bit fingerprints; cluster needs SimHash (64 or 128)", o.Fingerprint.Profile, fp.Bits())
+			}
+			var docs []neardup.Document
+			bad := func(ie *inputError) error {
+				if in.onError == "skip" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "neardup: cluster: skipped %s\n", ie)
+					return nil
+				}
+				return usagef("cluster: %s (nothing written; --on-error skip passes over bad lines)", ie)
+			}
+			emit := func(r *record) error {
+				if strings.TrimSpace(r.doc.Text) != "" {
+					docs = append(docs, r.doc)
+				}
+				return nil
+			}
+			if err := in.read(cmd.InOrStdin(), srcs, emit, bad, nil); err != nil {
+				return err
+			}
+			policy := o.Policy
+			if o.K > 0 {
+				policy.Long.MaxDistance = o.K
+			}
+			groups := clusterDocs(docs, fp, policy, !noVerify, strict)
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			enc := json.NewEncoder(w)
+			for i, g := range groups {
+				line := clusterLine{Cluster: i + 1, Representative: docs[g.Representative].ID}
+				for _, m := range g.Members {
+					line.Members = append(line.Members, docs[m].ID)
+				}
+				if err := enc.Encode(line); err != nil {
+					return err
+				}
+			}
+			return w.Flush()
+		},
+	}
+	in.addFlags(cmd)
+	ef.addFlags(cmd)
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "join every pair within the distance, without the similarity test")
+	cmd.Flags().BoolVar(&strict, "strict", false, "merge two groups only if their representatives also pass the similarity test")
+	return cmd
+}
+
+// clusterDocs fingerprints docs on all cores, finds the candidate pairs,
+// verifies them with policy and groups them.
+func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict bool) []cluster.Group {
+	n := len(docs)
+	bits := fp.Bits()
+	fps := make([]neardup.Fingerprint, n)
+	entries := make([]index.Entry, n)
+	parallelDo(n, func(i int) {
+		fps[i] = fp.Fingerprint([]byte(docs[i].Text))
+		v := fps[i].Uint64()
+		if bits == 128 {
+			v, _ = fps[i].Uint128() // the index holds the high half
+		}
+		entries[i] = index.Entry{ID: uint64(i), FP: v}
+	})
+	scale := func(d int) int { return d * bits / 64 }
+	type pairKey struct{ a, b int }
+	seen := make(map[pairKey]bool)
+	var pairs []cluster.Pair
+	add := func(a, b index.Entry, _ int) {
+		k := pairKey{int(a.ID), int(b.ID)}
+		if k.a > k.b {
+			k.a, k.b = k.b, k.a
+		}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		d, _ := neardup.Distance(fps[k.a], fps[k.b])
+		pairs = append(pairs, cluster.Pair{A: k.a, B: k.b, Distance: d})
+	}
+	index.Pairs(entries, scale(policy.Long.MaxDistance), add)
+	if policy.Short.MaxDistance > policy.Long.MaxDistance {
+		var short []index.Entry
+		for i, e := range entries {
+			// The engine's rule: short texts are under twice the
+			// policy's (normalized) short length, before normalization.
+			if utf8.RuneCountInString(docs[i].Text) < 2*policy.ShortLength {
+				short = append(short, e)
+			}
+		}
+		index.Pairs(short, scale(policy.Short.MaxDistance), add)
+	}
+	if !verify {
+		// Trust the distance alone, by each pair's length class.
+		kept := pairs[:0]
+		for _, p := range pairs {
+			long := utf8.RuneCountInString(docs[p.A].Text) >= policy.ShortLength || utf8.RuneCountInString(docs[p.B].Text) >= policy.ShortLength
+			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
+				kept = append(kept, p)
+			}
+		}
+		return cluster.Build(n, kept, cluster.Options{})
+	}
+	sketches := make([]*similarity.Sketch, n)
+	var once = make([]sync.Once, n)
+	sketch := func(i int) *similarity.Sketch {
+		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(docs[i].Text)) })
+		return sketches[i]
+	}
+	ok := make([]bool, len(pairs))
+	parallelDo(len(pairs), func(i int) {
+		p := pairs[i]
+		ok[i], _, _ = policy.Verify(sketch(p.A), sketch(p.B), p.Distance, bits)
+	})
+	verified := make(map[pairKey]bool, len(pairs))
+	for i, p := range pairs {
+		verified[pairKey{p.A, p.B}] = ok[i]
+	}
+	return cluster.Build(n, pairs, cluster.Options{
+		Strict: strict,
+		Verify: func(a, b int) bool {
+			if a > b {
+				a, b = b, a
+			}
+			if v, found := verified[pairKey{a, b}]; found {
+				return v
+			}
+			d, _ := neardup.Distance(fps[a], fps[b])
+			dup, _, _ := policy.Verify(sketch(a), sketch(b), d, bits)
+			return dup
+		},
+	})
+}
+
+// parallelDo runs f(0..n-1) on all cores.
+func parallelDo(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
