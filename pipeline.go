@@ -40,7 +40,7 @@ const (
 )
 
 // MaxShingle is the largest Pipeline.Shingle.
-const MaxShingle = 16
+const MaxShingle = simhash.MaxWindow
 
 // Pipeline configures neardup's own "default" profile: how text is
 // normalized, split into features and weighted before SimHash. A zero
@@ -193,9 +193,10 @@ type pipelineState struct {
 	text    []byte // the normalized text being tokenized
 	idf     *weight.IDF
 
-	// sliding window of the last Shingle token hashes
-	his, los, keys [MaxShingle]uint64
-	n              int // tokens seen
+	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
+	// fingerprints and IDF keys, sh128 for 128-bit ones
+	sh64  simhash.Shingler64
+	sh128 simhash.Shingler128
 
 	// CJK bigrams: the pending CJK character
 	cjkStart, cjkEnd int
@@ -231,7 +232,9 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	}
 	s.norm = s.scratch.Normalize(s.norm[:0], src)
 	s.text = s.norm
-	s.n, s.cjkRun = 0, 0
+	s.cjkRun = 0
+	s.sh64.Reset(f.p.Shingle)
+	s.sh128.Reset(f.p.Shingle)
 	s.terms = s.terms[:0]
 	s.idf = nil
 	if !f.stream && f.p.Weighting == weight.TFIDF {
@@ -308,57 +311,50 @@ func (s *pipelineState) flushCJK() {
 
 // token hashes one token into the window and emits the shingle it completes.
 func (s *pipelineState) token(tok []byte) {
-	w := s.f.p.Shingle
-	if s.n >= w {
-		copy(s.los[:w-1], s.los[1:w])
-		if s.f.bits == 128 {
-			copy(s.his[:w-1], s.his[1:w])
+	f := s.f
+	if f.bits == 64 {
+		if h, ok := s.sh64.Push(simhash.Hash64(tok)); ok {
+			s.feature64(h)
 		}
-		if s.idf != nil && s.f.bits == 128 {
-			copy(s.keys[:w-1], s.keys[1:w])
-		}
+		return
 	}
-	i := min(s.n, w-1)
-	if s.f.bits == 64 {
-		s.los[i] = simhash.Hash64(tok)
-	} else {
-		s.his[i], s.los[i] = simhash.Hash128(tok)
-		if s.idf != nil {
-			s.keys[i] = simhash.Hash64(tok)
-		}
+	var key uint64
+	if s.idf != nil {
+		key, _ = s.sh64.Push(simhash.Hash64(tok))
 	}
-	s.n++
-	if s.n >= w {
-		s.shingle(w)
+	if hi, lo, ok := s.sh128.Push(simhash.Hash128(tok)); ok {
+		s.feature128(hi, lo, key)
 	}
 }
 
 // finish emits the one feature of a text shorter than a shingle.
 func (s *pipelineState) finish() {
-	if s.n > 0 && s.n < s.f.p.Shingle {
-		s.shingle(s.n)
-	}
-}
-
-// shingle emits the feature of the first n hashes of the window.
-func (s *pipelineState) shingle(n int) {
 	if s.f.bits == 64 {
-		h := simhash.Shingle64(s.los[:n])
-		if s.f.stream {
-			s.acc64.Add(h)
-		} else {
-			s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
+		if h, ok := s.sh64.Partial(); ok {
+			s.feature64(h)
 		}
 		return
 	}
-	hi, lo := simhash.Shingle128(s.his[:n], s.los[:n])
+	key, _ := s.sh64.Partial()
+	if hi, lo, ok := s.sh128.Partial(); ok {
+		s.feature128(hi, lo, key)
+	}
+}
+
+// feature64 adds the feature with 64-bit hash h.
+func (s *pipelineState) feature64(h uint64) {
+	if s.f.stream {
+		s.acc64.Add(h)
+		return
+	}
+	s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
+}
+
+// feature128 adds the feature with 128-bit hash (hi, lo) and IDF key key.
+func (s *pipelineState) feature128(hi, lo, key uint64) {
 	if s.f.stream {
 		s.acc128.Add(hi, lo)
 		return
-	}
-	var key uint64
-	if s.idf != nil {
-		key = simhash.Shingle64(s.keys[:n])
 	}
 	s.terms = append(s.terms, weight.Term{Hi: hi, Lo: lo, Key: key})
 }
@@ -386,24 +382,15 @@ func (s *pipelineState) charGrams() {
 
 func (s *pipelineState) charFeature(gram []byte) {
 	if s.f.bits == 64 {
-		h := simhash.Hash64(gram)
-		if s.f.stream {
-			s.acc64.Add(h)
-		} else {
-			s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
-		}
-		return
-	}
-	hi, lo := simhash.Hash128(gram)
-	if s.f.stream {
-		s.acc128.Add(hi, lo)
+		s.feature64(simhash.Hash64(gram))
 		return
 	}
 	var key uint64
 	if s.idf != nil {
 		key = simhash.Hash64(gram)
 	}
-	s.terms = append(s.terms, weight.Term{Hi: hi, Lo: lo, Key: key})
+	hi, lo := simhash.Hash128(gram)
+	s.feature128(hi, lo, key)
 }
 
 // sum weighs the collected terms (unless streamed) and returns the

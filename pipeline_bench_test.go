@@ -185,6 +185,30 @@ func BenchmarkPeer(b *testing.B) {
 	}
 }
 
+// BenchmarkVsMfonda alternates the default pipeline and mfonda/simhash on
+// the same text, call by call, so that both see the same machine load, and
+// reports the ratio of their times ("x-mfonda") and each one's MB/s.
+func BenchmarkVsMfonda(b *testing.B) {
+	f, _ := neardup.NewPipeline(neardup.DefaultPipeline(), 64)
+	for _, tt := range benchTexts() {
+		b.Run(tt.name, func(b *testing.B) {
+			var ours, theirs time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				sinkFP = f.Fingerprint(tt.text)
+				t1 := time.Now()
+				sink64 = mfonda.Simhash(mfonda.NewWordFeatureSet(tt.text))
+				theirs += time.Since(t1)
+				ours += t1.Sub(t0)
+			}
+			mb := float64(len(tt.text)) * float64(b.N) / 1e6
+			b.ReportMetric(theirs.Seconds()/ours.Seconds(), "x-mfonda")
+			b.ReportMetric(mb/ours.Seconds(), "ours-MB/s")
+			b.ReportMetric(mb/theirs.Seconds(), "mfonda-MB/s")
+		})
+	}
+}
+
 // benchBytes runs f b.N times over n bytes of text and reports, besides
 // the wall-clock MB/s, "cpuMB/s": bytes per second of this process's CPU
 // time (user + system, all threads). On a machine shared with other work

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
@@ -203,4 +204,50 @@ func FuzzTokenize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFastPathRanges checks, for every code point, the shortcuts the
+// normalizer takes for CJK ranges against the Unicode tables they stand
+// for, and decodeRune against utf8.DecodeRune.
+func TestFastPathRanges(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r > 0x3000 && r < 0xfeff && (unicode.IsSpace(r) || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r)) {
+			t.Fatalf("U+%04X is space, Cc or Cf", r)
+		}
+		if (r >= 0x3000 && r < 0xa000 || r >= 0xac00 && r < 0xd800) && unicode.ToLower(unicode.ToUpper(r)) != r {
+			t.Fatalf("U+%04X has a case mapping", r)
+		}
+		var buf [4]byte
+		n := utf8.EncodeRune(buf[:], r)
+		b := append(buf[:n:n], 'x')
+		gr, gn := decodeRune(b)
+		wr, wn := utf8.DecodeRune(b)
+		if gr != wr || gn != wn {
+			t.Fatalf("decodeRune(U+%04X) = %U %d, want %U %d", r, gr, gn, wr, wn)
+		}
+	}
+	for _, bad := range []string{"\xed\xa0\x80", "\xe0\x80\x80", "\xe4\xb8", "\xe4\x28\xa1"} {
+		gr, gn := decodeRune([]byte(bad))
+		wr, wn := utf8.DecodeRune([]byte(bad))
+		if gr != wr || gn != wn {
+			t.Fatalf("decodeRune(%q) = %U %d, want %U %d", bad, gr, gn, wr, wn)
+		}
+	}
+}
+
+// TestInert checks every rune isInert accepts: NFKC and folding leave it
+// alone, also next to a combining mark.
+func TestInert(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if !isInert(r) {
+			continue
+		}
+		s := string(r)
+		if got := string(Normalize(nil, []byte("\u0300"+s+"\u0301"))); got != "\u0300"+s+"\u0301" {
+			t.Fatalf("U+%04X is not inert: %q", r, got)
+		}
+		if _, changed := foldCase(nil, []byte(s)); changed {
+			t.Fatalf("U+%04X folds", r)
+		}
+	}
 }

@@ -55,7 +55,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 				i++
 				continue
 			}
-		} else if r, size := utf8.DecodeRune(text[i:]); IsCJK(r) {
+		} else if r, size := decodeRune(text[i:]); IsCJK(r) {
 			emit(Token{Text: text[i : i+size], Start: i, End: i + size, CJK: true})
 			i += size
 			continue
@@ -92,7 +92,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 				}
 				i++
 			default:
-				r, size := utf8.DecodeRune(text[i:])
+				r, size := decodeRune(text[i:])
 				if IsCJK(r) {
 					break run
 				}

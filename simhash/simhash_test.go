@@ -226,3 +226,51 @@ func BenchmarkAcc64(b *testing.B) {
 }
 
 var sink uint64
+
+// TestShinglers checks the streaming shinglers against Shingle64 and
+// Shingle128 for every width and text length up to a few windows.
+func TestShinglers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for w := 1; w <= MaxWindow; w++ {
+		for n := 0; n <= 3*w+2; n++ {
+			los := make([]uint64, n)
+			his := make([]uint64, n)
+			for i := range los {
+				los[i], his[i] = rng.Uint64(), rng.Uint64()
+			}
+			var s Shingler64
+			var s2 Shingler128
+			s.Reset(w)
+			s2.Reset(w)
+			for i := range los {
+				h, ok := s.Push(los[i])
+				hi, lo, ok2 := s2.Push(his[i], los[i])
+				if ok != (i+1 >= w) || ok2 != ok {
+					t.Fatalf("w=%d i=%d: ok=%v", w, i, ok)
+				}
+				if ok {
+					if want := Shingle64(los[i+1-w : i+1]); h != want {
+						t.Fatalf("w=%d i=%d: %#x, want %#x", w, i, h, want)
+					}
+					whi, wlo := Shingle128(his[i+1-w:i+1], los[i+1-w:i+1])
+					if hi != whi || lo != wlo {
+						t.Fatalf("w=%d i=%d: 128-bit shingle differs", w, i)
+					}
+				}
+			}
+			h, ok := s.Partial()
+			hi, lo, ok2 := s2.Partial()
+			if ok != (n > 0 && n < w) || ok2 != ok {
+				t.Fatalf("w=%d n=%d: Partial ok=%v", w, n, ok)
+			}
+			if ok {
+				if h != Shingle64(los) {
+					t.Fatalf("w=%d n=%d: Partial wrong", w, n)
+				}
+				if whi, wlo := Shingle128(his, los); hi != whi || lo != wlo {
+					t.Fatalf("w=%d n=%d: 128-bit Partial wrong", w, n)
+				}
+			}
+		}
+	}
+}
