@@ -44,6 +44,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newPairsCmd(),
 		newBenchCmd(),
 		newEvalCmd(),
+		newServeCmd(),
 		newFingerprintCmd(),
 		newDistanceCmd(),
 		newCompareCmd(),

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+func newServeCmd() *cobra.Command {
+	// env maps each flag to the environment variable that sets it when the
+	// flag is not given.
+	env := [][2]string{
+		{"addr", "NEARDUP_ADDR"},
+		{"data", "NEARDUP_DATA"},
+		{"retention", "NEARDUP_RETENTION"},
+		{"k", "NEARDUP_K"},
+		{"profile", "NEARDUP_PROFILE"},
+		{"bits", "NEARDUP_BITS"},
+		{"max-body", "NEARDUP_MAX_BODY"},
+		{"max-batch", "NEARDUP_MAX_BATCH"},
+		{"max-in-flight", "NEARDUP_MAX_IN_FLIGHT"},
+		{"durability", "NEARDUP_DURABILITY"},
+		{"in-memory", "NEARDUP_IN_MEMORY"},
+	}
+	var (
+		addr, data, profile, durability string
+		maxBody                         byteSize = server.DefaultMaxBody
+		retention                       time.Duration
+		k, bits, maxBatch, maxInFlight  int
+		inMemory                        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the near-duplicate engine over HTTP: JSON API, web page, metrics",
+		Long: `serve runs the near-duplicate engine with its embedded store and answers
+HTTP: the JSON API under /v1 (documented at /v1/openapi.json), a web page at
+/, /healthz, /readyz and Prometheus metrics at /metrics.
+
+With no flags it listens on 127.0.0.1:8080 and keeps its store in
+./neardup-data. Each flag not given is read from the environment variable
+named in its help, if set. SIGTERM or SIGINT stops accepting connections,
+finishes the requests in flight, flushes the store and exits 0.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags(), env); err != nil {
+				return err
+			}
+			dur, err := parseDurability(durability)
+			if err != nil {
+				return err
+			}
+			if retention < 0 {
+				return usagef("--retention %v is negative; 0 keeps documents forever", retention)
+			}
+			eopts := neardup.DefaultOptions()
+			eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
+			eopts.K = k
+			eopts.Retention = retention
+			if retention == 0 {
+				eopts.Retention = -1
+			}
+			eopts.Durability = dur
+			eopts.InMemory = inMemory
+			if err := eopts.Validate(); err != nil {
+				return usageError{err}
+			}
+			sopts := server.Options{
+				MaxBody:     int64(maxBody),
+				MaxBatch:    maxBatch,
+				MaxInFlight: maxInFlight,
+				Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+			}
+			if err := sopts.Validate(); err != nil {
+				return usageError{err}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return server.Run(ctx, server.Config{Addr: addr, Dir: data, Engine: eopts, Server: sopts})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (NEARDUP_ADDR)")
+	f.StringVar(&data, "data", "./neardup-data", "directory of the store, created if missing (NEARDUP_DATA)")
+	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
+	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
+	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+strings.Join(neardup.Profiles(), ", ")+" (NEARDUP_PROFILE)")
+	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")
+	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
+	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
+	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
+	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
+	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
+	return cmd
+}
+
+// applyEnv sets every flag the command line did not set from its
+// environment variable, if that is set.
+func applyEnv(fs *pflag.FlagSet, env [][2]string) error {
+	for _, fe := range env {
+		v, ok := os.LookupEnv(fe[1])
+		if !ok || fs.Changed(fe[0]) {
+			continue
+		}
+		if err := fs.Set(fe[0], v); err != nil {
+			return usagef("%s=%q: %v", fe[1], v, err)
+		}
+	}
+	return nil
+}
+
+func parseDurability(s string) (neardup.Durability, error) {
+	switch s {
+	case "group", "group-commit":
+		return neardup.GroupCommit, nil
+	case "sync", "sync-each":
+		return neardup.SyncEach, nil
+	case "nosync", "none":
+		return neardup.NoSync, nil
+	}
+	return 0, usagef("--durability %q: want group, sync or nosync", s)
+}
+
+// byteSize is a flag value for a size in bytes with an optional unit
+// (B, KB, MB, GB powers of 1000; KiB, MiB, GiB powers of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Type() string   { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		// Longer suffixes come first, so "4MiB" is not read as "4Mi" bytes.
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return fmt.Errorf("size %q: want a positive number of bytes with an optional unit (KiB, MiB, KB, MB...)", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}

@@ -1,0 +1,189 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newBrowser starts Debian's headless Chromium for one test, in a fresh
+// profile, and returns its context. It skips the test when Chromium is not
+// installed (scripts/install-test-deps.sh installs it); it never downloads
+// a browser.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed (run scripts/install-test-deps.sh): skipping the browser test")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cancelCtx()
+		cancelAlloc()
+	})
+	// Start the browser now, without a deadline (a deadline on the first
+	// call would bound the browser's life), so a failure to launch is
+	// reported as such.
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	ctx, cancel := context.WithTimeout(bctx, 45*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// setValue sets the value of the element with the given id, as pasting
+// would (typing long texts key by key is slow).
+func setValue(id, value string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`document.getElementById(%q).value = %s`, id, mustJSON(value))
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Evaluate[string](js)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// do runs browser steps and fails the test on error.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get runs one browser action and returns its value.
+func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestBrowserCompare loads the page, types two texts, presses Compare and
+// checks that the distance the page shows is the API's, and that the bit
+// grids highlight exactly that many differing bits.
+func TestBrowserCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	a := "Near-duplicate detection finds web pages a crawler fetched twice, reposted news and copied answers."
+	b := "Near duplicate detection finds pages that a crawler fetched twice, reposted news stories and copied answers!"
+	want, err := c.Compare(context.Background(), a, b, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		chromedp.SendKeys(chromedp.ID("text-a"), a),
+		chromedp.SendKeys(chromedp.ID("text-b"), b),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	distance := get(t, ctx, chromedp.Text(chromedp.ID("distance")))
+	verdict := get(t, ctx, chromedp.Text(chromedp.ID("verdict")))
+	diffA := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#grid-a .cell.diff").length`))
+	diffB := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#grid-b .cell.diff").length`))
+	if distance != fmt.Sprint(want.Distance) {
+		t.Errorf("page shows distance %q, API says %d", distance, want.Distance)
+	}
+	if diffA != want.Distance || diffB != want.Distance {
+		t.Errorf("grids highlight %d and %d bits, want %d", diffA, diffB, want.Distance)
+	}
+	if wantVerdict := map[bool]string{true: "Near-duplicates", false: "Not near-duplicates"}[want.Duplicate]; verdict != wantVerdict {
+		t.Errorf("verdict %q, want %q", verdict, wantVerdict)
+	}
+
+	// An empty text gets a clear message, not a broken page.
+	do(t, ctx,
+		setValue("text-b", ""),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-error")),
+	)
+	msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error")))
+	if !strings.Contains(msg, "both") {
+		t.Errorf("error message for an empty text: %q", msg)
+	}
+}
+
+// TestBrowserAddAndCheck adds a document through the page, then checks a
+// near-copy and expects the page to list the first as its match.
+func TestBrowserAddAndCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	text := longText(1, 120)
+	nearCopy := strings.ToUpper(text[:1]) + strings.ReplaceAll(text[1:], " ", "  ")
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("add-btn")),
+		setValue("doc-text", text),
+		chromedp.SendKeys(chromedp.ID("doc-id"), "first"),
+		chromedp.Click(chromedp.ID("add-btn")),
+	)
+	get(t, ctx, chromedp.Poll[chromedp.Void](`!document.getElementById("doc-result").hidden || !document.getElementById("doc-error").hidden`))
+	if msg := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("doc-error").textContent`)); msg != "" {
+		t.Fatalf("adding failed: %s", msg)
+	}
+	added := get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict")))
+	if added != "New: stored as first." {
+		t.Fatalf("after adding: %q", added)
+	}
+	if _, err := c.Get(context.Background(), "first"); err != nil {
+		t.Fatalf("the page's document is not stored: %v", err)
+	}
+	do(t, ctx,
+		setValue("doc-text", nearCopy),
+		chromedp.Click(chromedp.ID("check-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="first"]`)),
+	)
+	checked := get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict")))
+	row := get(t, ctx, chromedp.Text(chromedp.CSS(`#matches tbody tr[data-id="first"] td`)))
+	if !strings.Contains(checked, "duplicate of first") || row != "first" {
+		t.Errorf("after checking a near-copy: verdict %q, match %q", checked, row)
+	}
+	// Stats on the page show the one stored document.
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("stats-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#stats dd[data-stat="documents"]`)),
+	)
+	docs := get(t, ctx, chromedp.Text(chromedp.CSS(`#stats dd[data-stat="documents"]`)))
+	if docs != "1" {
+		t.Errorf("page shows %q documents, want 1", docs)
+	}
+}

@@ -1,0 +1,332 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/server"
+)
+
+// childDirEnv, when set, makes the test binary a server child process
+// serving the store in that directory (see TestMain).
+const childDirEnv = "NEARDUP_SERVER_TEST_CHILD_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childDirEnv); dir != "" {
+		os.Exit(runChild(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// runChild serves the durable store in dir on a free loopback port, prints
+// "ADDR host:port" once ready, and drains and exits 0 on SIGTERM, as
+// `neardup serve` does.
+func runChild(dir string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	err := server.Run(ctx, server.Config{
+		Addr:   "127.0.0.1:0",
+		Dir:    dir,
+		Engine: neardup.DefaultOptions(),
+		Ready:  func(a net.Addr) { fmt.Printf("ADDR %s\n", a) },
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 1
+	}
+	return 0
+}
+
+// startServer serves a fresh in-memory engine through a real loopback
+// listener and returns the server and a client of it.
+func startServer(t *testing.T) (*httptest.Server, *client.Client) {
+	t.Helper()
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		e.Close()
+	})
+	return srv, client.New(srv.URL, srv.Client())
+}
+
+// longText returns a deterministic text of n words drawn from a synthetic
+// vocabulary; different seeds give unrelated texts.
+func longText(seed uint64, n int) string {
+	r := rand.New(rand.NewPCG(seed, 0x6e656172))
+	syll := []string{"ka", "lo", "mi", "ren", "to", "sa", "vi", "de", "pul", "an", "so", "ter", "gu", "ni", "bar", "el"}
+	words := make([]string, n)
+	for i := range words {
+		var b strings.Builder
+		for j := 0; j < 2+r.IntN(3); j++ {
+			b.WriteString(syll[r.IntN(len(syll))])
+		}
+		words[i] = b.String()
+	}
+	return strings.Join(words, " ")
+}
+
+// TestConcurrentNearDuplicates posts copies of the same texts (differing in
+// case and spacing) from many clients at once: for each text exactly one
+// copy is kept and every other names it.
+func TestConcurrentNearDuplicates(t *testing.T) {
+	srv, c := startServer(t)
+	_ = srv
+	const groups, copies = 12, 8
+	type answer struct {
+		group int
+		res   client.Result
+	}
+	answers := make(chan answer, groups*copies)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range groups {
+		base := longText(uint64(100+g), 150)
+		for i := range copies {
+			text := base
+			switch i % 3 {
+			case 1:
+				text = strings.ToUpper(base)
+			case 2:
+				text = strings.ReplaceAll(base, " ", "  ") + " "
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				res, err := c.CheckAndInsert(context.Background(), client.Document{ID: fmt.Sprintf("g%d-c%d", g, i), Text: text})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				answers <- answer{g, res}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(answers)
+	kept := make(map[int][]string)
+	dupOf := make(map[int][]string)
+	for a := range answers {
+		if a.res.Duplicate {
+			dupOf[a.group] = append(dupOf[a.group], *a.res.DuplicateOf)
+		} else {
+			if !a.res.Inserted {
+				t.Errorf("%s: neither inserted nor a duplicate", a.res.ID)
+			}
+			kept[a.group] = append(kept[a.group], a.res.ID)
+		}
+	}
+	for g := range groups {
+		if len(kept[g]) != 1 {
+			t.Errorf("group %d: kept %v, want exactly one", g, kept[g])
+			continue
+		}
+		for _, of := range dupOf[g] {
+			if of != kept[g][0] {
+				t.Errorf("group %d: a copy names %s, not the kept %s", g, of, kept[g][0])
+			}
+		}
+		if len(dupOf[g]) != copies-1 {
+			t.Errorf("group %d: %d duplicates, want %d", g, len(dupOf[g]), copies-1)
+		}
+	}
+	st, err := c.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != groups {
+		t.Errorf("store holds %d documents, want %d", st.Documents, groups)
+	}
+}
+
+// child is a server running in a child process.
+type child struct {
+	cmd  *exec.Cmd
+	addr string
+	done chan error
+}
+
+// startChild re-executes the test binary as a server on dir.
+func startChild(t *testing.T, dir string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childDirEnv+"="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := &child{cmd: cmd, done: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "ADDR "); ok {
+				addr <- a
+			}
+		}
+		ch.done <- cmd.Wait()
+	}()
+	select {
+	case ch.addr = <-addr:
+	case err := <-ch.done:
+		t.Fatalf("child exited before serving: %v", err)
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("child did not start serving within 60 s")
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+	})
+	return ch
+}
+
+// postStream posts unique documents from several clients until stop
+// closes, and returns the ids of those the server acknowledged as stored.
+func postStream(c *client.Client, workers int, stop <-chan struct{}, acked *atomic.Int64) []string {
+	var mu sync.Mutex
+	var ids []string
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := fmt.Sprintf("w%d-%d", w, n)
+				res, err := c.CheckAndInsert(context.Background(), client.Document{ID: id, Text: id + " " + longText(uint64(w)<<32|uint64(n), 60)})
+				if err != nil {
+					return // the server is gone: unacknowledged
+				}
+				if res.Inserted {
+					mu.Lock()
+					ids = append(ids, id)
+					mu.Unlock()
+					acked.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ids
+}
+
+// checkAcked restarts a server on dir and checks that every id is stored.
+func checkAcked(t *testing.T, dir string, ids []string) {
+	t.Helper()
+	ch := startChild(t, dir)
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	missing := 0
+	for _, id := range ids {
+		d, err := c.Get(context.Background(), id)
+		if err != nil || !strings.HasPrefix(d.Text, id+" ") {
+			missing++
+			if missing <= 5 {
+				t.Errorf("acknowledged document %s lost: %v", id, err)
+			}
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d acknowledged documents lost", missing, len(ids))
+	}
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-ch.done; err != nil {
+		t.Errorf("restarted server did not exit cleanly on SIGTERM: %v", err)
+	}
+}
+
+// TestKillDuringPosts kills the server with SIGKILL while clients post,
+// restarts it on the same store and expects every acknowledged document.
+func TestKillDuringPosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	ch := startChild(t, dir)
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	stop := make(chan struct{})
+	var acked atomic.Int64
+	result := make(chan []string)
+	go func() { result <- postStream(c, 8, stop, &acked) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for acked.Load() < 1000 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := ch.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-ch.done
+	close(stop)
+	ids := <-result
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child was not killed by SIGKILL: %v", err)
+	}
+	if len(ids) == 0 {
+		t.Fatal("no document was acknowledged before the kill")
+	}
+	t.Logf("%d documents acknowledged before SIGKILL", len(ids))
+	checkAcked(t, dir, ids)
+}
+
+// TestSIGTERMDrains stops the server with SIGTERM while clients post: it
+// must exit 0, and every acknowledged document must survive.
+func TestSIGTERMDrains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	ch := startChild(t, dir)
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	stop := make(chan struct{})
+	var acked atomic.Int64
+	result := make(chan []string)
+	go func() { result <- postStream(c, 8, stop, &acked) }()
+	for acked.Load() < 300 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	err := <-ch.done
+	close(stop)
+	ids := <-result
+	if err != nil {
+		t.Fatalf("server exited with %v after SIGTERM, want status 0", err)
+	}
+	checkAcked(t, dir, ids)
+}

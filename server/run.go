@@ -1,0 +1,91 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+
+	"github.com/neardup/neardup"
+)
+
+// Config is everything Run needs to serve an engine: where to listen, where
+// the store lives, and the options of the engine and of the server.
+type Config struct {
+	// Addr is the TCP address to listen on, such as "127.0.0.1:8080";
+	// port 0 picks a free port (see Ready).
+	Addr string
+	// Dir is the engine's data directory; it is created if missing.
+	Dir string
+	// Engine configures the engine; Open's defaults apply to zero fields.
+	Engine neardup.Options
+	// Server configures the HTTP side. Its Fingerprint and Policy are set
+	// from Engine's when zero, so /v1/compare judges as the engine does.
+	Server Options
+	// Ready, if not nil, is called with the listening address once the
+	// engine is open and requests are served.
+	Ready func(addr net.Addr)
+}
+
+// Run listens on c.Addr, opens the engine in c.Dir and serves it until ctx
+// ends; then it drains (stops accepting, finishes in-flight requests),
+// closes the engine, which flushes the store, and returns nil. While the
+// engine opens, /healthz answers 200 and the API 503, so a slow restore is
+// visible to probes rather than a refused connection.
+func Run(ctx context.Context, c Config) (err error) {
+	if c.Server.Logger == nil {
+		c.Server.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := c.Server.Logger
+	if c.Server.Fingerprint == (neardup.Config{}) {
+		c.Server.Fingerprint = c.Engine.Fingerprint
+	}
+	if c.Server.Policy == nil && c.Engine.Policy != (neardup.Policy{}) {
+		p := c.Engine.Policy
+		c.Server.Policy = &p
+	}
+	if c.Server.Policy == nil && c.Engine.K > 0 {
+		p := neardup.DefaultPolicy()
+		p.Long.MaxDistance = c.Engine.K
+		c.Server.Policy = &p
+	}
+	s, err := New(c.Server)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.Addr)
+	if err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(serveCtx, ln) }()
+	log.Info("listening, opening the store", "addr", ln.Addr().String(), "data", c.Dir)
+
+	opts := c.Engine
+	e, err := neardup.Open(c.Dir, &opts)
+	if err != nil {
+		stop()
+		<-served
+		return err
+	}
+	defer func() {
+		if cerr := e.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("server: closing the store: %w", cerr)
+		}
+		log.Info("store closed")
+	}()
+	s.SetEngine(e)
+	st := e.Stats()
+	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds)
+	if c.Ready != nil {
+		c.Ready(ln.Addr())
+	}
+	err = <-served
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
