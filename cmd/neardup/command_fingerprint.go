@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +64,7 @@ func newFingerprintCmd() *cobra.Command {
 		ff      fingerprintFlags
 		lines   bool
 		maxLine int
+		workers int
 	)
 	cmd := &cobra.Command{
 		Use:   "fingerprint [--profile NAME] [--bits 64|128] [--algo simhash|nilsimsa] [--lines] [FILE...]",
@@ -90,6 +93,9 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 			if maxLine < 1 {
 				return usagef("--max-line must be positive, not %d", maxLine)
 			}
+			if workers < 1 {
+				return usagef("--workers must be positive, not %d", workers)
+			}
 			if len(args) == 0 {
 				args = []string{"-"}
 			}
@@ -101,9 +107,7 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 						prefix = name + ":"
 					}
 					err = withInput(cmd, name, func(r io.Reader) error {
-						return eachLine(r, name, maxLine, func(n int, line []byte) error {
-							return printFingerprint(out, fp.Fingerprint(line), prefix+strconv.Itoa(n))
-						})
+						return fingerprintLines(r, name, prefix, maxLine, workers, fp, out)
 					})
 				} else {
 					err = withInput(cmd, name, func(r io.Reader) error {
@@ -125,8 +129,118 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 	ff.register(cmd)
 	cmd.Flags().BoolVar(&lines, "lines", false, "each line of the input is a document, named by its line number")
 	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, in bytes")
+	cmd.Flags().IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "goroutines fingerprinting --lines documents (output stays in input order)")
 	return cmd
 }
+
+// lineBatch is a run of consecutive lines fingerprinted together.
+type lineBatch struct {
+	buf   []byte // the lines' bytes, back to back
+	ends  []int  // where each line ends in buf
+	first int    // the number of the first line
+	fps   []neardup.Fingerprint
+	done  chan struct{} // closed when fps is filled
+}
+
+// Batches hold up to batchLines lines or about batchBytes bytes.
+const (
+	batchLines = 1024
+	batchBytes = 1 << 20
+)
+
+// fingerprintLines prints the fingerprint of every line of r, computed by
+// workers goroutines and printed in input order. Memory stays bounded: at
+// most 2*workers+1 batches are in flight, each of about batchBytes bytes or
+// one line of up to maxLine bytes.
+func fingerprintLines(r io.Reader, name, prefix string, maxLine, workers int, fp neardup.Fingerprinter, out *bufio.Writer) error {
+	nbatch := 2*workers + 1
+	free := make(chan *lineBatch, nbatch)
+	for range nbatch {
+		free <- &lineBatch{done: make(chan struct{})}
+	}
+	work := make(chan *lineBatch, nbatch)
+	ordered := make(chan *lineBatch, nbatch)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				b.fps = b.fps[:0]
+				start := 0
+				for _, end := range b.ends {
+					b.fps = append(b.fps, fp.Fingerprint(b.buf[start:end]))
+					start = end
+				}
+				close(b.done)
+			}
+		}()
+	}
+	// The reader fills batches and hands them to the workers and, in order,
+	// to the printer below; it stops early when the printer fails.
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		var b *lineBatch
+		send := func() bool {
+			select {
+			case ordered <- b:
+				work <- b
+				b = nil
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		err := eachLine(r, name, maxLine, func(n int, line []byte) error {
+			if b == nil {
+				select {
+				case b = <-free:
+				case <-stop:
+					return errStopped
+				}
+				b.buf, b.ends, b.first = b.buf[:0], b.ends[:0], n
+				b.done = make(chan struct{})
+			}
+			b.buf = append(b.buf, line...)
+			b.ends = append(b.ends, len(b.buf))
+			if (len(b.ends) >= batchLines || len(b.buf) >= batchBytes) && !send() {
+				return errStopped
+			}
+			return nil
+		})
+		// Lines read before an error are still printed.
+		if b != nil && err != errStopped && !send() && err == nil {
+			err = errStopped
+		}
+		readErr <- err
+	}()
+	var printErr error
+	for b := range ordered {
+		<-b.done
+		for i, f := range b.fps {
+			if printErr == nil {
+				printErr = printFingerprint(out, f, prefix+strconv.Itoa(b.first+i))
+				if printErr != nil {
+					close(stop)
+				}
+			}
+		}
+		if printErr == nil {
+			free <- b
+		}
+	}
+	wg.Wait()
+	if err := <-readErr; err != nil && err != errStopped {
+		return err
+	}
+	return printErr
+}
+
+// errStopped ends reading when printing has failed.
+var errStopped = errors.New("stopped")
 
 // printFingerprint writes one output line: HEX, a tab, the name.
 func printFingerprint(w *bufio.Writer, f neardup.Fingerprint, name string) error {

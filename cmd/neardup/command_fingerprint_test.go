@@ -120,10 +120,33 @@ func TestFingerprintLongLines(t *testing.T) {
 	if code != 0 || len(lines) != 4 || lines[1][:16] != want[:16] || lines[1][16:] != "\t2" {
 		t.Errorf("long line: status %d, stderr %q, output %q; want line 2 = %q", code, errOut, out, want[:16]+"\t2")
 	}
-	_, errOut, code = runFP(t, "short\n"+strings.Repeat("x", 20)+"\n", "fingerprint", "--lines", "--max-line", "10")
+	out, errOut, code = runFP(t, "short\n"+strings.Repeat("x", 20)+"\n", "fingerprint", "--lines", "--max-line", "10")
 	wantUsageError(t, errOut, code, "line 2 is longer than --max-line")
+	if !strings.HasSuffix(out, "\t1\n") || strings.Count(out, "\n") != 1 {
+		t.Errorf("lines before the long one: %q, want line 1 printed", out)
+	}
 	_, errOut, code = runFP(t, "short\n"+long, "fingerprint", "--lines", "--max-line", "300000")
 	wantUsageError(t, errOut, code, "standard input: line 2 is longer than --max-line (300000 bytes)")
+}
+
+// TestFingerprintLinesOrder checks that many lines, fingerprinted by several
+// workers in batches, come out in input order with the right numbers.
+func TestFingerprintLinesOrder(t *testing.T) {
+	var in, want strings.Builder
+	for i := 1; i <= 5000; i++ {
+		text := fmt.Sprintf("line %d of the input", i)
+		if i%7 == 0 {
+			text = strings.Repeat("long ", 500)
+		}
+		in.WriteString(text + "\n")
+		fmt.Fprintf(&want, "%s\t%d\n", mfonda(text), i)
+	}
+	for _, workers := range []string{"1", "3"} {
+		out, errOut, code := runFP(t, in.String(), "fingerprint", "--lines", "--profile", "go-mfonda", "--workers", workers)
+		if code != 0 || out != want.String() {
+			t.Errorf("--workers %s: status %d, stderr %q, output differs from the expected %d lines", workers, code, errOut, 5000)
+		}
+	}
 }
 
 func TestFingerprintErrors(t *testing.T) {
@@ -140,6 +163,7 @@ func TestFingerprintErrors(t *testing.T) {
 		{[]string{"fingerprint", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
 		{[]string{"fingerprint", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"fingerprint", "--lines", "--max-line", "0"}, "--max-line must be positive"},
+		{[]string{"fingerprint", "--lines", "--workers", "0"}, "--workers must be positive"},
 	}
 	for _, tt := range tests {
 		out, errOut, code := runFP(t, "text", tt.args...)
