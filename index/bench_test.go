@@ -81,3 +81,14 @@ func BenchmarkAddBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(es))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 }
+
+func BenchmarkPairs(b *testing.B) {
+	es := randomEntries(1_000_000, 6)
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		Pairs(es, 3, func(a, b Entry, d int) { n++ })
+		sinkInt = n
+	}
+	b.ReportMetric(float64(len(es))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}

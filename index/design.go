@@ -175,18 +175,45 @@ const perEntryFixed = 26.2
 // accesses per table and about 0.3 ns per scanned candidate.
 func EstimateDesign(d Design, n int) Estimate {
 	n = max(n, 1)
-	ts := buildTables(d)
-	e := Estimate{Design: d, Tables: len(ts), KeyBits: Bits}
+	keys := keyWidths(d)
+	e := Estimate{Design: d, Tables: len(keys), KeyBits: Bits}
 	mem := perEntryFixed
-	for _, t := range ts {
-		e.KeyBits = min(e.KeyBits, t.keyBits)
-		db := dirBits(t.keyBits, n)
+	for _, kb := range keys {
+		e.KeyBits = min(e.KeyBits, kb)
+		db := dirBits(kb, n)
 		mem += 8 + 4*float64(uint64(1)<<db)/float64(n)
-		e.Candidates += float64(n) / math.Exp2(float64(t.keyBits))
+		e.Candidates += float64(n) / math.Exp2(float64(kb))
 	}
 	e.BytesPerEntry = mem
-	e.QueryNs = 60 + float64(len(ts))*120 + e.Candidates*0.3
+	e.QueryNs = 60 + float64(len(keys))*120 + e.Candidates*0.3
 	return e
+}
+
+// keyWidths returns the key width of every table of d, in table order,
+// without building the permutations.
+func keyWidths(d Design) []int {
+	var out []int
+	var rec func(level, key, rest int)
+	rec = func(level, key, rest int) {
+		if level == len(d.Levels) {
+			out = append(out, key)
+			return
+		}
+		l := d.Levels[level]
+		w, extra := rest/l.Blocks, rest%l.Blocks
+		forCombinations(l.Blocks, l.Key, func(chosen []int) {
+			kb := 0
+			for _, c := range chosen {
+				kb += w
+				if c < extra {
+					kb++
+				}
+			}
+			rec(level+1, key+kb, rest-kb)
+		})
+	}
+	rec(0, 0, Bits)
+	return out
 }
 
 // Candidates lists the designs ChooseDesign considers for distance k: one

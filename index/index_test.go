@@ -220,6 +220,15 @@ func TestDesigns(t *testing.T) {
 				t.Fatal(err)
 			}
 			ts := buildTables(tt.d)
+			if kw := keyWidths(tt.d); len(kw) != len(ts) {
+				t.Fatalf("keyWidths gives %d tables, want %d", len(kw), len(ts))
+			} else {
+				for i := range ts {
+					if kw[i] != ts[i].keyBits {
+						t.Fatalf("keyWidths[%d] = %d, table has %d", i, kw[i], ts[i].keyBits)
+					}
+				}
+			}
 			if len(ts) != tt.tables || tt.d.Tables() != tt.tables || tt.d.MaxK() != tt.maxK {
 				t.Fatalf("tables %d (%d), maxK %d; want %d, %d", len(ts), tt.d.Tables(), tt.d.MaxK(), tt.tables, tt.maxK)
 			}

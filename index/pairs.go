@@ -84,9 +84,9 @@ func choosePairsDesign(k, n int) (Design, bool) {
 	}
 	for _, d := range cands {
 		var cost float64
-		for _, t := range buildTables(d) {
-			passes := float64((t.keyBits + 10) / 11)
-			cost += float64(n)*(4+3*passes) + float64(n)*float64(n)/math.Exp2(float64(t.keyBits)+1)
+		for _, kb := range keyWidths(d) {
+			passes := float64((kb + 10) / 11)
+			cost += float64(n)*(4+3*passes) + float64(n)*float64(n)/math.Exp2(float64(kb)+1)
 		}
 		if cost < bestCost {
 			best, bestCost = d, cost
@@ -157,29 +157,57 @@ func firstSharedTable(tabs []table, x uint64, limit int) int {
 	return limit
 }
 
-// radixSortKey sorts a by the top keyBits bits of p (least significant
-// digit first, 11 bits a pass), using tmp as scratch; it returns the sorted
-// slice and the other buffer.
+// radixSortKey sorts a by the top keyBits bits of p, using tmp as
+// scratch; it returns the sorted slice and the other buffer. A first pass
+// groups by the top 11 bits; each group, small enough to stay in cache, is
+// then sorted by the remaining key bits, least significant digit first.
 func radixSortKey(a, tmp []pairRec, keyBits int) ([]pairRec, []pairRec) {
+	hb := uint(min(11, keyBits))
+	var start [1<<11 + 1]int
+	for _, r := range a {
+		start[r.p>>(64-hb)+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	var pos [1 << 11]int
+	copy(pos[:], start[:])
+	for _, r := range a {
+		d := r.p >> (64 - hb)
+		tmp[pos[d]] = r
+		pos[d]++
+	}
+	a, tmp = tmp, a
+	rest := uint(keyBits) - hb
+	if rest == 0 {
+		return a, tmp
+	}
+	passes := (rest + 10) / 11
+	width := (rest + passes - 1) / passes
 	var count [1 << 11]int
-	for shift := uint(64 - keyBits); shift < 64; {
-		w := min(11, 64-shift)
-		mask := uint64(1)<<w - 1
-		clear(count[:])
-		for _, r := range a {
-			count[(r.p>>shift)&mask]++
+	for g := range 1 << hb {
+		src, dst := a[start[g]:start[g+1]], tmp[start[g]:start[g+1]]
+		for shift := 64 - uint(keyBits); shift < 64-hb; shift += width {
+			w := min(width, 64-hb-shift)
+			mask := uint64(1)<<w - 1
+			clear(count[:1<<w])
+			for _, r := range src {
+				count[(r.p>>shift)&mask]++
+			}
+			sum := 0
+			for i := range count[:1<<w] {
+				count[i], sum = sum, sum+count[i]
+			}
+			for _, r := range src {
+				d := (r.p >> shift) & mask
+				dst[count[d]] = r
+				count[d]++
+			}
+			src, dst = dst, src
 		}
-		sum := 0
-		for i := range count[:1<<w] {
-			count[i], sum = sum, sum+count[i]
-		}
-		for _, r := range a {
-			d := (r.p >> shift) & mask
-			tmp[count[d]] = r
-			count[d]++
-		}
+	}
+	if (rest+width-1)/width%2 == 1 {
 		a, tmp = tmp, a
-		shift += w
 	}
 	return a, tmp
 }
