@@ -182,3 +182,19 @@ func TestFold(t *testing.T) {
 		t.Errorf("digest with a fold %x, without %x", got, want)
 	}
 }
+
+// TestSlotTables checks the precomputed tables against tran3 for every
+// byte pair and slot.
+func TestSlotTables(t *testing.T) {
+	for n := range byte(8) {
+		for a := range 256 {
+			for b := range 256 {
+				c := byte(a ^ b)
+				want := tran3(byte(a), byte(b), c, n)
+				if got := (tran[byte(a)+n] ^ tables.mul[n][b]) + tables.mix[n][c]; got != want {
+					t.Fatalf("slot %d, %d %d %d: tables give %d, tran3 %d", n, a, b, c, got, want)
+				}
+			}
+		}
+	}
+}
