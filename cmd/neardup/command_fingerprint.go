@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/nilsimsa"
 )
 
 // defaultMaxLine is the longest line --lines and --pairs read: a longer
@@ -78,7 +79,8 @@ no FILE at all reads standard input. With --lines, each line of each input is
 a document, without its line terminator ("\n" or "\r\n"), named by its 1-based
 line number (FILE:N when more than one input is given). --lines streams: memory
 stays bounded by --max-line whatever the size of the input, and a longer line
-is an error that names it.
+is an error that names it. Without --lines a SimHash profile reads each
+document into memory; nilsimsa digests whole documents as they stream by.
 
 Profiles (see neardup.Config): default (neardup's pipeline; empty text gives
 0), classic (empty text gives all ones), py-simhash (empty text gives
@@ -111,11 +113,11 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 					})
 				} else {
 					err = withInput(cmd, name, func(r io.Reader) error {
-						text, err := io.ReadAll(r)
+						f, err := fingerprintDocument(r, fp)
 						if err != nil {
 							return usagef("read %s: %v", inputName(name), err)
 						}
-						return printFingerprint(out, fp.Fingerprint(text), name)
+						return printFingerprint(out, f, name)
 					})
 				}
 				if err != nil {
@@ -241,6 +243,24 @@ func fingerprintLines(r io.Reader, name, prefix string, maxLine, workers int, fp
 
 // errStopped ends reading when printing has failed.
 var errStopped = errors.New("stopped")
+
+// fingerprintDocument returns the fingerprint of all of r. nilsimsa digests
+// are computed as the input streams by, in constant memory; the SimHash
+// profiles need the whole document in memory.
+func fingerprintDocument(r io.Reader, fp neardup.Fingerprinter) (neardup.Fingerprint, error) {
+	if fp.Bits() == 8*nilsimsa.Size {
+		d := nilsimsa.New()
+		if _, err := io.Copy(d, r); err != nil {
+			return neardup.Fingerprint{}, err
+		}
+		return neardup.FromBytes(d.Sum(nil))
+	}
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return neardup.Fingerprint{}, err
+	}
+	return fp.Fingerprint(text), nil
+}
 
 // printFingerprint writes one output line: HEX, a tab, the name.
 func printFingerprint(w *bufio.Writer, f neardup.Fingerprint, name string) error {

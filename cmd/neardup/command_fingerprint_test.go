@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/simhash/compat"
 )
 
@@ -171,5 +172,20 @@ func TestFingerprintErrors(t *testing.T) {
 			t.Errorf("%v: printed %q", tt.args, out)
 		}
 		wantUsageError(t, errOut, code, tt.msg)
+	}
+}
+
+// TestFingerprintNilsimsaStream checks that a whole document digested as it
+// streams gives the same digest as the profile on the whole text.
+func TestFingerprintNilsimsaStream(t *testing.T) {
+	text := strings.Repeat("The rain in Spain falls mainly in the plains. ", 50_000)
+	file := writeFile(t, "big.txt", text)
+	out, errOut, code := runFP(t, "", "fingerprint", "--algo", "nilsimsa", file)
+	f, err := neardup.NewFingerprinter(neardup.Config{Profile: "nilsimsa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.Fingerprint([]byte(text)).String() + "\t" + file + "\n"; code != 0 || out != want {
+		t.Errorf("status %d, stderr %q, output %q, want %q", code, errOut, out, want)
 	}
 }
