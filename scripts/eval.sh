@@ -23,8 +23,9 @@ fi
 sections=("$@")
 [[ ${#sections[@]} -gt 0 ]] || sections=(pairs edits variants grid corpus)
 mkdir -p "$out"
-bin=$out/neardup
-(cd "$root" && go build -o "$bin" ./cmd/neardup)
+# BIN=path uses a binary already built instead of building one.
+bin=${BIN:-$out/neardup}
+[[ -n ${BIN:-} ]] || (cd "$root" && go build -o "$bin" ./cmd/neardup)
 
 want() {
 	local s

@@ -163,10 +163,11 @@ func newEvalEditsCmd() *cobra.Command {
 
 func newEvalCorpusCmd() *cobra.Command {
 	var (
-		f     evalFlags
-		to    eval.TextOptions
-		po    eval.PlantOptions
-		kinds []string
+		f      evalFlags
+		to     eval.TextOptions
+		po     eval.PlantOptions
+		kinds  []string
+		engine bool
 	)
 	cmd := &cobra.Command{
 		Use:   "corpus --input FILE",
@@ -187,6 +188,13 @@ func newEvalCorpusCmd() *cobra.Command {
 				return err
 			}
 			dedupers := map[string]eval.Deduper{}
+			if engine {
+				pp := neardup.DefaultPipeline()
+				if err := setFields(&pp, f.policyPipe); err != nil {
+					return usagef("eval: --policy-pipeline: %v", err)
+				}
+				dedupers["engine"] = engineDeduper{pipeline: pp, bits: f.bits}
+			}
 			clusterers := map[string]eval.Clusterer{}
 			for _, s := range scorers {
 				dedupers[s.Name()] = eval.ScorerDeduper{Scorer: s}
@@ -208,6 +216,7 @@ func newEvalCorpusCmd() *cobra.Command {
 	fl.IntVar(&po.Copies, "copies", 2, "planted copies per original")
 	fl.Float64SliceVar(&po.Rates, "rates", []float64{0.01, 0.03, 0.05}, "edit rates of planted copies")
 	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds of planted copies (default all)")
+	fl.BoolVar(&engine, "engine", true, "also dedup through the engine (in memory, default options and policy, --policy-pipeline), as neardup dedup does")
 	return cmd
 }
 
@@ -382,6 +391,45 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 		}
 	}
 	return out, nil
+}
+
+// engineDeduper dedups through the engine, in memory, one document at a
+// time in input order: what `neardup dedup` does.
+type engineDeduper struct {
+	pipeline neardup.Pipeline
+	bits     int
+}
+
+// Dedup implements eval.Deduper.
+func (d engineDeduper) Dedup(ctx context.Context, texts []string) ([]int, error) {
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	opts.Retention = -1
+	opts.ExpectedDocuments = len(texts)
+	fp, err := neardup.NewPipeline(d.pipeline, d.bits)
+	if err != nil {
+		return nil, err
+	}
+	opts.Fingerprinter = fp
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	dupOf := make([]int, len(texts))
+	for i, t := range texts {
+		r, err := e.CheckAndInsert(ctx, neardup.Document{ID: strconv.Itoa(i), Text: t})
+		if err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		dupOf[i] = -1
+		if r.DuplicateOf != nil {
+			if dupOf[i], err = strconv.Atoi(*r.DuplicateOf); err != nil {
+				return nil, fmt.Errorf("document %d: duplicate of unknown id %q", i, *r.DuplicateOf)
+			}
+		}
+	}
+	return dupOf, e.Close()
 }
 
 // parsePolicy returns DefaultPolicy changed by spec, a comma-separated list
