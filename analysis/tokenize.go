@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
 
@@ -46,6 +47,12 @@ func Tokenize(text []byte, emit func(tok []byte)) {
 // back until the run ends; if the run turns out to hold other non-ASCII
 // text, they are dropped and the run is tokenized by uniseg instead.
 func (Words) Tokenize(text []byte, emit func(Token)) {
+	if isASCII(text) {
+		// White space is a word boundary like any other non-word ASCII
+		// byte, so ASCII text needs no runs.
+		asciiWords(text, 0, len(text), emit)
+		return
+	}
 	n := len(text)
 	var held [8][2]int // words of the current run, not yet emitted
 	for i := 0; i < n; {
@@ -177,6 +184,19 @@ func asciiWords(text []byte, start, end int, emit func(Token)) {
 			emit(Token{Text: text[s:i], Start: s, End: i})
 		}
 	}
+}
+
+// isASCII reports whether b is all ASCII, eight bytes at a time.
+func isASCII(b []byte) bool {
+	var acc uint64
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc&0x8080808080808080 == 0
 }
 
 // wordByte marks the ASCII letters, digits and _.
