@@ -7,10 +7,13 @@ package similarity
 // Levenshtein stops and returns max+1. A negative max means no bound. The
 // result is exact whenever it is at most max.
 //
-// Common prefixes and suffixes are skipped first; the rest runs in
-// O(len(a) * len(b) / 64) with the bit-parallel algorithm of Myers (1999) in
-// the block form of Hyyrö (2003), or in O(len * max) on a diagonal band when
-// max is small compared with the texts.
+// Common prefixes and suffixes are skipped first. A shorter text of up to
+// 64 runes is handled in O(len) by the bit-parallel algorithm of Myers
+// (1999). Longer texts first try the diagonal algorithm of Ukkonen (1985),
+// which costs about O(len + d²) for a distance d and so is fast on the near
+// duplicates that verification sees; when d turns out large it falls back
+// to Myers's algorithm in the block form of Hyyrö (2003), O(len(a) *
+// len(b) / 64).
 func Levenshtein(a, b []rune, max int) int {
 	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
 		a, b = a[1:], b[1:]
@@ -31,9 +34,12 @@ func Levenshtein(a, b []rune, max int) int {
 		return len(a)
 	case len(b) <= 64:
 		return myers64(a, b, max)
-	case 2*max+1 <= 4*((len(b)+63)/64):
-		// The band is narrower than a few bit-parallel blocks per text rune.
-		return banded(a, b, max)
+	}
+	// The diagonal algorithm gets a budget of steps worth about half what
+	// the blocks cost (a diagonal step costs several times a block step), so
+	// a large distance costs at most about twice the blocks alone.
+	if d, ok := diagonal(a, b, max, len(a)*((len(b)+63)/64)/2+1024); ok {
+		return d
 	}
 	return myersBlocks(a, b, max)
 }
@@ -193,38 +199,66 @@ func myersBlocks(a, b []rune, bound int) int {
 	return score
 }
 
-// banded is Levenshtein computed only on the cells within bound of the main
-// diagonal (Ukkonen 1985): cells outside cannot lie on a path of cost at most
-// bound. a is at least as long as b, and len(a)-len(b) <= bound.
-func banded(a, b []rune, bound int) int {
-	inf := bound + 1
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = min(j, inf)
+// diagonal returns the edit distance of a and b if it is at most limit, and
+// limit+1 otherwise, by Ukkonen's furthest-reaching diagonals: for each cost
+// d it finds, on every diagonal k = j - i within reach, the furthest row i
+// with D[i][i+k] <= d, then slides along equal runes for free. Adjacent
+// cells differ by at most one, which makes the clipping at the matrix edges
+// exact. It gives up, returning ok = false, after budget steps.
+func diagonal(a, b []rune, limit, budget int) (d int, ok bool) {
+	n, m := len(a), len(b)
+	const unreached = -1 << 30
+	// prev and cur hold diagonals -r-1..r+1 (diagonal k at index k+r+1);
+	// they start small and double when d outgrows them.
+	r := min(limit, 32)
+	prev, cur := make([]int, 2*r+3), make([]int, 2*r+3)
+	for i := range prev {
+		prev[i], cur[i] = unreached, unreached
 	}
-	for i := 1; i <= len(a); i++ {
-		lo, hi := max(1, i-bound), min(len(b), i+bound)
-		diag := row[lo-1]
-		if lo == 1 {
-			row[0] = min(i, inf)
-		} else {
-			row[lo-1] = inf
+	grow := func(s []int, to int) []int {
+		t := make([]int, 2*to+3)
+		for i := range t {
+			t[i] = unreached
 		}
-		left, rowMin := row[lo-1], row[lo-1]
-		ai := a[i-1]
-		for j := lo; j <= hi; j++ {
-			up := row[j]
-			v := diag
-			if ai != b[j-1] {
-				v++
+		copy(t[to-r:], s)
+		return t
+	}
+	target := m - n
+	// The diagonals in reach only widen with d, so every entry an older
+	// round wrote is rewritten before it is read again.
+	for d := 0; d <= limit; d++ {
+		if d > r {
+			to := min(limit, 2*r)
+			prev, cur, r = grow(prev, to), grow(cur, to), to
+		}
+		off := r + 1
+		lo, hi := max(-d, -n), min(d, m)
+		budget -= hi - lo + 1
+		for k := lo; k <= hi; k++ {
+			t := 0
+			if d > 0 {
+				// substitution on k, insertion from k-1, deletion from k+1
+				t = max(prev[k+off]+1, prev[k-1+off], prev[k+1+off]+1)
+				if t < 0 {
+					cur[k+off] = unreached
+					continue
+				}
+				t = min(t, n, m-k)
 			}
-			v = min(v, up+1, left+1, inf)
-			diag, row[j], left = up, v, v
-			rowMin = min(rowMin, v)
+			start := t
+			for t < n && t+k < m && a[t] == b[t+k] {
+				t++
+			}
+			budget -= t - start
+			cur[k+off] = t
 		}
-		if rowMin > bound {
-			return inf
+		if target >= lo && target <= hi && cur[target+off] >= n {
+			return d, true
 		}
+		if budget < 0 {
+			return 0, false
+		}
+		prev, cur = cur, prev
 	}
-	return row[len(b)]
+	return limit + 1, true
 }

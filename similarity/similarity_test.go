@@ -158,14 +158,20 @@ func TestLevenshteinMatchesNaive(t *testing.T) {
 					if got := Levenshtein(a, b, bound); got != exp {
 						t.Fatalf("Levenshtein(len %d, len %d, max %d) = %d, want %d (distance %d)", len(a), len(b), bound, got, exp, want)
 					}
-					// The banded path directly, whatever Levenshtein would pick.
-					x, y := a, b
-					if len(x) < len(y) {
-						x, y = y, x
+					// The diagonal and block paths directly, whatever
+					// Levenshtein would pick.
+					if got, _ := diagonal(a, b, bound, 1<<62); got != exp {
+						t.Fatalf("diagonal(len %d, len %d, max %d) = %d, want %d", len(a), len(b), bound, got, exp)
 					}
-					if len(x)-len(y) <= bound {
-						if got := banded(x, y, bound); min(got, bound+1) != exp {
-							t.Fatalf("banded(len %d, len %d, max %d) = %d, want %d", len(x), len(y), bound, got, exp)
+					if len(a) > 0 && len(b) > 0 {
+						x, y := a, b
+						if len(x) < len(y) {
+							x, y = y, x
+						}
+						if len(x)-len(y) <= bound {
+							if got := myersBlocks(x, y, bound); min(got, bound+1) != exp {
+								t.Fatalf("myersBlocks(len %d, len %d, max %d) = %d, want %d", len(x), len(y), bound, got, exp)
+							}
 						}
 					}
 				}

@@ -171,3 +171,30 @@ func BenchmarkNewSketch(b *testing.B) {
 		sinkSketch = NewSketch(text)
 	}
 }
+
+// BenchmarkVerifyCandidates measures what verification costs per query: one
+// query sketch compared with 200 candidate sketches made in advance (near
+// duplicates of the query, the case where every measure runs in full).
+func BenchmarkVerifyCandidates(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{25, 400} { // words: about 140 and 2,300 characters
+		query := words(r, n)
+		q := NewSketch([]byte(query))
+		cands := make([]*Sketch, 200)
+		for i := range cands {
+			edited := []rune(query)
+			for range 3 {
+				edited[r.IntN(len(edited))] = 'x'
+			}
+			cands[i] = NewSketch([]byte(string(edited)))
+		}
+		b.Run(fmt.Sprintf("words=%d/candidates=200", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range cands {
+					sinkScores = Compare(q, c)
+				}
+			}
+		})
+	}
+}
