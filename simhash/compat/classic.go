@@ -17,9 +17,10 @@ const classicMul = 1000003
 // Tokens are the runs of non-whitespace, as Python 3's str.split() finds
 // them (Unicode White_Space plus U+001C..U+001F). A token of runes
 // c0..cn-1 hashes to x = c0<<7; x = (x*1000003 ^ ci) mod 2^64 for every
-// rune ci (c0 included); x ^= n. Every token has weight 1, and bit i is set
-// when at least as many tokens have it set as clear: text without tokens
-// gives all ones (ffffffffffffffff).
+// rune ci (c0 included); x ^= n. (The original's last step, turning -1
+// into -2, never applies: x is never negative.) Every token has weight 1,
+// and bit i is set when at least as many tokens have it set as clear: text
+// without tokens gives all ones (ffffffffffffffff).
 //
 // Runes are Unicode code points, as in Python 3; the Java port hashes UTF-16
 // code units instead and splits only on " \t\n\r\f", so the two differ for
