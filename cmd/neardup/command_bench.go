@@ -13,6 +13,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.AddCommand(
 		// benchmarks: one constructor per line
 		newBenchIndexCmd(),
+		newBenchServeCmd(),
 	)
 	return cmd
 }

@@ -104,11 +104,11 @@ finishes the requests in flight, flushes the store and exits 0.`,
 }
 
 // applyEnv sets every flag the command line did not set from its
-// environment variable, if that is set.
+// environment variable, if that is set and not empty.
 func applyEnv(fs *pflag.FlagSet, env [][2]string) error {
 	for _, fe := range env {
 		v, ok := os.LookupEnv(fe[1])
-		if !ok || fs.Changed(fe[0]) {
+		if !ok || v == "" || fs.Changed(fe[0]) {
 			continue
 		}
 		if err := fs.Set(fe[0], v); err != nil {

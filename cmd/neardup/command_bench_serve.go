@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
+	"github.com/spf13/cobra"
+)
+
+// benchServeLimits bound the load `bench serve` may generate.
+const (
+	maxBenchConns    = 1024
+	maxBenchDuration = 10 * time.Minute
+)
+
+func newBenchServeCmd() *cobra.Command {
+	var (
+		target, durability          string
+		conns, batchConns, batch    int
+		words                       int
+		duration, warmup            time.Duration
+		single, batchMode, inMemory bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Load a neardup server on loopback: throughput and p50/p99 latency",
+		Long: `bench serve drives a neardup server with many concurrent clients and reports
+throughput and latency percentiles, for single-document requests
+(POST /v1/documents) and for batches (POST /v1/documents/batch).
+
+With --url it loads a running server, which must be on a loopback address;
+without, it starts one in this process on 127.0.0.1 with a temporary store,
+removed afterwards. Every document is new (a distinct synthetic text of
+--words words), so every request writes to the store.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case conns < 1 || conns > maxBenchConns || batchConns < 1 || batchConns > maxBenchConns:
+				return usagef("--conns and --batch-conns must be in [1, %d]", maxBenchConns)
+			case duration <= 0 || duration > maxBenchDuration || warmup < 0 || warmup > maxBenchDuration:
+				return usagef("--duration must be in (0, %v] and --warmup in [0, %v]", maxBenchDuration, maxBenchDuration)
+			case batch < 1 || batch > server.DefaultMaxBatch:
+				return usagef("--batch must be in [1, %d]", server.DefaultMaxBatch)
+			case words < 1 || words > 100000:
+				return usagef("--words must be in [1, 100000]")
+			}
+			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
+				single, batchMode = true, true
+			}
+			ctx := cmd.Context()
+			base := target
+			if base == "" {
+				dur, err := parseDurability(durability)
+				if err != nil {
+					return err
+				}
+				u, stop, err := startBenchServer(ctx, dur, inMemory)
+				if err != nil {
+					return err
+				}
+				defer stop()
+				base = u
+			} else if err := checkLoopback(base); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d\n", base, words, duration, warmup, runtime.GOMAXPROCS(0))
+			fmt.Fprintln(tw, "mode\tconns\tdocs/req\trequests\treq/s\tdocs/s\tp50\tp99\tmax\terrors\t")
+			run := func(mode string, c, per int) error {
+				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%v\t%v\t%v\t%s\t\n", mode, c, per, r.requests,
+					float64(r.requests)/r.elapsed.Seconds(), float64(r.requests*per)/r.elapsed.Seconds(),
+					r.pct(0.50), r.pct(0.99), r.pct(1), r.errorSummary())
+				return nil
+			}
+			defer tw.Flush()
+			if single {
+				if err := run("single", conns, 1); err != nil {
+					return err
+				}
+			}
+			if batchMode {
+				if err := run("batch", batchConns, batch); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&target, "url", "", "base URL of a running server on loopback (default: start one in this process)")
+	f.IntVar(&conns, "conns", 64, "concurrent connections for single-document requests")
+	f.IntVar(&batchConns, "batch-conns", 4, "concurrent connections for batch requests")
+	f.IntVar(&batch, "batch", 500, "documents per batch request")
+	f.IntVar(&words, "words", 60, "words per synthetic document")
+	f.DurationVar(&duration, "duration", 10*time.Second, "measured time per mode")
+	f.DurationVar(&warmup, "warmup", time.Second, "unmeasured time before each mode")
+	f.BoolVar(&single, "single", false, "run only the single-document mode (default: both)")
+	f.BoolVar(&batchMode, "batch-mode", false, "run only the batch mode (default: both)")
+	f.StringVar(&durability, "durability", "group", "durability of the in-process server's store: group, sync or nosync")
+	f.BoolVar(&inMemory, "in-memory", false, "the in-process server keeps its store in memory")
+	return cmd
+}
+
+// startBenchServer serves a fresh store on a free loopback port and returns
+// its URL and a function that stops it and removes the store.
+func startBenchServer(ctx context.Context, dur neardup.Durability, inMemoryy bool) (string, func(), error) {
+	dir, err := os.MkdirTemp("", "neardup-bench-serve-")
+	if err != nil {
+		return "", nil, err
+	}
+	opts := neardup.DefaultOptions()
+	opts.Durability = dur
+	opts.InMemory = inMemoryy
+	ctx, cancel := context.WithCancel(ctx)
+	ready := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- server.Run(ctx, server.Config{Addr: "127.0.0.1:0", Dir: dir, Engine: opts,
+			Server: server.Options{MaxInFlight: 4 * maxBenchConns}, Ready: func(a net.Addr) { ready <- a }})
+	}()
+	stop := func() {
+		cancel()
+		<-done
+		os.RemoveAll(dir)
+	}
+	select {
+	case a := <-ready:
+		return "http://" + a.String(), stop, nil
+	case err := <-done:
+		os.RemoveAll(dir)
+		cancel()
+		return "", nil, err
+	}
+}
+
+// checkLoopback refuses URLs whose host is not a loopback address: the
+// benchmark is a load generator, not to be pointed at other machines.
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return usagef("--url %q: want a base URL such as http://127.0.0.1:8080", raw)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return usagef("--url %q: bench serve loads loopback servers only (127.0.0.1, ::1, localhost)", raw)
+	}
+	return nil
+}
+
+type loadSpec struct {
+	base             string
+	conns, perReq    int
+	words            int
+	duration, warmup time.Duration
+}
+
+type loadResult struct {
+	requests  int
+	elapsed   time.Duration
+	latencies []time.Duration // sorted
+	errors    map[string]int
+}
+
+func (r *loadResult) pct(p float64) time.Duration {
+	if len(r.latencies) == 0 {
+		return 0
+	}
+	i := int(p * float64(len(r.latencies)-1))
+	return r.latencies[i].Round(time.Microsecond)
+}
+
+func (r *loadResult) errorSummary() string {
+	if len(r.errors) == 0 {
+		return "0"
+	}
+	keys := make([]string, 0, len(r.errors))
+	for k := range r.errors {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b bytes.Buffer
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%d", k, r.errors[k])
+	}
+	return b.String()
+}
+
+// loadServer runs spec.conns workers, each on its own keep-alive
+// connection, posting new documents back to back; requests completed after
+// the warm-up and before its end are measured.
+func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
+	tr := &http.Transport{
+		MaxIdleConns:        spec.conns,
+		MaxIdleConnsPerHost: spec.conns,
+		MaxConnsPerHost:     spec.conns,
+		DisableCompression:  true,
+		IdleConnTimeout:     time.Minute,
+	}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	path := "/v1/documents"
+	if spec.perReq > 1 {
+		path = "/v1/documents/batch"
+	}
+	target := spec.base + path
+	runID := rand.Uint64()
+	start := time.Now()
+	measureFrom := start.Add(spec.warmup)
+	end := measureFrom.Add(spec.duration)
+	type workerResult struct {
+		lat    []time.Duration
+		errors map[string]int
+	}
+	results := make([]workerResult, spec.conns)
+	var wg sync.WaitGroup
+	for w := range spec.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := workerResult{errors: make(map[string]int)}
+			gen := newDocGen(runID, uint64(w), spec.words)
+			var body []byte
+			for ctx.Err() == nil {
+				body = gen.body(body[:0], spec.perReq)
+				t0 := time.Now()
+				if t0.After(end) {
+					break
+				}
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+				if err != nil {
+					res.errors[err.Error()]++
+					break
+				}
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := hc.Do(req)
+				if err != nil {
+					res.errors["transport"]++
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				t1 := time.Now()
+				if resp.StatusCode != http.StatusOK {
+					res.errors[strconv.Itoa(resp.StatusCode)]++
+					continue
+				}
+				if t0.After(measureFrom) && t1.Before(end) {
+					res.lat = append(res.lat, t1.Sub(t0))
+				}
+			}
+			results[w] = res
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	r := &loadResult{elapsed: spec.duration, errors: make(map[string]int)}
+	for _, w := range results {
+		r.latencies = append(r.latencies, w.lat...)
+		for k, v := range w.errors {
+			r.errors[k] += v
+		}
+	}
+	slices.Sort(r.latencies)
+	r.requests = len(r.latencies)
+	if r.requests == 0 {
+		return nil, fmt.Errorf("bench serve: no request to %s succeeded (errors: %s)", target, r.errorSummary())
+	}
+	return r, nil
+}
+
+// docGen writes request bodies of distinct synthetic documents: each text
+// starts with a unique tag and continues with pseudo-random words.
+type docGen struct {
+	syll  []string
+	rng   *rand.Rand
+	tag   string
+	n     int
+	words int
+}
+
+func newDocGen(run, worker uint64, words int) *docGen {
+	return &docGen{syll: strings.Fields(benchSyllables), rng: rand.New(rand.NewPCG(run, worker)), tag: fmt.Sprintf("r%x-w%d-", run&0xffffff, worker), words: words}
+}
+
+// benchSyllables make up the synthetic words.
+const benchSyllables = "ka lo mi ren to sa vi de pul an so ter gu ni bar el qua zen fo ir"
+
+// body appends the JSON body of one request of n documents to b.
+func (g *docGen) body(b []byte, n int) []byte {
+	if n > 1 {
+		b = append(b, '[')
+	}
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		g.n++
+		b = append(b, `{"text":"`...)
+		b = append(b, g.tag...)
+		b = strconv.AppendInt(b, int64(g.n), 10)
+		for range g.words {
+			b = append(b, ' ')
+			for range 2 + g.rng.IntN(3) {
+				b = append(b, g.syll[g.rng.IntN(len(g.syll))]...)
+			}
+		}
+		b = append(b, `"}`...)
+	}
+	if n > 1 {
+		b = append(b, ']')
+	}
+	return b
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestByteSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"4194304", 4 << 20, true},
+		{"4MiB", 4 << 20, true},
+		{"4mib", 4 << 20, true},
+		{"500KB", 500000, true},
+		{"2M", 2 << 20, true},
+		{"1GiB", 1 << 30, true},
+		{"10B", 10, true},
+		{" 3 KiB ", 3 << 10, true},
+		{"0", 0, false},
+		{"-1", 0, false},
+		{"lots", 0, false},
+		{"4XB", 0, false},
+		{"2000GiB", 0, false},
+	}
+	for _, tt := range tests {
+		var b byteSize
+		err := b.Set(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && int64(b) != tt.want) {
+			t.Errorf("Set(%q) = %d, %v; want %d, ok %v", tt.in, b, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestServeUsage checks that bad flags and environment values are usage
+// errors (exit 2) that name what is wrong, before anything is opened.
+func TestServeUsage(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"serve", "--durability", "maybe"}, nil, "--durability"},
+		{[]string{"serve", "--retention", "-1h"}, nil, "--retention"},
+		{[]string{"serve", "--bits", "96"}, nil, "96"},
+		{[]string{"serve", "--profile", "nilsimsa"}, nil, "nilsimsa"},
+		{[]string{"serve", "--k", "40"}, nil, "k 40"},
+		{[]string{"serve", "--max-body", "huge"}, nil, "huge"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_MAX_BODY": "-5"}, "NEARDUP_MAX_BODY"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_K": "x"}, "NEARDUP_K"},
+		{[]string{"serve", "extra"}, nil, "unknown command"},
+		{[]string{"bench", "serve", "--url", "http://example.com:80"}, nil, "loopback"},
+		{[]string{"bench", "serve", "--conns", "0"}, nil, "--conns"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			var out, errb bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tt.args, tt.env, code, errb.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestBenchServe runs the load generator briefly against an in-process
+// server and checks that it reports both modes.
+func TestBenchServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "serve", "--duration", "300ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2", "--in-memory"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"single", "batch", "p99", "req/s"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

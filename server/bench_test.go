@@ -1,0 +1,79 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/neardup/neardup"
+)
+
+// benchSink keeps results alive so the compiler cannot drop the work.
+var benchSink atomic.Int64
+
+// benchBody returns the JSON body of a distinct document of about 400 bytes.
+func benchBody(i int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"text":"doc %d`, i)
+	x := uint64(i)*0x9e3779b97f4a7c15 + 1
+	for range 60 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		fmt.Fprintf(&b, " w%d", x%5000)
+	}
+	b.WriteString(`"}`)
+	return b.String()
+}
+
+// BenchmarkHandlerInsert measures the handler alone (no network) posting
+// new documents: with the fake engine it is the server's own overhead;
+// with the in-memory engine, the cost of a check-and-insert as served.
+func BenchmarkHandlerInsert(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		engine func(b *testing.B) Engine
+	}{
+		{"fake", func(*testing.B) Engine { return newFakeEngine() }},
+		{"engine-inmemory", func(b *testing.B) Engine {
+			opts := neardup.DefaultOptions()
+			opts.InMemory = true
+			e, err := neardup.Open("", &opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { e.Close() })
+			return e
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s, err := New(Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.SetEngine(tc.engine(b))
+			h := s.Handler()
+			bodies := make([]string, b.N)
+			for i := range bodies {
+				bodies[i] = benchBody(int64(i))
+			}
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bodies[0])))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				codes := 0
+				for pb.Next() {
+					req := httptest.NewRequest("POST", "/v1/documents", strings.NewReader(bodies[n.Add(1)-1]))
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req.WithContext(context.Background()))
+					codes += w.Code
+				}
+				benchSink.Add(int64(codes))
+			})
+		})
+	}
+}
