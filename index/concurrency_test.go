@@ -48,7 +48,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 			}
 		})
 	}
-	n := 3000
+	n := 1500
 	if testing.Short() {
 		n = 500
 	}

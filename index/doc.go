@@ -27,11 +27,64 @@
 // before the full fingerprint is read, so a query touches, per table, one
 // directory cell and one contiguous run of 4-byte words.
 //
+// Keys longer than the directory (a directory resolves about log2(n)-2
+// bits) are kept sorted within each bucket, and a query narrows a big
+// bucket by binary search on the remaining key bits, so a bucket that many
+// skewed fingerprints share does not become a scan. A design whose key is
+// no longer than the directory (4 x 16 bits) has no such bits left: its
+// buckets are as skewed as the data, which is why a longer-key design pays
+// off on heavily skewed fingerprints.
+//
 // # Changes
 //
-// New entries go to a small buffer scanned linearly, then to a small sorted
-// level, which is folded into the main level once it grows past an eighth
-// of the index. Removed entries are marked dead in place and dropped at the
-// next rebuild. Rebuilds sort outside the lock; readers wait only for the
-// swap of the new tables or for one chunk of a bulk change.
+// New entries go to a buffer of 512 scanned linearly, then into tiers of
+// sorted runs that grow eightfold (a log-structured merge), and all are
+// folded into the main level once the next tier would pass a quarter of
+// the index. Removed and expired entries are marked dead in place, skipped
+// by queries, and dropped at the next rebuild of the main level (forced
+// once they pass an eighth of the index). Rebuilds sort outside the lock;
+// readers wait only for the swap of the new tables or for one chunk (8192
+// entries) of a bulk change.
+//
+// # Concurrency
+//
+// Queries take a read lock and never block each other; changes are
+// serialized by a writer lock and take the read-write lock only briefly.
+// Keys depends on the design alone and takes no lock.
+//
+// # Designs
+//
+// Options.Design fixes the design; otherwise ChooseDesign picks, among one-
+// and two-level designs that are exact for K, the one with the lowest
+// predicted latency within Options.MaxBytesPerEntry (default 60), or the
+// leanest if none fits. Each table costs 8 bytes per entry plus its
+// directory; the slot columns, id map and live bits cost about 26. Measured
+// with `neardup bench index -n 1000000 --design D --adds 0 --baseline=false`
+// (random fingerprints, 2 cores shared with other jobs at a load average
+// near 16, so latencies are pessimistic; compare rows with each other):
+//
+//	k  design         tables  key bits  bytes/fp  p50 ns  p99 ns
+//	0  1/1 (auto)          1        64      37.6     667    1584
+//	1  2/1 (auto)          2        32      46.7     868    5364
+//	2  3/1 (auto)          3     21-22      55.7     778    1827
+//	3  4/1 seed, auto      4        16      61.7    1472    3415
+//	3  5/2                10     25-26     119.2    2665   12588
+//	3  4/1,4/1 Manku16    16        28     173.6    5697   28061
+//	3  6/3 Manku20        20     31-33     209.9    4720   20968
+//	4  5/1 (auto)          5     12-13      68.8    3644   19256
+//	5  6/1 (auto)          6     10-11      76.7    7420   44701
+//	7  8/1 (auto)          8         8      92.6   55209  5996194
+//
+// At a million entries the 16-bit keys of the seed design leave about 15
+// candidates per table, fewer than the probes more tables would cost; at a
+// billion, longer keys win, and ChooseDesign moves to them when the budget
+// allows. For k >= 4 within 60 bytes only k+1 blocks keyed by one fit, and
+// their short keys make queries slow: raise MaxBytesPerEntry for those.
+//
+// # Fingerprint width
+//
+// Entries hold 64-bit fingerprints. Designs, permutations and the table
+// layout are written in terms of Bits and bit positions, so a 128-bit
+// index needs wider slot columns and segments over two words, not a new
+// structure.
 package index

@@ -62,7 +62,7 @@ func TestPairsLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	es := randomEntries(20000, 11)
+	es := randomEntries(8000, 11)
 	for i := range es {
 		es[i].ID = uint64(i)
 	}
