@@ -153,8 +153,10 @@ func New(opts Options) (*Index, error) {
 // K returns the largest distance the index answers through its tables.
 func (ix *Index) K() int { return ix.opts.K }
 
-// Design returns the design of the index.
-func (ix *Index) Design() Design { return ix.opts.Design }
+// Design returns (a copy of) the design of the index.
+func (ix *Index) Design() Design {
+	return Design{Levels: slices.Clone(ix.opts.Design.Levels)}
+}
 
 // Tables returns the number of tables.
 func (ix *Index) Tables() int { return len(ix.tabs) }
@@ -191,7 +193,8 @@ func (ix *Index) addLocked(e Entry) {
 // AddBatch inserts every entry of es, as Add would one after the other
 // (a later entry replaces an earlier one with the same ID), but sorts them
 // into the tables in bulk. Entries become visible to queries in chunks; all
-// are visible when AddBatch returns.
+// are visible when AddBatch returns. Until the batch is sorted in, queries
+// also scan it linearly, so they slow down during a large batch.
 func (ix *Index) AddBatch(es []Entry) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()

@@ -14,7 +14,8 @@ import (
 // permuted copy of the fingerprints per table of a design chosen for k and
 // len(es) and compares entries only within runs of equal keys, on all
 // cores. emit is called from the calling goroutine, one call at a time, in
-// no particular order. A negative k gives no pairs.
+// no particular order. A negative k gives no pairs. es may hold at most
+// 2^32 entries; Pairs panics beyond that.
 func Pairs(es []Entry, k int, emit func(a, b Entry, d int)) {
 	if k < 0 || len(es) < 2 {
 		return
