@@ -252,21 +252,41 @@ func editSeq[T any](ed *Editor, s []T, kind EditKind, n int, fresh func() T) []T
 func (ed *Editor) word() string { return ed.vocab[ed.rng.IntN(len(ed.vocab))] }
 func (ed *Editor) char() rune   { return ed.runes[ed.rng.IntN(len(ed.runes))] }
 
-// perUnit rewrites a random fraction rate of the text's units with f and
-// joins them back (with spaces for non-CJK text, where f may add more).
+// perUnit rewrites a random fraction rate of the text's units with f. CJK
+// text keeps all its other characters, line breaks included; other text is
+// joined back with single spaces (which f may replace), the spacing that
+// normalization would leave anyway.
 func (ed *Editor) perUnit(text string, rate float64, cjk bool, f func(string) string) string {
+	if cjk {
+		rs := []rune(text)
+		var at []int
+		for i, r := range rs {
+			if !unicode.IsSpace(r) {
+				at = append(at, i)
+			}
+		}
+		if len(at) == 0 {
+			return text
+		}
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			out[i] = string(r)
+		}
+		for _, j := range ed.rng.Perm(len(at))[:count(len(at), rate)] {
+			out[at[j]] = f(out[at[j]])
+		}
+		return strings.Join(out, "")
+	}
 	ws := units(text)
 	if len(ws) == 0 {
 		return text
 	}
-	n := count(len(ws), rate)
-	pick := ed.rng.Perm(len(ws))[:n]
-	for _, i := range pick {
+	for _, i := range ed.rng.Perm(len(ws))[:count(len(ws), rate)] {
 		ws[i] = f(ws[i])
 	}
 	var b strings.Builder
 	for i, w := range ws {
-		if i > 0 && !cjk && !strings.HasSuffix(ws[i-1], "\n") && !strings.HasSuffix(ws[i-1], "\t") && !strings.HasSuffix(ws[i-1], " ") {
+		if i > 0 && !strings.HasSuffix(ws[i-1], "\n") && !strings.HasSuffix(ws[i-1], "\t") && !strings.HasSuffix(ws[i-1], " ") {
 			b.WriteByte(' ')
 		}
 		b.WriteString(w)

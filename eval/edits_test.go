@@ -132,3 +132,18 @@ func FuzzEditor(f *testing.F) {
 		}
 	})
 }
+
+// Format edits of CJK text keep its line breaks and touch only the picked
+// characters.
+func TestEditorCJKKeepsLines(t *testing.T) {
+	text := "床前明月光，\n疑是地上霜。\n举头望明月，\n低头思故乡。"
+	for _, k := range []EditKind{Case, Punctuation, HTML} {
+		out := NewEditor(2, nil).Apply(text, Edit{k, 0.1})
+		if k != HTML && strings.Count(out, "\n") != 3 {
+			t.Errorf("%s lost line breaks: %q", k, out)
+		}
+	}
+	if out := NewEditor(2, nil).Apply(text, Edit{Case, 0.5}); out != text {
+		t.Errorf("case change altered Chinese: %q", out)
+	}
+}

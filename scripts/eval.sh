@@ -74,12 +74,14 @@ fi
 # Sweep the fields of neardup.Pipeline (default profile only).
 variants=(
 	--variant w1:Shingle=1 --variant w2:Shingle=2 --variant w4:Shingle=4 --variant w5:Shingle=5
-	--variant c3:Units=chars,Shingle=3 --variant c4:Units=chars,Shingle=4 --variant c5:Units=chars,Shingle=5
+	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c4:Units=chars,Shingle=4 --variant c5:Units=chars,Shingle=5
+	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf --variant c3-html:Units=chars,Shingle=3,HTML=true
 	--variant logtf:Weighting=logtf --variant binary:Weighting=binary
 	--variant stop:StopWords=english --variant top64:TopN=64 --variant html:HTML=true
 )
 zhvariants=(--variant uni:CJK=unigram --variant uni-w2:CJK=unigram,Shingle=2 --variant bi-w2:Shingle=2 --variant seg:CJK=segment
-	--variant seg-w2:CJK=segment,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c2:Units=chars,Shingle=2)
+	--variant seg-w2:CJK=segment,Shingle=2 --variant uni-w3:CJK=unigram,Shingle=3 --variant uni-w2-logtf:CJK=unigram,Shingle=2,Weighting=logtf
+	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf)
 if want variants; then
 	common=(--profiles default --measures "" --policy=false)
 	run var-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${variants[@]}"
