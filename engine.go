@@ -345,44 +345,29 @@ func Open(dir string, opts *Options) (*Engine, error) {
 }
 
 // restore rebuilds the indexes and the id map from the compact records,
-// skipping expired ones. The scan feeds two builders running in parallel.
+// skipping expired ones. The id map is filled by a second goroutine while
+// the scan goes on; each index is then built in one bulk AddBatch (one sort
+// per table), the two indexes in parallel.
 func (e *Engine) restore() error {
 	cutoff := e.cutoff()
 	type chunk struct {
-		long, short []index.Entry
-		refs        []docRef
-		ids         []string
+		refs []docRef
+		ids  []string
 	}
-	const chunkSize = 1 << 16
-	work := make(chan *chunk, 4)
-	var wg sync.WaitGroup
-	idx := make(chan *chunk, 4)
-	wg.Add(2)
-	go func() { // indexes
-		defer wg.Done()
-		for c := range idx {
-			e.long.AddBatch(c.long)
-			if e.short != nil && len(c.short) > 0 {
-				e.short.AddBatch(c.short)
-			}
-		}
-	}()
-	go func() { // id map
-		defer wg.Done()
+	const chunkSize = 1 << 14
+	work := make(chan *chunk, 16)
+	done := make(chan struct{})
+	go func() {
 		for c := range work {
 			for i, id := range c.ids {
-				s := e.shard(id)
-				s.m[id] = c.refs[i]
+				e.shard(id).m[id] = c.refs[i]
 			}
 		}
+		close(done)
 	}()
+	var long, short []index.Entry
 	var maxCounter uint64
 	c := &chunk{}
-	flush := func() {
-		idx <- c
-		work <- c
-		c = &chunk{}
-	}
 	err := e.db.Scan(0, 0, func(r store.Record) error {
 		maxCounter = max(maxCounter, store.Counter(r.Seq))
 		if r.Time < cutoff {
@@ -393,21 +378,29 @@ func (e *Engine) restore() error {
 			return fmt.Errorf("neardup: stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
 		}
 		ent := index.Entry{ID: r.Seq, FP: top64(fp), Time: r.Time}
-		c.long = append(c.long, ent)
+		long = append(long, ent)
 		if e.short != nil && e.isShort(r.TextLen) {
-			c.short = append(c.short, ent)
+			short = append(short, ent)
 		}
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
 		c.ids = append(c.ids, r.ID)
 		if len(c.ids) == chunkSize {
-			flush()
+			work <- c
+			c = &chunk{}
 		}
 		return nil
 	})
-	flush()
-	close(idx)
+	work <- c
 	close(work)
+	var wg sync.WaitGroup
+	if err == nil {
+		wg.Go(func() { e.long.AddBatch(long) })
+		if e.short != nil && len(short) > 0 {
+			wg.Go(func() { e.short.AddBatch(short) })
+		}
+	}
 	wg.Wait()
+	<-done
 	e.counter.Store(maxCounter)
 	return err
 }
@@ -424,10 +417,10 @@ func top64(fp Fingerprint) uint64 {
 
 // isShort reports whether a text of n runes (before normalization) goes to
 // the short index. Normalization mostly shrinks text (white space runs,
-// control characters), so the bound is twice the Policy's normalized
-// ShortLength: every pair the Short rule judges is then in the short index,
-// unless normalization more than halves a text.
-func (e *Engine) isShort(n int) bool { return n < 2*e.policy.ShortLength }
+// control characters), so the bound is a quarter above the Policy's
+// normalized ShortLength: every pair the Short rule judges is in the short
+// index unless normalization shrinks a text by more than a fifth.
+func (e *Engine) isShort(n int) bool { return n < e.policy.ShortLength+e.policy.ShortLength/4 }
 
 func (e *Engine) cutoff() int64 {
 	if e.opts.Retention < 0 {

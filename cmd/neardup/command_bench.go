@@ -13,7 +13,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.AddCommand(
 		// benchmarks: one constructor per line
 		newBenchIndexCmd(),
-		newBenchServeCmd(),
+		newBenchEngineCmd(),
 	)
 	return cmd
 }

@@ -144,9 +144,10 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	if policy.Short.MaxDistance > policy.Long.MaxDistance {
 		var short []index.Entry
 		for i, e := range entries {
-			// The engine's rule: short texts are under twice the
-			// policy's (normalized) short length, before normalization.
-			if utf8.RuneCountInString(docs[i].Text) < 2*policy.ShortLength {
+			// The engine's rule: short texts are under the policy's
+			// (normalized) short length plus a quarter, before
+			// normalization.
+			if utf8.RuneCountInString(docs[i].Text) < policy.ShortLength+policy.ShortLength/4 {
 				short = append(short, e)
 			}
 		}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/zeebo/xxh3"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/testtext"
+	"github.com/neardup/neardup/store"
+)
+
+// benchEngineResult is the report of `neardup bench engine`.
+type benchEngineResult struct {
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Durability string `json:"durability"`
+
+	Writers         int     `json:"writers,omitempty"`
+	Docs            int     `json:"docs,omitempty"`
+	TextBytes       int     `json:"text_bytes,omitempty"`
+	Seconds         float64 `json:"seconds,omitempty"`
+	DocsPerSecond   float64 `json:"docs_per_second,omitempty"`
+	MBPerSecond     float64 `json:"mb_per_second,omitempty"`
+	CPUSeconds      float64 `json:"cpu_seconds,omitempty"`
+	DocsPerCPUSec   float64 `json:"docs_per_cpu_second,omitempty"`
+	Acknowledged    int64   `json:"acknowledged,omitempty"`
+	StoredAfterOpen int     `json:"stored_after_reopen,omitempty"`
+	Lost            int64   `json:"lost"`
+
+	RestartDocs     int     `json:"restart_docs,omitempty"`
+	FillSeconds     float64 `json:"fill_seconds,omitempty"`
+	ReopenSeconds   float64 `json:"reopen_seconds,omitempty"`
+	ReopenDocuments int     `json:"reopen_documents,omitempty"`
+	StoreBytes      uint64  `json:"store_bytes,omitempty"`
+	HeapBytes       uint64  `json:"heap_bytes,omitempty"`
+}
+
+// newBenchEngineCmd returns `neardup bench engine`.
+func newBenchEngineCmd() *cobra.Command {
+	var (
+		dir        string
+		docs       int
+		writers    int
+		textBytes  int
+		restart    int
+		shortShare float64
+		durability string
+		asJSON     bool
+		cpuProfile string
+	)
+	cmd := &cobra.Command{
+		Use:   "engine",
+		Short: "Measure durable check-and-insert throughput and restart time of the engine",
+		Long: `Engine measures two things in a fresh store under --dir (a temporary
+directory by default, removed afterwards):
+
+  throughput  --docs generated English documents of about --text-bytes bytes,
+              new and distinct, sent by --writers goroutines to CheckAndInsert
+              with the chosen --durability; then the store is reopened and the
+              stored documents counted against the acknowledged ones.
+  restart     --restart-docs documents (records with random 64-bit
+              fingerprints, a --short-share of them short texts, no text
+              bodies) written straight to the store, then the time Open takes
+              to restore the index from them.
+
+Either part is skipped when its count is 0. It reports wall time and CPU time
+(user+sys), since the machine may be shared.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dur, err := store.ParseDurability(durability)
+			if err != nil {
+				return usageError{err}
+			}
+			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
+				return usagef("bench engine: bad counts")
+			}
+			root := dir
+			if root == "" {
+				if root, err = os.MkdirTemp("", "neardup-bench-"); err != nil {
+					return err
+				}
+				defer os.RemoveAll(root)
+			}
+			if cpuProfile != "" {
+				pf, err := os.Create(cpuProfile)
+				if err != nil {
+					return usageError{err}
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
+			if docs > 0 {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, dur); err != nil {
+					return err
+				}
+			}
+			if restart > 0 {
+				if err := benchRestart(&res, filepath.Join(root, "restart"), restart, shortShare); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			if docs > 0 {
+				fmt.Fprintf(out, "throughput: %d docs of %d bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d\n",
+					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost)
+			}
+			if restart > 0 {
+				fmt.Fprintf(out, "restart: %d docs: fill %.1f s, reopen %.2f s (%d documents restored), store %.0f MiB, heap %.0f MiB\n",
+					res.RestartDocs, res.FillSeconds, res.ReopenSeconds, res.ReopenDocuments, float64(res.StoreBytes)/(1<<20), float64(res.HeapBytes)/(1<<20))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dir, "dir", "", "directory for the stores (default: a temporary one)")
+	f.IntVar(&docs, "docs", 100000, "documents for the throughput run (0: skip)")
+	f.IntVar(&writers, "writers", 64, "concurrent writers in the throughput run")
+	f.IntVar(&textBytes, "text-bytes", 1000, "approximate size of a document")
+	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
+	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
+	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	return cmd
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes int, dur store.Durability) error {
+	// Texts are generated before the clock starts: distinct prose, each
+	// with its number in front so no two are near-duplicates by accident.
+	texts := make([]string, docs)
+	parallelDo(docs, func(i int) {
+		rng := rand.New(rand.NewPCG(uint64(i), 99))
+		texts[i] = strconv.Itoa(i) + " " + testtext.English(rng, textBytes/6)
+	})
+	var total int64
+	for _, t := range texts {
+		total += int64(len(t))
+	}
+	o := neardup.DefaultOptions()
+	o.Durability = dur
+	o.ExpiryInterval = -1
+	o.ExpectedDocuments = docs
+	e, err := neardup.Open(dir, &o)
+	if err != nil {
+		return err
+	}
+	var next, acked atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Pointer[error]
+	cpu0, t0 := cpuSeconds(), time.Now()
+	for range writers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= docs {
+					return
+				}
+				r, err := e.CheckAndInsert(context.Background(), neardup.Document{ID: strconv.Itoa(i), Text: texts[i]})
+				if err != nil {
+					firstErr.CompareAndSwap(nil, &err)
+					return
+				}
+				if r.Inserted {
+					acked.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed, cpu := time.Since(t0).Seconds(), cpuSeconds()-cpu0
+	if p := firstErr.Load(); p != nil {
+		e.Close()
+		return *p
+	}
+	if err := e.Close(); err != nil {
+		return err
+	}
+	e, err = neardup.Open(dir, &o)
+	if err != nil {
+		return fmt.Errorf("bench engine: reopen: %w", err)
+	}
+	stored := e.Stats().Documents
+	e.Close()
+	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability,
+		Writers: writers, Docs: docs, TextBytes: textBytes, Seconds: elapsed,
+		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
+		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu,
+		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored))}
+	return nil
+}
+
+func benchRestart(res *benchEngineResult, dir string, n int, shortShare float64) error {
+	db, err := store.Open(dir, &store.Options{Durability: store.NoSync})
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	now := time.Now().Unix()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const chunk = 50000
+	for start := 0; start < n; start += chunk {
+		b := db.NewBatch()
+		for i := start; i < min(n, start+chunk); i++ {
+			fp := neardup.FromUint64(rng.Uint64())
+			id := "doc-" + strconv.Itoa(i)
+			textLen := 2000
+			if rng.Float64() < shortShare {
+				textLen = 140
+			}
+			b.Put(&store.Doc{Record: store.Record{Seq: store.MakeSeq(now, uint64(i+1)), ID: id, Fingerprint: fp.Bytes(),
+				Time: now, TextHash: xxh3.HashString(id), TextLen: textLen}})
+		}
+		if err := db.Commit(b); err != nil {
+			db.Close()
+			return err
+		}
+	}
+	if err := db.Close(); err != nil {
+		return err
+	}
+	res.RestartDocs, res.FillSeconds = n, time.Since(t0).Seconds()
+	o := neardup.DefaultOptions()
+	o.ExpiryInterval = -1
+	o.ExpectedDocuments = n
+	runtime.GC()
+	t1 := time.Now()
+	e, err := neardup.Open(dir, &o)
+	if err != nil {
+		return err
+	}
+	res.ReopenSeconds = time.Since(t1).Seconds()
+	st := e.Stats()
+	res.ReopenDocuments, res.StoreBytes = st.Documents, st.StoreBytes
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.HeapBytes = ms.HeapAlloc
+	return e.Close()
+}

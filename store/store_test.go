@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+func TestRecordRoundTrip(t *testing.T) {
+	for _, r := range []Record{
+		{Seq: 1, ID: "a", Fingerprint: []byte{1, 2, 3, 4, 5, 6, 7, 8}, Time: 1700000000, TextHash: 42, TextLen: 3},
+		{Seq: MakeSeq(1700000000, 9), ID: "", Fingerprint: make([]byte, 16), Time: -5, TextHash: ^uint64(0)},
+		{Seq: 7, ID: "日本語 id with spaces", Fingerprint: []byte{}, Time: 0, TextLen: 1 << 30},
+	} {
+		got, err := decodeRecord(r.Seq, encodeRecord(nil, &r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Fingerprint) == 0 {
+			r.Fingerprint = got.Fingerprint // nil and empty are alike
+		}
+		if !reflect.DeepEqual(got, r) {
+			t.Errorf("got %+v, want %+v", got, r)
+		}
+	}
+	for _, bad := range [][]byte{nil, {2}, {1, 200}, {1, 0, 2}} {
+		if _, err := decodeRecord(1, bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("decode %v: %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(encodeRecord(nil, &Record{ID: "x", Fingerprint: make([]byte, 8), TextLen: 4}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := decodeRecord(3, b)
+		if err != nil {
+			return
+		}
+		again, err := decodeRecord(3, encodeRecord(nil, &r))
+		if err != nil || !reflect.DeepEqual(again, r) {
+			t.Fatalf("re-encoding %+v gave %+v, %v", r, again, err)
+		}
+	})
+}
+
+func TestStore(t *testing.T) {
+	for _, d := range []Durability{GroupCommit, SyncEach, NoSync} {
+		t.Run(d.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(dir, &Options{Durability: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const hour = 3600
+			base := int64(1700000000 / hour * hour)
+			var wg sync.WaitGroup
+			for w := range 8 {
+				wg.Go(func() {
+					for i := range 50 {
+						n := w*50 + i
+						b := db.NewBatch()
+						b.Put(&Doc{Record: Record{Seq: MakeSeq(base+int64(n%3)*hour, uint64(n+1)), ID: fmt.Sprint(n), Fingerprint: make([]byte, 8), Time: base + int64(n%3)*hour}, Text: []byte(fmt.Sprint("text ", n)), Meta: []byte(`{}`)})
+						if err := db.Commit(b); err != nil {
+							t.Error(err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			if err := db.Barrier(); err != nil {
+				t.Fatal(err)
+			}
+			count := func() int {
+				n := 0
+				if err := db.Scan(0, 0, func(Record) error { n++; return nil }); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if n := count(); n != 400 {
+				t.Fatalf("scan found %d records, want 400", n)
+			}
+			seq := MakeSeq(base+hour, 2) // document 1, in the second hour
+			text, meta, err := db.Text(seq)
+			if err != nil || string(text) != "text 1" || string(meta) != "{}" {
+				t.Fatalf("Text = %q, %q, %v", text, meta, err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Commit(db.NewBatch()); !errors.Is(err, ErrClosed) {
+				t.Fatalf("commit after close: %v", err)
+			}
+			db, err = Open(dir, &Options{Durability: d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.DeleteBefore(context.Background(), HourStart(base+hour)); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(); n != 400-134 {
+				t.Fatalf("after dropping the first hour: %d records, want %d", n, 400-134)
+			}
+			if _, err := db.Record(MakeSeq(base, 1)); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("record of a dropped hour: %v", err)
+			}
+			b := db.NewBatch()
+			b.Delete(seq)
+			if err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := db.Text(seq); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("deleted text: %v", err)
+			}
+		})
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, o := range []Options{{Durability: 7}, {CommitDelay: -1}, {CacheSize: -1}} {
+		if o.Validate() == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if _, err := Open("", nil); err == nil {
+		t.Error("empty dir without InMemory accepted")
+	}
+	if _, err := ParseDurability("fast"); err == nil {
+		t.Error("unknown durability accepted")
+	}
+}
