@@ -14,6 +14,7 @@ func newBenchCmd() *cobra.Command {
 		// benchmarks: one constructor per line
 		newBenchIndexCmd(),
 		newBenchEngineCmd(),
+		newBenchServeCmd(),
 	)
 	return cmd
 }
