@@ -88,8 +88,8 @@ type Digest struct {
 	// lanes counts the buckets of each of the eight trigram slots apart, so
 	// that the eight increments per byte rarely hit the same counter back
 	// to back (a chain of dependent read-modify-writes). Lanes are folded
-	// into total before a 32-bit counter could overflow.
-	lanes   [8][256]uint32
+	// into total before a 16-bit counter could overflow.
+	lanes   [8][256]uint16
 	total   [256]uint64
 	pending uint64  // bytes counted in lanes since the last fold
 	n       uint64  // bytes written
@@ -97,8 +97,8 @@ type Digest struct {
 }
 
 // foldEvery bounds the bytes counted in lanes between folds: a lane counter
-// grows by at most one per byte, so it stays below 2^32.
-const foldEvery = 1 << 31
+// grows by at most one per byte, so it stays below 2^16.
+const foldEvery = 1<<16 - 1
 
 // fold moves the lane counts into total.
 func (d *Digest) fold() {
@@ -106,7 +106,7 @@ func (d *Digest) fold() {
 		for i, c := range d.lanes[l] {
 			d.total[i] += uint64(c)
 		}
-		d.lanes[l] = [256]uint32{}
+		d.lanes[l] = [256]uint16{}
 	}
 	d.pending = 0
 }

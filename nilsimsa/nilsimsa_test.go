@@ -198,3 +198,53 @@ func TestSlotTables(t *testing.T) {
 		}
 	}
 }
+
+// naiveSum is the reference algorithm written plainly: one counter array,
+// the window grown a byte at a time, the threshold from the trigram count.
+func naiveSum(data []byte) [Size]byte {
+	var acc [256]int
+	var w []byte // the previous bytes, most recent first, at most 4
+	for _, c := range data {
+		if len(w) > 1 {
+			acc[tran3(c, w[0], w[1], 0)]++
+		}
+		if len(w) > 2 {
+			acc[tran3(c, w[0], w[2], 1)]++
+			acc[tran3(c, w[1], w[2], 2)]++
+		}
+		if len(w) > 3 {
+			acc[tran3(c, w[0], w[3], 3)]++
+			acc[tran3(c, w[1], w[3], 4)]++
+			acc[tran3(c, w[2], w[3], 5)]++
+			acc[tran3(w[3], w[0], c, 6)]++
+			acc[tran3(w[3], w[2], c, 7)]++
+		}
+		w = append([]byte{c}, w[:min(len(w), 3)]...)
+	}
+	total := 0
+	for _, a := range acc {
+		total += a
+	}
+	var out [Size]byte
+	for i, a := range acc {
+		if a*256 > total {
+			out[Size-1-i/8] |= 1 << (i % 8)
+		}
+	}
+	return out
+}
+
+// TestMatchesNaive checks the lanes, tables and folds (every 65,535 bytes)
+// against naiveSum on random inputs of many lengths.
+func TestMatchesNaive(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 100, 65534, 65535, 65536, 65540, 200_000} {
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(r.IntN(256))
+		}
+		if got, want := Sum(data), naiveSum(data); got != want {
+			t.Errorf("%d bytes: Sum %x, naive %x", n, got, want)
+		}
+	}
+}
