@@ -182,11 +182,16 @@ func (d *Digest) Sum256() [Size]byte {
 	case d.n > 4:
 		trigrams = 8*d.n - 28
 	}
-	var out [Size]byte
-	for i, c := range d.total {
+	counts := d.total
+	if d.pending > 0 {
 		for l := range d.lanes {
-			c += uint64(d.lanes[l][i])
+			for i, c := range &d.lanes[l] {
+				counts[i] += uint64(c)
+			}
 		}
+	}
+	var out [Size]byte
+	for i, c := range counts {
 		if c*256 > trigrams {
 			out[Size-1-i/8] |= 1 << (i % 8)
 		}
