@@ -23,6 +23,6 @@ func ExampleNewPipeline() {
 	g, _ := neardup.NewPipeline(p, 128)
 	fmt.Println(g.Fingerprint([]byte("")))
 	// Output:
-	// 5cc602f2ca405660 0
+	// 8212868318d29267 0
 	// 00000000000000000000000000000000
 }

@@ -69,10 +69,12 @@ type Pipeline struct {
 	// CJKUnigram or CJKSegment. Ignored with UnitChars.
 	CJK CJKMode
 	// Shingle is the number of tokens (UnitWords) or characters (UnitChars)
-	// per feature, 1 to MaxShingle. Default 3 for words, 5 for characters.
+	// per feature, 1 to MaxShingle. Default 1 for words, 5 for characters.
 	Shingle int
-	// Weighting is the weight of a feature: weight.TF (default; the count of
-	// its occurrences), weight.LogTF, weight.Binary or weight.TFIDF.
+	// Weighting is the weight of a feature: weight.LogTF (default; 1 + ln of
+	// the count of its occurrences), weight.TF (the count; the fastest, as
+	// features then stream into the accumulator uncounted), weight.Binary or
+	// weight.TFIDF.
 	Weighting weight.Scheme
 	// TopN keeps only the TopN heaviest features; 0 (default) keeps all.
 	TopN int
@@ -92,14 +94,25 @@ type Pipeline struct {
 }
 
 // DefaultPipeline returns the settings of the "default" profile: words,
-// CJK bigrams, 3-token shingles, tf weights, all features, no stop words,
-// plain text.
+// CJK bigrams, one token per feature, log-tf weights, all features, no stop
+// words, plain text.
+//
+// Why: on controlled edits of real texts (200 Brown corpus passages of
+// 6,000 characters with 1-10% of words deleted, inserted or replaced; 155
+// classical Chinese essays with 1-10% of characters edited), single tokens
+// separate edited copies from other passages best: at the largest distance
+// with no false match among all pairs of distinct passages (10 bits for
+// English, 16 for Chinese), 100% of the copies with 5% edits are found, and
+// 95-97% with 10%, against 71-86% for 3-token shingles. Plain tf on English
+// words lets the function words dominate (distinct passages as close as 0
+// bits); log-tf fixes that. The evaluation work settles the default with
+// more evidence; change it here.
 func DefaultPipeline() Pipeline {
 	return Pipeline{
 		Units:     UnitWords,
 		CJK:       CJKBigram,
-		Shingle:   3,
-		Weighting: weight.TF,
+		Shingle:   1,
+		Weighting: weight.LogTF,
 	}
 }
 
@@ -115,7 +128,7 @@ func (p Pipeline) withDefaults() Pipeline {
 	if p.Shingle == 0 {
 		p.Shingle = d.Shingle
 		if p.Units == UnitChars {
-			p.Shingle = 5
+			p.Shingle = 5 // characters, not words
 		}
 	}
 	if p.Weighting == "" {
@@ -202,12 +215,18 @@ type pipelineState struct {
 	cjkStart, cjkEnd int
 	cjkRun           int // characters in the current run
 
-	terms  []weight.Term
+	counter weight.Counter
 	acc64  simhash.Acc64
 	acc128 simhash.Acc128
+	// features grouped by count, for weights that depend on the count only
+	byCount64  [maxGroup + 1]simhash.Acc64
+	byCount128 [maxGroup + 1]simhash.Acc128
 	w64    simhash.Weighted64
 	w128   simhash.Weighted128
 }
+
+// maxGroup is the largest count whose features are grouped (see sum).
+const maxGroup = 32
 
 // Bits returns 64 or 128.
 func (f *pipelineFP) Bits() int { return f.bits }
@@ -221,7 +240,7 @@ func (f *pipelineFP) Fingerprint(text []byte) Fingerprint {
 }
 
 // start takes a state from the pool and runs the analysis of text: the
-// features are in the accumulator (when streaming) or in s.terms.
+// features are in the accumulator (when streaming) or in s.counter.
 func (f *pipelineFP) start(text []byte) *pipelineState {
 	s := f.pool.Get().(*pipelineState)
 	s.f = f
@@ -235,7 +254,7 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	s.cjkRun = 0
 	s.sh64.Reset(f.p.Shingle)
 	s.sh128.Reset(f.p.Shingle)
-	s.terms = s.terms[:0]
+	s.counter.Reset()
 	s.idf = nil
 	if !f.stream && f.p.Weighting == weight.TFIDF {
 		s.idf = f.p.IDF
@@ -347,7 +366,7 @@ func (s *pipelineState) feature64(h uint64) {
 		s.acc64.Add(h)
 		return
 	}
-	s.terms = append(s.terms, weight.Term{Lo: h, Key: h})
+	s.counter.Add(0, h, h)
 }
 
 // feature128 adds the feature with 128-bit hash (hi, lo) and IDF key key.
@@ -356,7 +375,7 @@ func (s *pipelineState) feature128(hi, lo, key uint64) {
 		s.acc128.Add(hi, lo)
 		return
 	}
-	s.terms = append(s.terms, weight.Term{Hi: hi, Lo: lo, Key: key})
+	s.counter.Add(hi, lo, key)
 }
 
 // charGrams emits the character n-grams of s.text as features.
@@ -403,10 +422,12 @@ func (s *pipelineState) sum() Fingerprint {
 		}
 		return FromUint128(s.acc128.Sum())
 	}
-	terms := weight.Count(s.terms)
+	terms := s.counter.Terms()
+	if f.p.Weighting != weight.TFIDF && f.p.TopN == 0 {
+		return s.sumByCount(terms)
+	}
 	f.p.Weighting.Apply(terms, s.idf)
 	terms = weight.Top(terms, f.p.TopN)
-	s.terms = terms
 	if f.bits == 64 {
 		s.w64.Reset()
 		for _, t := range terms {
@@ -417,6 +438,55 @@ func (s *pipelineState) sum() Fingerprint {
 	s.w128.Reset()
 	for _, t := range terms {
 		s.w128.Add(t.Hi, t.Lo, t.Weight)
+	}
+	return FromUint128(s.w128.Sum())
+}
+
+// sumByCount sums terms whose weight depends on their count only (tf,
+// log-tf, binary): features seen c times (c <= maxGroup) are counted
+// together in byte lanes and added with one weight per group, so the float
+// work is per group, not per feature.
+func (s *pipelineState) sumByCount(terms []weight.Term) Fingerprint {
+	f := s.f
+	var used uint64 // bit c: group c has features
+	if f.bits == 64 {
+		s.w64.Reset()
+		for _, t := range terms {
+			c := int(t.Count)
+			if c > maxGroup {
+				s.w64.Add(t.Lo, f.p.Weighting.Weight(c, 1))
+				continue
+			}
+			if used>>c&1 == 0 {
+				used |= 1 << c
+				s.byCount64[c].Reset()
+			}
+			s.byCount64[c].Add(t.Lo)
+		}
+		for c := 1; c <= maxGroup; c++ {
+			if used>>c&1 != 0 {
+				s.w64.AddUnits(&s.byCount64[c], f.p.Weighting.Weight(c, 1))
+			}
+		}
+		return FromUint64(s.w64.Sum())
+	}
+	s.w128.Reset()
+	for _, t := range terms {
+		c := int(t.Count)
+		if c > maxGroup {
+			s.w128.Add(t.Hi, t.Lo, f.p.Weighting.Weight(c, 1))
+			continue
+		}
+		if used>>c&1 == 0 {
+			used |= 1 << c
+			s.byCount128[c].Reset()
+		}
+		s.byCount128[c].Add(t.Hi, t.Lo)
+	}
+	for c := 1; c <= maxGroup; c++ {
+		if used>>c&1 != 0 {
+			s.w128.AddUnits(&s.byCount128[c], f.p.Weighting.Weight(c, 1))
+		}
 	}
 	return FromUint128(s.w128.Sum())
 }
@@ -441,12 +511,12 @@ func NewFeatures(p Pipeline) (*Features, error) {
 	return &Features{f: fp.(*pipelineFP)}, nil
 }
 
-// Keys appends to dst the 64-bit hash of every feature occurrence of text,
-// in order, and returns the extended slice. These are the keys of
+// Keys appends to dst the 64-bit hash of every distinct feature of text,
+// in order of first occurrence, and returns the extended slice. These are the keys of
 // weight.IDF for the pipeline, whatever the fingerprint width.
 func (x *Features) Keys(dst []uint64, text []byte) []uint64 {
 	s := x.f.start(text)
-	for _, t := range s.terms {
+	for _, t := range s.counter.Terms() {
 		dst = append(dst, t.Key)
 	}
 	x.f.finish(s)

@@ -274,3 +274,33 @@ func TestShinglers(t *testing.T) {
 		}
 	}
 }
+
+// TestAddUnits checks that adding a group of unit features with a weight
+// equals adding each with that weight.
+func TestAddUnits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	var each, grouped Weighted64
+	var each2, grouped2 Weighted128
+	for g := range 5 {
+		w := 0.5 + float64(g)
+		var u Acc64
+		var u2 Acc128
+		for range 100 + 200*g {
+			h, hi := rng.Uint64(), rng.Uint64()
+			u.Add(h)
+			u2.Add(hi, h)
+			each.Add(h, w)
+			each2.Add(hi, h, w)
+		}
+		grouped.AddUnits(&u, w)
+		grouped2.AddUnits(&u2, w)
+	}
+	if each.Sum() != grouped.Sum() {
+		t.Fatalf("AddUnits: %#x, one by one: %#x", grouped.Sum(), each.Sum())
+	}
+	if h1, l1 := each2.Sum(); true {
+		if h2, l2 := grouped2.Sum(); h1 != h2 || l1 != l2 {
+			t.Fatal("Weighted128.AddUnits differs")
+		}
+	}
+}

@@ -75,23 +75,30 @@ func Count(terms []Term) []Term {
 	return out
 }
 
+// Weight returns the weight of a feature seen count times (count < 1
+// counts as 1) whose IDF is idf (used by TFIDF only).
+func (s Scheme) Weight(count int, idf float64) float64 {
+	c := float64(max(count, 1))
+	switch s {
+	case LogTF:
+		return 1 + math.Log(c)
+	case Binary:
+		return 1
+	case TFIDF:
+		return c * idf
+	}
+	return c
+}
+
 // Apply sets the Weight of every term by the scheme s. idf is used by
 // TFIDF only; a nil idf there counts every IDF as 1 (plain tf).
 func (s Scheme) Apply(terms []Term, idf *IDF) {
 	for i := range terms {
-		c := float64(max(terms[i].Count, 1))
-		var w float64
-		switch s {
-		case LogTF:
-			w = 1 + math.Log(c)
-		case Binary:
-			w = 1
-		case TFIDF:
-			w = c * idf.Lookup(terms[i].Key)
-		default:
-			w = c
+		v := 1.0
+		if s == TFIDF {
+			v = idf.Lookup(terms[i].Key)
 		}
-		terms[i].Weight = w
+		terms[i].Weight = s.Weight(int(terms[i].Count), v)
 	}
 }
 

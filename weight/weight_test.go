@@ -181,3 +181,29 @@ func FuzzReadIDF(f *testing.F) {
 		}
 	})
 }
+
+// TestCounter checks Counter against Count on random streams with many
+// repeats, across growth and Reset.
+func TestCounter(t *testing.T) {
+	var c Counter
+	for round, n := range []int{0, 1, 10, 100, 1000, 5000, 50} {
+		c.Reset()
+		var all []Term
+		for i := range n {
+			lo := uint64(i*7919%(n/3+1)) * 0x9e3779b97f4a7c15
+			hi := uint64(round)
+			c.Add(hi, lo, lo)
+			all = append(all, Term{Hi: hi, Lo: lo, Key: lo})
+		}
+		want := Count(all)
+		got := Count(append([]Term(nil), c.Terms()...))
+		if len(got) != len(want) {
+			t.Fatalf("n=%d: %d terms, want %d", n, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Lo != want[i].Lo || got[i].Count != want[i].Count {
+				t.Fatalf("n=%d: term %d = %+v, want %+v", n, i, got[i], want[i])
+			}
+		}
+	}
+}
