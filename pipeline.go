@@ -216,13 +216,13 @@ type pipelineState struct {
 	cjkRun           int // characters in the current run
 
 	counter weight.Counter
-	acc64  simhash.Acc64
-	acc128 simhash.Acc128
+	acc64   simhash.Acc64
+	acc128  simhash.Acc128
 	// features grouped by count, for weights that depend on the count only
 	byCount64  [maxGroup + 1]simhash.Acc64
 	byCount128 [maxGroup + 1]simhash.Acc128
-	w64    simhash.Weighted64
-	w128   simhash.Weighted128
+	w64        simhash.Weighted64
+	w128       simhash.Weighted128
 }
 
 // maxGroup is the largest count whose features are grouped (see sum).
