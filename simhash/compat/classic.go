@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/simhash"
 )
 
 // classicMul is the multiplier of Python 2's string hash, which the classic
@@ -26,7 +28,9 @@ const classicMul = 1000003
 // code units instead and splits only on " \t\n\r\f", so the two differ for
 // text outside the Basic Multilingual Plane or with other whitespace.
 func Classic64(text []byte) uint64 {
-	var t tally
+	// The classic rule sets a bit on a tie; simhash.Acc64 clears it. Adding
+	// complemented hashes and complementing the sum turns one into the other.
+	var acc simhash.Acc64
 	classicTokens(text, func(tok []byte) {
 		r, _ := utf8.DecodeRune(tok)
 		x, n := uint64(r)<<7, uint64(0)
@@ -34,17 +38,16 @@ func Classic64(text []byte) uint64 {
 			x = x*classicMul ^ uint64(c)
 			n++
 		})
-		t.add(0, x^n)
+		acc.Add(^(x ^ n))
 	})
-	_, lo := t.sum(64, atLeastHalf)
-	return lo
+	return ^acc.Sum()
 }
 
 // Classic128 is Classic64 at hashbits=128: the token hash runs in 128-bit
 // arithmetic (mod 2^128). It returns the high and low 64-bit halves. Text
 // without tokens gives all ones.
 func Classic128(text []byte) (hi, lo uint64) {
-	var t tally
+	var acc simhash.Acc128 // complemented, as in Classic64
 	classicTokens(text, func(tok []byte) {
 		r, _ := utf8.DecodeRune(tok)
 		xh, xl, n := uint64(0), uint64(r)<<7, uint64(0)
@@ -53,9 +56,10 @@ func Classic128(text []byte) (hi, lo uint64) {
 			xh, xl = xh*classicMul+carry, l^uint64(c)
 			n++
 		})
-		t.add(xh, xl^n)
+		acc.Add(^xh, ^(xl ^ n))
 	})
-	return t.sum(128, atLeastHalf)
+	hi, lo = acc.Sum()
+	return ^hi, ^lo
 }
 
 // forRunes calls f with every rune of b, an invalid byte as U+FFFD.

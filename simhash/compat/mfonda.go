@@ -1,6 +1,10 @@
 package compat
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/neardup/neardup/simhash"
+)
 
 // Mfonda64 returns Simhash(NewWordFeatureSet(text)) of
 // github.com/mfonda/simhash:
@@ -15,10 +19,9 @@ import "bytes"
 //
 // Text without words gives all ones (ffffffffffffffff).
 func Mfonda64(text []byte) uint64 {
-	var t tally
-	mfondaWords(bytes.ToLower(text), func(w []byte) { t.add(0, fnv1(w)) })
-	_, lo := t.sum(64, atLeastHalf)
-	return lo
+	var acc simhash.Acc64 // complemented: the tie rule of Classic64
+	mfondaWords(bytes.ToLower(text), func(w []byte) { acc.Add(^fnv1(w)) })
+	return ^acc.Sum()
 }
 
 // fnv1 is the 64-bit FNV-1 hash: multiply, then xor each byte.

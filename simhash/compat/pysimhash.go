@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/simhash"
 )
 
 // PySimhash64 returns Simhash(text).value of the Python package simhash 2.x
@@ -28,25 +30,24 @@ import (
 // Python 3.12); Python versions with older tables differ only on characters
 // added since.
 func PySimhash64(text []byte) uint64 {
-	var t tally
+	var acc simhash.Acc64 // its rule is the package's: more than half
 	pyWindows(text, func(w []byte) {
 		sum := md5.Sum(w)
-		t.add(0, binary.BigEndian.Uint64(sum[8:]))
+		acc.Add(binary.BigEndian.Uint64(sum[8:]))
 	})
-	_, lo := t.sum(64, moreThanHalf)
-	return lo
+	return acc.Sum()
 }
 
 // PySimhash128 is PySimhash64 with f=128: the feature hash is the whole MD5
 // digest, read big-endian. It returns the high and low 64-bit halves. Empty
 // text gives d41d8cd98f00b204e9800998ecf8427e, MD5("").
 func PySimhash128(text []byte) (hi, lo uint64) {
-	var t tally
+	var acc simhash.Acc128
 	pyWindows(text, func(w []byte) {
 		sum := md5.Sum(w)
-		t.add(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:]))
+		acc.Add(binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:]))
 	})
-	return t.sum(128, moreThanHalf)
+	return acc.Sum()
 }
 
 // Feature is a feature string with a weight, as the Python package takes
