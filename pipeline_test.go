@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/neardup/neardup/simhash"
 	"github.com/neardup/neardup/weight"
@@ -287,5 +288,32 @@ func TestPipelineEditStatistics(t *testing.T) {
 		if mean < half-5*sd || mean > half+5*sd {
 			t.Errorf("%d bits: unrelated documents differ in %.2f bits, want %.0f ± %.2f", bits, mean, half, 5*sd)
 		}
+	}
+}
+
+// TestPipelineSegment runs the gse word segmenter through the pipeline:
+// a shared Segmenter, tf-idf with the shipped Chinese table, and top-N
+// keywords (the jieba way).
+func TestPipelineSegment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the gse dictionary and the Chinese IDF table")
+	}
+	seg := new(analysis.Segmenter)
+	p := Pipeline{CJK: CJKSegment, Segmenter: seg, Weighting: weight.TFIDF, TopN: 20}
+	f := mustPipeline(t, p, 64)
+	rng := rand.New(rand.NewPCG(8, 8))
+	doc := testtext.Chinese(rng, 2000)
+	a := f.Fingerprint([]byte(doc))
+	b := f.Fingerprint([]byte(replaceRune(rng, doc)))
+	if a.Uint64() == 0 {
+		t.Fatal("empty fingerprint")
+	}
+	if d, _ := Distance(a, b); d > 8 {
+		t.Fatalf("one edit moved %d bits", d)
+	}
+	// The same Segmenter serves a second pipeline without reloading.
+	g := mustPipeline(t, Pipeline{CJK: CJKSegment, Segmenter: seg}, 128)
+	if g.Fingerprint([]byte(doc)).Bits() != 128 {
+		t.Fatal("width")
 	}
 }
