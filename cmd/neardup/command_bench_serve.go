@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ const (
 
 func newBenchServeCmd() *cobra.Command {
 	var (
-		target, durability          string
+		target, durability, cpuProf string
 		conns, batchConns, batch    int
 		words                       int
 		duration, warmup            time.Duration
@@ -62,6 +63,17 @@ removed afterwards. Every document is new (a distinct synthetic text of
 			}
 			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
 				single, batchMode = true, true
+			}
+			if cpuProf != "" {
+				f, err := os.Create(cpuProf)
+				if err != nil {
+					return usagef("--cpuprofile: %v", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
 			ctx := cmd.Context()
 			base := target
@@ -119,6 +131,7 @@ removed afterwards. Every document is new (a distinct synthetic text of
 	f.BoolVar(&batchMode, "batch-mode", false, "run only the batch mode (default: both)")
 	f.StringVar(&durability, "durability", "group", "durability of the in-process server's store: group, sync or nosync")
 	f.BoolVar(&inMemory, "in-memory", false, "the in-process server keeps its store in memory")
+	f.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to the file")
 	return cmd
 }
 

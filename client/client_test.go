@@ -1,0 +1,69 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestErrors checks how answers that are not 2xx become *Error values.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int
+		body     string
+		code     string
+		notFound bool
+	}{
+		{"json error", 404, `{"error":{"code":"not_found","message":"no such id"}}`, "not_found", true},
+		{"overloaded", 429, `{"error":{"code":"overloaded","message":"retry"}}`, "overloaded", false},
+		{"plain text", 502, "bad gateway\n", "http_502", false},
+		{"json without error", 500, `{"x":1}`, "http_500", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			_, err := New(srv.URL, nil).Get(context.Background(), "a/b")
+			var e *Error
+			if !errors.As(err, &e) || e.Status != tt.status || e.Code != tt.code || e.Message == "" {
+				t.Fatalf("got %#v", err)
+			}
+			if errors.Is(err, ErrNotFound) != tt.notFound {
+				t.Errorf("errors.Is(ErrNotFound) = %v", !tt.notFound)
+			}
+		})
+	}
+}
+
+// TestPathEscape checks that ids are escaped into the path.
+func TestPathEscape(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.EscapedPath()
+		w.Write([]byte(`{"id":"x"}`))
+	}))
+	defer srv.Close()
+	if _, err := New(srv.URL+"/", nil).Get(context.Background(), "a/b c?"); err != nil {
+		t.Fatal(err)
+	}
+	if got != "/v1/documents/a%2Fb%20c%3F" {
+		t.Errorf("path %q", got)
+	}
+}
+
+// TestBatchCount checks that a batch answer of the wrong length is an error.
+func TestBatchCount(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"results":[{"id":"a"}]}`))
+	}))
+	defer srv.Close()
+	if _, err := New(srv.URL, nil).Batch(context.Background(), []Document{{Text: "a"}, {Text: "b"}}); err == nil {
+		t.Error("no error for 1 result to 2 documents")
+	}
+}
