@@ -3,6 +3,7 @@ package neardup
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
@@ -204,6 +205,8 @@ type Engine struct {
 	closed  bool
 	failure atomic.Pointer[error] // a store failure that stops writes
 
+	testHash func([]byte) uint64 // replaces the id hash in tests
+
 	idLocks  [idStripes]sync.Mutex
 	keyLocks [keyStripes]sync.Mutex
 	ids      [idShards]idShard
@@ -244,37 +247,101 @@ type docRef struct {
 	time int64
 }
 
+// idShard maps document ids to their documents. Ids are kept by their
+// 64-bit hash, which keeps memory and the rebuild on open small; an id
+// whose hash collides with another stored id's goes to over, by string.
+// Hits in m are confirmed against the stored record's id.
 type idShard struct {
-	mu sync.RWMutex
-	m  map[string]docRef
+	mu   sync.RWMutex
+	m    map[uint64]docRef
+	over map[string]docRef
 }
 
-func (e *Engine) shard(id string) *idShard {
-	return &e.ids[xxh3.HashString(id)%idShards]
+func (e *Engine) shard(h uint64) *idShard { return &e.ids[h%idShards] }
+
+// hashID is the id map's hash of id; tests replace it to force collisions.
+func (e *Engine) hashID(id []byte) uint64 {
+	if e.testHash != nil {
+		return e.testHash(id)
+	}
+	return xxh3.Hash(id)
 }
 
-func (e *Engine) lookup(id string) (docRef, bool) {
-	s := e.shard(id)
+func (e *Engine) hashIDString(id string) uint64 {
+	if e.testHash != nil {
+		return e.testHash([]byte(id))
+	}
+	return xxh3.HashString(id)
+}
+
+// idStatus is what lookup found.
+type idStatus int
+
+const (
+	idAbsent    idStatus = iota
+	idFound              // ref is the id's document
+	idCollision          // another id with the same hash is stored
+)
+
+// lookup finds the document stored under id.
+func (e *Engine) lookup(id string) (docRef, idStatus, error) {
+	h := e.hashIDString(id)
+	s := e.shard(h)
 	s.mu.RLock()
-	r, ok := s.m[id]
+	r, over := s.over[id]
+	if !over {
+		var ok bool
+		if r, ok = s.m[h]; !ok {
+			s.mu.RUnlock()
+			return docRef{}, idAbsent, nil
+		}
+	}
 	s.mu.RUnlock()
-	return r, ok
+	if over {
+		return r, idFound, nil
+	}
+	rec, err := e.record(r.seq)
+	if errors.Is(err, store.ErrNotFound) {
+		return docRef{}, idAbsent, nil
+	}
+	if err != nil {
+		return docRef{}, idAbsent, fmt.Errorf("neardup: %q: %w", id, err)
+	}
+	if rec.ID != id {
+		return docRef{}, idCollision, nil
+	}
+	return r, idFound, nil
 }
 
-func (e *Engine) setID(id string, r docRef) {
-	s := e.shard(id)
+// setID records that id is stored as r; collision says another id with the
+// same hash is stored (lookup's idCollision).
+func (e *Engine) setID(id string, r docRef, collision bool) {
+	h := e.hashIDString(id)
+	s := e.shard(h)
 	s.mu.Lock()
-	s.m[id] = r
+	if _, ok := s.over[id]; ok || collision {
+		if s.over == nil {
+			s.over = make(map[string]docRef)
+		}
+		s.over[id] = r
+	} else {
+		s.m[h] = r
+	}
 	s.mu.Unlock()
 }
 
 // dropID removes id if it still refers to seq.
-func (e *Engine) dropID(id string, seq uint64) bool {
-	s := e.shard(id)
+func (e *Engine) dropID(id []byte, seq uint64) bool {
+	h := e.hashID(id)
+	s := e.shard(h)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.m[id]; ok && r.seq == seq {
-		delete(s.m, id)
+	if r, ok := s.over[string(id)]; ok && r.seq == seq {
+		delete(s.over, string(id))
+		return true
+	}
+	if r, ok := s.m[h]; ok && r.seq == seq {
+		delete(s.m, h)
 		return true
 	}
 	return false
@@ -285,6 +352,11 @@ func (e *Engine) dropID(id string, seq uint64) bool {
 // opts.InMemory gives an in-memory engine. A nil opts means
 // DefaultOptions().
 func Open(dir string, opts *Options) (*Engine, error) {
+	return openWithHash(dir, opts, nil)
+}
+
+// openWithHash is Open with the id hash replaced (for tests).
+func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine, error) {
 	start := time.Now()
 	o := DefaultOptions()
 	if opts != nil {
@@ -297,9 +369,9 @@ func Open(dir string, opts *Options) (*Engine, error) {
 	if dir == "" {
 		o.InMemory = true
 	}
-	e := &Engine{opts: o, policy: o.Policy, pending: make(map[uint64]*pendingDoc), stop: make(chan struct{})}
+	e := &Engine{opts: o, policy: o.Policy, testHash: hash, pending: make(map[uint64]*pendingDoc), stop: make(chan struct{})}
 	for i := range e.ids {
-		e.ids[i].m = make(map[string]docRef)
+		e.ids[i].m = make(map[uint64]docRef, o.ExpectedDocuments/idShards)
 	}
 	if o.Fingerprinter != nil {
 		e.fp = o.Fingerprinter
@@ -351,40 +423,56 @@ func Open(dir string, opts *Options) (*Engine, error) {
 func (e *Engine) restore() error {
 	cutoff := e.cutoff()
 	type chunk struct {
-		refs []docRef
-		ids  []string
+		refs   []docRef
+		hashes []uint64
 	}
 	const chunkSize = 1 << 14
 	work := make(chan *chunk, 16)
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	go func() {
+		var err error
 		for c := range work {
-			for i, id := range c.ids {
-				e.shard(id).m[id] = c.refs[i]
+			for i, h := range c.hashes {
+				s := e.shard(h)
+				if prev, ok := s.m[h]; ok && err == nil {
+					// Two stored ids share a hash (about one chance in
+					// 10^12 per pair): keep the later one by string.
+					rec, rerr := e.db.Record(c.refs[i].seq)
+					if rerr != nil {
+						err = rerr
+						continue
+					}
+					if s.over == nil {
+						s.over = make(map[string]docRef)
+					}
+					s.over[rec.ID] = c.refs[i]
+					s.m[h] = prev
+					continue
+				}
+				s.m[h] = c.refs[i]
 			}
 		}
-		close(done)
+		done <- err
 	}()
 	var long, short []index.Entry
 	var maxCounter uint64
 	c := &chunk{}
-	err := e.db.Scan(0, 0, func(r store.Record) error {
+	err := e.db.ScanViews(0, 0, func(r *store.View) error {
 		maxCounter = max(maxCounter, store.Counter(r.Seq))
 		if r.Time < cutoff {
 			return nil
 		}
-		fp, err := FromBytes(r.Fingerprint)
-		if err != nil || fp.Bits() != e.bits {
+		if len(r.Fingerprint) != e.bits/8 {
 			return fmt.Errorf("neardup: stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
 		}
-		ent := index.Entry{ID: r.Seq, FP: top64(fp), Time: r.Time}
+		ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}
 		long = append(long, ent)
 		if e.short != nil && e.isShort(r.TextLen) {
 			short = append(short, ent)
 		}
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
-		c.ids = append(c.ids, r.ID)
-		if len(c.ids) == chunkSize {
+		c.hashes = append(c.hashes, e.hashID(r.ID))
+		if len(c.hashes) == chunkSize {
 			work <- c
 			c = &chunk{}
 		}
@@ -400,7 +488,9 @@ func (e *Engine) restore() error {
 		}
 	}
 	wg.Wait()
-	<-done
+	if merr := <-done; err == nil && merr != nil {
+		err = fmt.Errorf("neardup: %w", merr)
+	}
 	e.counter.Store(maxCounter)
 	return err
 }
@@ -760,7 +850,13 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		}
 		idl := e.idLock(p.doc.ID)
 		idl.Lock()
-		if ref, ok := e.lookup(p.doc.ID); ok && ref.time >= e.cutoff() {
+		ref, status, err := e.lookup(p.doc.ID)
+		if err != nil {
+			idl.Unlock()
+			errs[i], failed = err, true
+			continue
+		}
+		if status == idFound && ref.time >= e.cutoff() {
 			res, wait, err := e.existing(p, ref)
 			idl.Unlock()
 			if err != nil {
@@ -779,7 +875,6 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		stripes := e.stripes(p, (*keysp)[:0])
 		e.lockKeys(stripes)
 		var d decision
-		var err error
 		if check {
 			d, err = e.decide(p)
 		} else {
@@ -813,7 +908,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		if e.short != nil && e.isShort(p.runes) {
 			e.short.Add(ent)
 		}
-		e.setID(p.doc.ID, docRef{seq: seq, time: p.time})
+		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
 		*keysp = stripes
 		e.unlockKeys(stripes)
 		idl.Unlock()
@@ -836,7 +931,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 				if e.short != nil {
 					e.short.Remove(insertedSeqs[j])
 				}
-				e.dropID(p.doc.ID, insertedSeqs[j])
+				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
 			}
 			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
 			e.failure.CompareAndSwap(nil, &err)
@@ -965,8 +1060,11 @@ func (e *Engine) Get(id string) (Document, error) {
 		return Document{}, err
 	}
 	defer e.leave()
-	ref, ok := e.lookup(id)
-	if !ok || ref.time < e.cutoff() {
+	ref, status, err := e.lookup(id)
+	if err != nil {
+		return Document{}, err
+	}
+	if status != idFound || ref.time < e.cutoff() {
 		return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	e.waitDurable(ref.seq)
@@ -988,8 +1086,11 @@ func (e *Engine) Delete(id string) error {
 	idl := e.idLock(id)
 	idl.Lock()
 	defer idl.Unlock()
-	ref, ok := e.lookup(id)
-	if !ok || ref.time < e.cutoff() {
+	ref, status, err := e.lookup(id)
+	if err != nil {
+		return err
+	}
+	if status != idFound || ref.time < e.cutoff() {
 		return fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	e.waitDurable(ref.seq)
@@ -1002,7 +1103,7 @@ func (e *Engine) Delete(id string) error {
 	if e.short != nil {
 		e.short.Remove(ref.seq)
 	}
-	e.dropID(id, ref.seq)
+	e.dropID([]byte(id), ref.seq)
 	e.nDeleted.Add(1)
 	return nil
 }

@@ -63,7 +63,7 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	if end <= e.expiredTo {
 		return rep, nil
 	}
-	err := e.db.Scan(e.expiredTo, end, func(r store.Record) error {
+	err := e.db.ScanViews(e.expiredTo, end, func(r *store.View) error {
 		if e.dropID(r.ID, r.Seq) {
 			rep.Stored++
 		}

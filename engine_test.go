@@ -434,3 +434,58 @@ func TestReopen(t *testing.T) {
 		t.Fatalf("old document overwritten: %v", err)
 	}
 }
+
+// TestIDHashCollisions forces every id to the same hash, so the id map's
+// collision path handles every insert, lookup, delete and reopen.
+func TestIDHashCollisions(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	o.Fingerprinter = wordSimHash{}
+	r := rand.New(rand.NewPCG(21, 22))
+	texts := make([]string, 20)
+	for i := range texts {
+		texts[i] = genText(r, 100)
+	}
+	for round := range 2 {
+		e, err := Open(dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.testHash = func([]byte) uint64 { return 7 }
+		if round == 1 {
+			// Reopened: the rebuilt map must still tell the ids apart.
+			e.Close()
+			if e, err = openWithHash(dir, &o, func([]byte) uint64 { return 7 }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx := context.Background()
+		for i, text := range texts {
+			res, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint(i), Text: text})
+			if err != nil || res.Duplicate || res.Inserted != (round == 0) {
+				t.Fatalf("round %d, doc %d: %+v, %v", round, i, res, err)
+			}
+		}
+		for i, text := range texts {
+			if d, err := e.Get(fmt.Sprint(i)); err != nil || d.Text != text {
+				t.Fatalf("round %d: Get(%d) = %q, %v", round, i, d.Text, err)
+			}
+		}
+		if _, err := e.Get("missing"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("Get of an absent id with a colliding hash: %v", err)
+		}
+		if round == 1 {
+			if err := e.Delete("3"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Get("3"); !errors.Is(err, ErrNotFound) {
+				t.Fatal("deleted id still found")
+			}
+			if _, err := e.Get("4"); err != nil {
+				t.Fatal("deleting one id lost another with the same hash")
+			}
+		}
+		e.Close()
+	}
+}

@@ -13,6 +13,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -171,10 +172,21 @@ func encodeRecord(dst []byte, r *Record) []byte {
 	return dst
 }
 
-func decodeRecord(seq uint64, b []byte) (Record, error) {
-	r := Record{Seq: seq}
-	bad := func(what string) (Record, error) {
-		return Record{}, fmt.Errorf("%w: seq %d: %s", ErrCorrupt, seq, what)
+// View is a record as ScanViews shows it: its byte slices point into the
+// store's buffers and are valid only during the callback.
+type View struct {
+	Seq         uint64
+	ID          []byte
+	Fingerprint []byte
+	Time        int64
+	TextHash    uint64
+	TextLen     int
+}
+
+func decodeView(seq uint64, b []byte, v *View) error {
+	*v = View{Seq: seq}
+	bad := func(what string) error {
+		return fmt.Errorf("%w: seq %d: %s", ErrCorrupt, seq, what)
 	}
 	if len(b) < 1 || b[0] != 1 {
 		return bad("unknown version")
@@ -184,31 +196,45 @@ func decodeRecord(seq uint64, b []byte) (Record, error) {
 	if k <= 0 || uint64(len(b)-k) < n {
 		return bad("fingerprint")
 	}
-	r.Fingerprint = append([]byte(nil), b[k:k+int(n)]...)
+	v.Fingerprint = b[k : k+int(n)]
 	b = b[k+int(n):]
 	t, k := binary.Varint(b)
 	if k <= 0 {
 		return bad("time")
 	}
-	r.Time = t
+	v.Time = t
 	b = b[k:]
 	if len(b) < 8 {
 		return bad("text hash")
 	}
-	r.TextHash = binary.BigEndian.Uint64(b)
+	v.TextHash = binary.BigEndian.Uint64(b)
 	b = b[8:]
 	l, k := binary.Uvarint(b)
-	if k <= 0 {
+	if k <= 0 || l > 1<<40 {
 		return bad("text length")
 	}
-	r.TextLen = int(l)
+	v.TextLen = int(l)
 	b = b[k:]
 	n, k = binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) != n {
 		return bad("id")
 	}
-	r.ID = string(b[k:])
-	return r, nil
+	v.ID = b[k:]
+	return nil
+}
+
+func decodeRecord(seq uint64, b []byte) (Record, error) {
+	var v View
+	if err := decodeView(seq, b, &v); err != nil {
+		return Record{}, err
+	}
+	return v.Record(), nil
+}
+
+// Record returns a copy of v that outlives the callback.
+func (v *View) Record() Record {
+	return Record{Seq: v.Seq, ID: string(v.ID), Fingerprint: bytes.Clone(v.Fingerprint),
+		Time: v.Time, TextHash: v.TextHash, TextLen: v.TextLen}
 }
 
 // DB is an open store. It is safe for concurrent use.
@@ -489,38 +515,43 @@ func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
 	return text, meta, nil
 }
 
-// Scan calls fn for every record whose sequence number is in [from, to),
-// in sequence order, and stops at the first error fn returns.
+// Scan calls fn for every record whose sequence number is in [from, to)
+// (to == 0: to the end), in sequence order, and stops at the first error
+// fn returns.
 func (s *DB) Scan(from, to uint64, fn func(Record) error) error {
+	return s.ScanViews(from, to, func(v *View) error { return fn(v.Record()) })
+}
+
+// ScanViews is Scan without copies: fn sees each record through a View
+// valid only during the call. It is the fast path for rebuilding an index.
+func (s *DB) ScanViews(from, to uint64, fn func(*View) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
 	lo := key(prefixRecord, from)
 	hi := key(prefixRecord, to)
-	if to == 0 || to == ^uint64(0) {
+	if to == 0 {
 		hi = []byte{prefixRecord + 1}
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return fmt.Errorf("store: scan: %w", err)
 	}
+	var v View
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
 		if len(k) != 9 {
 			it.Close()
 			return fmt.Errorf("%w: key %x", ErrCorrupt, k)
 		}
-		v, err := it.ValueAndErr()
-		if err != nil {
-			it.Close()
-			return fmt.Errorf("store: scan: %w", err)
+		val, err := it.ValueAndErr()
+		if err == nil {
+			err = decodeView(binary.BigEndian.Uint64(k[1:]), val, &v)
 		}
-		r, err := decodeRecord(binary.BigEndian.Uint64(k[1:]), v)
-		if err != nil {
-			it.Close()
-			return err
+		if err == nil {
+			err = fn(&v)
 		}
-		if err := fn(r); err != nil {
+		if err != nil {
 			it.Close()
 			return err
 		}
