@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -91,4 +92,34 @@ func BenchmarkPairs(b *testing.B) {
 		sinkInt = n
 	}
 	b.ReportMetric(float64(len(es))*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+}
+
+func BenchmarkSnapshot(b *testing.B) {
+	ix, _ := benchIndex(b, 1_000_000, Design{})
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("write", func(b *testing.B) {
+		b.SetBytes(int64(buf.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			var out bytes.Buffer
+			out.Grow(buf.Len())
+			if _, err := ix.WriteTo(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		b.SetBytes(int64(buf.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			back, err := ReadIndex(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			sinkInt = back.Len()
+		}
+	})
 }

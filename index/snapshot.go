@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Snapshot format, all integers little-endian:
@@ -65,23 +66,33 @@ func (s *snapWriter) u64(v uint64) {
 	s.write(s.b[:8])
 }
 
-// words writes a length and the elements of a, size bytes each.
+// words writes a length and the elements of a, little-endian.
 func words[T uint32 | uint64 | int64](s *snapWriter, a []T) {
 	s.u64(uint64(len(a)))
-	buf := make([]byte, 0, 1<<16)
-	for _, v := range a {
-		if len(buf)+8 > cap(buf) {
-			s.write(buf)
-			buf = buf[:0]
+	size := wordSize[T]()
+	buf := make([]byte, min(len(a)*size, 1<<20))
+	for len(a) > 0 && s.err == nil {
+		m := min(len(a), len(buf)/size)
+		if size == 4 {
+			for i, v := range a[:m] {
+				binary.LittleEndian.PutUint32(buf[4*i:], uint32(v))
+			}
+		} else {
+			for i, v := range a[:m] {
+				binary.LittleEndian.PutUint64(buf[8*i:], uint64(v))
+			}
 		}
-		switch any(v).(type) {
-		case uint32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(v))
-		default:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
-		}
+		s.write(buf[:m*size])
+		a = a[m:]
 	}
-	s.write(buf)
+}
+
+func wordSize[T uint32 | uint64 | int64]() int {
+	var zero T
+	if _, ok := any(zero).(uint32); ok {
+		return 4
+	}
+	return 8
 }
 
 // WriteTo writes a snapshot of the index to w and returns the number of
@@ -167,8 +178,10 @@ func (s *snapReader) u64() uint64 {
 	return binary.LittleEndian.Uint64(s.b[:8])
 }
 
-// readWords reads an array written by words. Memory grows with the data
-// actually read, so a corrupt length cannot allocate more than the input.
+// readWords reads an array written by words. Arrays up to 2^27
+// elements are allocated at once; a longer claimed length is read in
+// growing steps, so a corrupt length cannot allocate much more than the
+// input holds.
 func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
 	n := s.u64()
 	if s.err != nil {
@@ -178,22 +191,23 @@ func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
 		s.err = fmt.Errorf("%w: array of %d elements", ErrSnapshot, n)
 		return nil
 	}
-	var zero T
-	size := 8
-	if _, ok := any(zero).(uint32); ok {
-		size = 4
-	}
-	out := make([]T, 0, min(n, 1<<20))
-	buf := make([]byte, 1<<16)
+	size := wordSize[T]()
+	out := make([]T, 0, min(n, 1<<27))
+	buf := make([]byte, min(int(n)*size, 1<<20))
 	for left := int(n); left > 0 && s.err == nil; {
 		m := min(left, len(buf)/size)
 		chunk := buf[:m*size]
 		s.read(chunk)
-		for i := 0; i < len(chunk); i += size {
-			if size == 4 {
-				out = append(out, T(binary.LittleEndian.Uint32(chunk[i:])))
-			} else {
-				out = append(out, T(binary.LittleEndian.Uint64(chunk[i:])))
+		base := len(out)
+		out = slices.Grow(out, m)[:base+m]
+		dst := out[base:]
+		if size == 4 {
+			for i := range dst {
+				dst[i] = T(binary.LittleEndian.Uint32(chunk[4*i:]))
+			}
+		} else {
+			for i := range dst {
+				dst[i] = T(binary.LittleEndian.Uint64(chunk[8*i:]))
 			}
 		}
 		left -= m

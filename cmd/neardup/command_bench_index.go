@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -31,6 +32,7 @@ type benchIndexConfig struct {
 	snapshot      bool
 	adds          int
 	maxBytes      float64
+	expire        bool
 }
 
 // benchIndexResult is the report of `neardup bench index`.
@@ -56,6 +58,13 @@ type benchIndexResult struct {
 	SnapshotBytes       int64   `json:"snapshot_bytes,omitempty"`
 	SnapshotWriteSecond float64 `json:"snapshot_write_seconds,omitempty"`
 	SnapshotLoadSeconds float64 `json:"snapshot_load_seconds,omitempty"`
+
+	// Expiring the older half while one goroutine keeps querying: how long
+	// it took and the latency of the queries that ran meanwhile.
+	ExpireSeconds    float64 `json:"expire_seconds,omitempty"`
+	ExpireQueries    int     `json:"expire_queries,omitempty"`
+	ExpireQueryP99Ns float64 `json:"expire_query_p99_ns,omitempty"`
+	ExpireQueryMaxNs float64 `json:"expire_query_max_ns,omitempty"`
 
 	PairsSeconds float64 `json:"pairs_seconds,omitempty"`
 	PairsFound   int     `json:"pairs_found,omitempty"`
@@ -126,6 +135,7 @@ scheme is measured in the same run as a baseline.`,
 	f.BoolVar(&c.pairs, "pairs", false, "also time all-pairs over the same fingerprints")
 	f.BoolVar(&c.snapshot, "snapshot", false, "also time writing and loading a snapshot (in a temporary file)")
 	f.IntVar(&c.adds, "adds", 1_000_000, "entries added one at a time into a fresh index to measure online adds")
+	f.BoolVar(&c.expire, "expire", false, "also time expiring the older half of the entries while queries run")
 	f.Float64Var(&c.maxBytes, "max-bytes", 0, "memory budget in bytes per entry for the automatic design (0: the index default)")
 	return cmd
 }
@@ -146,6 +156,9 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 	fmt.Fprintf(w, "brute force    %.0f ns per scan; speedup %.0fx; recall %.4f\n", r.BruteforceNs, r.Speedup, r.Recall)
 	if r.SnapshotBytes > 0 {
 		fmt.Fprintf(w, "snapshot       %d bytes, write %.2f s, load %.2f s\n", r.SnapshotBytes, r.SnapshotWriteSecond, r.SnapshotLoadSeconds)
+	}
+	if r.ExpireSeconds > 0 {
+		fmt.Fprintf(w, "expire half    %.2f s; %d queries meanwhile, p99 %.0f ns, max %.0f ns\n", r.ExpireSeconds, r.ExpireQueries, r.ExpireQueryP99Ns, r.ExpireQueryMaxNs)
 	}
 	if r.PairsSeconds > 0 {
 		fmt.Fprintf(w, "pairs          %d pairs within k in %.2f s\n", r.PairsFound, r.PairsSeconds)
@@ -211,6 +224,10 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		if err := benchSnapshot(ix, &res); err != nil {
 			return res, err
 		}
+	}
+	if c.expire {
+		fmt.Fprintf(log, "bench index: expire\n")
+		benchExpire(ix, queries, c.k, int64(c.n/2), &res)
 	}
 	ix = nil
 	if c.adds > 0 {
@@ -534,4 +551,30 @@ func ix0Design(given index.Design, used string) index.Design {
 		return given
 	}
 	return d
+}
+
+// benchExpire expires every entry before cut while a goroutine queries
+// without pause, and records the latencies those queries saw.
+func benchExpire(ix *index.Index, queries []uint64, k int, cut int64, res *benchIndexResult) {
+	var stop atomic.Bool
+	var lat []float64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var buf []index.Match
+		for i := 0; i == 0 || !stop.Load(); i++ {
+			start := time.Now()
+			buf = ix.Query(queries[i%len(queries)], k, buf[:0])
+			lat = append(lat, float64(time.Since(start).Nanoseconds()))
+		}
+	})
+	start := time.Now()
+	ix.ExpireBefore(cut)
+	res.ExpireSeconds = time.Since(start).Seconds()
+	stop.Store(true)
+	wg.Wait()
+	slices.Sort(lat)
+	res.ExpireQueries = len(lat)
+	if len(lat) > 0 {
+		res.ExpireQueryP99Ns, res.ExpireQueryMaxNs = percentile(lat, 0.99), lat[len(lat)-1]
+	}
 }

@@ -11,7 +11,7 @@ func TestBenchIndexJSON(t *testing.T) {
 	for _, data := range []string{"random", "text"} {
 		t.Run(data, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			args := []string{"bench", "index", "-n", "3000", "-k", "3", "--queries", "400", "--adds", "500", "--data", data, "--pairs", "--snapshot", "--json"}
+			args := []string{"bench", "index", "-n", "3000", "-k", "3", "--queries", "400", "--adds", "500", "--data", data, "--pairs", "--snapshot", "--expire", "--json"}
 			if code := run(args, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
@@ -22,7 +22,7 @@ func TestBenchIndexJSON(t *testing.T) {
 			if r.N != 3000 || r.K != 3 || r.Tables < 1 || r.Recall != 1 || r.Baseline == nil || r.Baseline.Recall != 1 {
 				t.Fatalf("report %+v", r)
 			}
-			if r.QueryP50Ns <= 0 || r.BruteforceNs <= 0 || r.BytesPerFingerprint <= 0 || r.SnapshotBytes <= 0 || r.PairsFound < 1 {
+			if r.QueryP50Ns <= 0 || r.BruteforceNs <= 0 || r.BytesPerFingerprint <= 0 || r.SnapshotBytes <= 0 || r.PairsFound < 1 || r.ExpireQueries < 1 {
 				t.Fatalf("report %+v", r)
 			}
 			if strings.Count(stdout.String(), "\n") != 1 {
