@@ -29,15 +29,12 @@ type comparison struct {
 	Duplicate        bool    `json:"duplicate"`
 }
 
-// duplicateDistance is the largest distance, per 64 bits of fingerprint,
-// that isDuplicate calls a duplicate.
-const duplicateDistance = 3
-
-// isDuplicate is compare's decision for a pair: for now, distance <= 3 per
-// 64 bits of fingerprint (3 at 64 bits, 6 at 128, 12 for nilsimsa's 256).
-// It takes the sketches so that a verification policy can replace it.
+// isDuplicate is compare's decision for a pair: the engine's default
+// verification policy (neardup.DefaultPolicy), the same test dedup and the
+// service apply, with distance bounds scaled to the fingerprint width.
 func isDuplicate(a, b *similarity.Sketch, distance, bits int) bool {
-	return distance <= duplicateDistance*bits/64
+	dup, _, _ := neardup.DefaultPolicy().Verify(a, b, distance, bits)
+	return dup
 }
 
 // compareTexts fingerprints and measures a pair of texts.
