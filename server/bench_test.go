@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -76,4 +78,42 @@ func BenchmarkHandlerInsert(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkLoopback posts new documents through real HTTP on 127.0.0.1
+// from 64 concurrent clients to a server whose engine is the fake: the
+// throughput ceiling of the HTTP layer (client and server) on this machine.
+func BenchmarkLoopback(b *testing.B) {
+	s, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.SetEngine(newFakeEngine())
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	bodies := make([]string, b.N)
+	for i := range bodies {
+		bodies[i] = benchBody(int64(i))
+	}
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(32) // 64 clients on 2 cores
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		codes := 0
+		for pb.Next() {
+			resp, err := hc.Post(srv.URL+"/v1/documents", "application/json", strings.NewReader(bodies[n.Add(1)-1]))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes += resp.StatusCode
+		}
+		benchSink.Add(int64(codes))
+	})
 }
