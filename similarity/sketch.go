@@ -24,18 +24,23 @@ type Scores struct {
 //
 //   - the text normalized by analysis.Normalize (NFKC, case and width
 //     folding, whitespace folded; invalid UTF-8 read as U+FFFD), as runes;
-//   - the word tokens of analysis.Tokenize (every Han, Kana and Hangul
-//     character its own token), each hashed to 64 bits with XXH3;
-//   - Shingles: the set of word 2-shingles (each pair of adjacent tokens),
-//     so for Chinese the character bigrams; a text of a single token has
-//     that token as its only shingle, and a text without tokens none;
-//   - Vector: the term-frequency vector of the tokens, or tf-idf with
-//     NewSketchIDF.
+//   - Shingles: the set of character n-grams of the normalized text (spaces
+//     included), each hashed to 64 bits with XXH3: 3 runes starting at a
+//     non-CJK rune, 2 runes starting at a Han, Kana or Hangul one
+//     (analysis.IsCJK); a text too short for any gram is a single shingle,
+//     an empty text has none;
+//   - Vector: the term-frequency vector of the word tokens of
+//     analysis.Tokenize (every Han, Kana and Hangul character its own
+//     token, hashed with XXH3), or tf-idf with NewSketchIDF.
 //
-// Word 2-shingles keep word order (unlike a bag of words) while one edited
-// word changes only two shingles, which suits the short texts that need
-// verification most. A Sketch is immutable once made and safe to share
-// between goroutines.
+// Character grams were chosen over word 2-shingles, word unigrams and
+// fixed-width character grams by how well their Jaccard similarity tells
+// close pairs from loose ones on short texts, where verification matters
+// most (ROC AUC, pairs of the STS benchmark scored >= 4.6 against <= 3,
+// MRPC, Chinese STS-B 5 against <= 3, BQ): 0.903, 0.764, 0.836, 0.732,
+// against 0.795, 0.699, 0.829, 0.731 for word 2-shingles. They keep local
+// word order, and one edited word changes only the few grams around it.
+// A Sketch is immutable once made and safe to share between goroutines.
 type Sketch struct {
 	// Runes is the normalized text.
 	Runes []rune
@@ -59,6 +64,7 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	for _, r := range string(norm) {
 		s.Runes = append(s.Runes, r)
 	}
+	s.Shingles = shingles(norm, len(s.Runes))
 	// keys holds the token hashes in text order, then sorted. With idf,
 	// idfs remembers each distinct token's weight (a function of the token,
 	// so of its hash).
@@ -76,18 +82,6 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 			}
 		}
 	})
-	switch len(keys) {
-	case 0:
-	case 1:
-		s.Shingles = []uint64{keys[0]}
-	default:
-		s.Shingles = make([]uint64, len(keys)-1)
-		for i := range s.Shingles {
-			s.Shingles[i] = shingleKey(keys[i], keys[i+1])
-		}
-		slices.Sort(s.Shingles)
-		s.Shingles = slices.Compact(s.Shingles)
-	}
 	slices.Sort(keys)
 	for i := 0; i < len(keys); {
 		j := i + 1
@@ -105,14 +99,37 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	return s
 }
 
-// shingleKey combines the hashes of two adjacent tokens into the hash of the
-// ordered pair (a 64-bit mix, so "a b" and "b a" differ).
-func shingleKey(a, b uint64) uint64 {
-	x := a*0x9e3779b97f4a7c15 ^ b
-	x ^= x >> 31
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 29
-	return x
+// shingles returns the sorted set of character n-gram hashes of the
+// normalized text norm (of n runes): at each rune, the gram of 2 runes when
+// the rune is CJK (analysis.IsCJK) and of 3 runes otherwise, where that many
+// runes remain. A text too short for any gram is one shingle; an empty text
+// has none.
+func shingles(norm []byte, n int) []uint64 {
+	if n == 0 {
+		return nil
+	}
+	starts := make([]int, 0, n+1) // byte offset of each rune, then len(norm)
+	for i := range string(norm) {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(norm))
+	set := make([]uint64, 0, n)
+	for i := 0; i < n; i++ {
+		r, _ := utf8.DecodeRune(norm[starts[i]:])
+		w := 3
+		if analysis.IsCJK(r) {
+			w = 2
+		}
+		if i+w > n {
+			continue
+		}
+		set = append(set, xxh3.Hash(norm[starts[i]:starts[i+w]]))
+	}
+	if len(set) == 0 {
+		return []uint64{xxh3.Hash(norm)}
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
 }
 
 // Len returns the length of the normalized text in runes, the length that
