@@ -71,10 +71,10 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare [--profile NAME] [--json] A B | compare --pairs FILE.jsonl",
 		Short: "Compare two texts: fingerprint distance and every similarity measure",
 		Long: `Compare prints, for texts A and B, their fingerprints, the Hamming distance,
-the similarity 1 - distance/bits, the Jaccard similarity of their word
-2-shingles, the cosine similarity of their term-frequency vectors, the
-Levenshtein ratio of their normalized texts, and the duplicate decision (for
-now: distance <= 3 per 64 bits). A and B are the texts themselves, or @path to
+the similarity 1 - distance/bits, the Jaccard similarity of their character
+3-grams (2-grams from CJK characters), the cosine similarity of their
+term-frequency vectors, the Levenshtein ratio of their normalized texts, and
+the duplicate decision (for now: distance <= 3 per 64 bits). A and B are the texts themselves, or @path to
 read a file ("@-" reads standard input).
 
 With --pairs FILE.jsonl (or - for standard input), each line holds a JSON
