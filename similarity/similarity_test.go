@@ -3,6 +3,7 @@ package similarity
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -224,4 +225,23 @@ func FuzzLevenshtein(f *testing.F) {
 			t.Fatalf("LevenshteinRatio = %v, outside [0, 1]", r)
 		}
 	})
+}
+
+func TestSortHashes(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{0, 1, 255, 256, 1000, 5000} {
+		a := make([]uint64, n)
+		for i := range a {
+			a[i] = r.Uint64()
+			if i%10 == 0 {
+				a[i] = a[i] & 0xff // small values and repeats too
+			}
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		sortHashes(a)
+		if !slices.Equal(a, want) {
+			t.Fatalf("sortHashes of %d values is not sorted", n)
+		}
+	}
 }

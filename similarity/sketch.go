@@ -82,7 +82,7 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 			}
 		}
 	})
-	slices.Sort(keys)
+	sortHashes(keys)
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j] == keys[i] {
@@ -128,7 +128,7 @@ func shingles(norm []byte, n int) []uint64 {
 	if len(set) == 0 {
 		return []uint64{xxh3.Hash(norm)}
 	}
-	slices.Sort(set)
+	sortHashes(set)
 	return slices.Compact(set)
 }
 
