@@ -260,7 +260,7 @@ func replaceRune(rng *rand.Rand, doc string) string {
 // edits come from fixed seeds.
 func TestPipelineEditStatistics(t *testing.T) {
 	n := 60
-	if testing.Short() {
+	if testing.Short() || pipelineRace {
 		n = 15
 	}
 	for _, bits := range []int{64, 128} {
@@ -292,14 +292,16 @@ func TestPipelineEditStatistics(t *testing.T) {
 }
 
 // TestPipelineSegment runs the gse word segmenter through the pipeline:
-// a shared Segmenter, tf-idf with the shipped Chinese table, and top-N
-// keywords (the jieba way).
+// a shared Segmenter, tf-idf, and top-N keywords (the jieba way).
 func TestPipelineSegment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads the gse dictionary and the Chinese IDF table")
+	if testing.Short() || pipelineRace {
+		t.Skip("loads the gse dictionary")
 	}
 	seg := new(analysis.Segmenter)
-	p := Pipeline{CJK: CJKSegment, Segmenter: seg, Weighting: weight.TFIDF, TopN: 20}
+	if err := seg.Load(); err != nil {
+		t.Fatal(err)
+	}
+	p := Pipeline{CJK: CJKSegment, Segmenter: seg, Weighting: weight.TFIDF, IDF: testIDF, TopN: 20}
 	f := mustPipeline(t, p, 64)
 	rng := rand.New(rand.NewPCG(8, 8))
 	doc := testtext.Chinese(rng, 2000)
