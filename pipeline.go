@@ -332,6 +332,10 @@ func (s *pipelineState) flushCJK() {
 func (s *pipelineState) token(tok []byte) {
 	f := s.f
 	if f.bits == 64 {
+		if f.p.Shingle == 1 {
+			s.feature64(simhash.Hash64(tok))
+			return
+		}
 		if h, ok := s.sh64.Push(simhash.Hash64(tok)); ok {
 			s.feature64(h)
 		}
