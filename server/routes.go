@@ -35,8 +35,11 @@ func (s *Server) buildHandler() http.Handler {
 	api("GET /v1/stats", s.handleStats)
 	// compare and fingerprint do not need the engine: they answer while
 	// the server is starting.
-	plain("POST /v1/compare", true, s.handleCompare)
-	plain("POST /v1/fingerprint", true, s.handleFingerprint)
+	work := func(pattern string, h http.HandlerFunc) {
+		s.addRoute(mux, pattern, true, s.instrument(pattern, s.admit(h)))
+	}
+	work("POST /v1/compare", s.handleCompare)
+	work("POST /v1/fingerprint", s.handleFingerprint)
 	plain("GET /v1/openapi.json", true, s.handleOpenAPI)
 	plain("GET /healthz", true, s.handleHealth)
 	plain("GET /readyz", true, s.handleReady)
@@ -103,6 +106,20 @@ func (s *Server) apiRoute(pattern string, h apiHandler) http.Handler {
 			writeError(w, errUnavailableStarting)
 			return
 		}
+		s.admit(func(w http.ResponseWriter, r *http.Request) {
+			if err := h(w, r, ref.Engine); err != nil {
+				writeError(w, engineError(err))
+			}
+		})(w, r)
+	})
+}
+
+// admit runs h unless MaxInFlight requests that do real work (reading a
+// body, fingerprinting, calling the engine) are already running, in which
+// case it answers 429 at once. The bound also caps the memory held by
+// request bodies at MaxInFlight * MaxBody.
+func (s *Server) admit(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		if n := s.inflight.Add(1); n > int64(s.opts.MaxInFlight) {
 			s.inflight.Add(-1)
 			s.metrics.rejected.Inc()
@@ -110,10 +127,8 @@ func (s *Server) apiRoute(pattern string, h apiHandler) http.Handler {
 			return
 		}
 		defer s.inflight.Add(-1)
-		if err := h(w, r, ref.Engine); err != nil {
-			writeError(w, engineError(err))
-		}
-	})
+		h(w, r)
+	}
 }
 
 // instrument counts and times every request to one route, and turns a
@@ -171,23 +186,21 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // readBody reads the whole request body, at most MaxBody bytes, and checks
 // that it is valid UTF-8.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	max := s.opts.MaxBody
-	if r.ContentLength > max {
-		return nil, tooLarge(max)
+	limit := s.opts.MaxBody
+	if r.ContentLength > limit {
+		return nil, tooLarge(limit)
 	}
-	var b []byte
-	var err error
-	body := http.MaxBytesReader(w, r.Body, max)
-	if r.ContentLength > 0 {
-		b = make([]byte, r.ContentLength)
-		_, err = io.ReadFull(body, b)
-	} else {
-		b, err = io.ReadAll(body)
-	}
+	// Allocate for the declared length only up to 64 KiB: beyond that the
+	// buffer grows with the bytes that really arrive, so a client cannot
+	// reserve MaxBody of memory by declaring it.
+	var buf bytes.Buffer
+	buf.Grow(int(min(max(r.ContentLength, 512), 64<<10)) + 1)
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	b := buf.Bytes()
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, tooLarge(max)
+			return nil, tooLarge(limit)
 		}
 		return nil, newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
 	}
