@@ -204,6 +204,8 @@ type pipelineState struct {
 	norm    []byte
 	scratch analysis.Scratch
 	text    []byte // the normalized text being tokenized
+	lower   bool   // text is plain ASCII, not normalized: lower tokens
+	tok     []byte // a lowered token
 	idf     *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
@@ -249,8 +251,16 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 		s.html = analysis.StripHTML(s.html[:0], text)
 		src = s.html
 	}
-	s.norm = s.scratch.Normalize(s.norm[:0], src)
-	s.text = s.norm
+	// Plain ASCII text (no control characters) needs no normalization for
+	// word tokens: its tokens are those of the normalized text, but for
+	// case, which words lowers token by token.
+	s.lower = f.p.Units == UnitWords && plainASCII(src)
+	if s.lower {
+		s.text = src
+	} else {
+		s.norm = s.scratch.Normalize(s.norm[:0], src)
+		s.text = s.norm
+	}
 	s.cjkRun = 0
 	s.sh64.Reset(f.p.Shingle)
 	s.sh128.Reset(f.p.Shingle)
@@ -286,6 +296,20 @@ func (f *pipelineFP) finish(s *pipelineState) {
 // words feeds the word tokens of s.text through the window.
 func (s *pipelineState) words() {
 	p := &s.f.p
+	if s.lower {
+		analysis.Words{}.Tokenize(s.text, func(t analysis.Token) {
+			tok := t.Text
+			if hasUpper(tok) {
+				s.tok = lowerASCII(s.tok[:0], tok)
+				tok = s.tok
+			}
+			if !p.StopWords.Contains(tok) {
+				s.token(tok)
+			}
+		})
+		s.finish()
+		return
+	}
 	emit := func(t analysis.Token) {
 		if p.StopWords.Contains(t.Text) {
 			return
@@ -524,5 +548,48 @@ func (x *Features) Keys(dst []uint64, text []byte) []uint64 {
 		dst = append(dst, t.Key)
 	}
 	x.f.finish(s)
+	return dst
+}
+
+// plainByte marks printable ASCII and ASCII white space: the bytes that
+// normalization changes only by case and by folding white space.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	for _, c := range "\t\n\v\f\r" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainASCII reports whether b holds only plainByte bytes.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if !plainByte[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasUpper reports whether the ASCII token b has an upper-case letter.
+func hasUpper(b []byte) bool {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerASCII appends the ASCII token b in lower case to dst.
+func lowerASCII(dst, b []byte) []byte {
+	for _, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
 	return dst
 }

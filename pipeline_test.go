@@ -319,3 +319,28 @@ func TestPipelineSegment(t *testing.T) {
 		t.Fatal("width")
 	}
 }
+
+// TestPipelineASCIIPath checks that the plain-ASCII shortcut (no
+// normalization, tokens lowered one by one) gives the fingerprint of the
+// full path, which a trailing non-ASCII punctuation mark forces.
+func TestPipelineASCIIPath(t *testing.T) {
+	const alphabet = "aBcDeZ09_:.',;- \t\n\r!?AE"
+	pipes := []Pipeline{DefaultPipeline(), {Shingle: 2, Weighting: weight.TF},
+		{StopWords: analysis.EnglishStopWords()}, {HTML: true}}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, p := range pipes {
+		for _, bits := range []int{64, 128} {
+			f := mustPipeline(t, p, bits)
+			for range 300 {
+				b := []byte("The ")
+				for range rng.IntN(60) {
+					b = append(b, alphabet[rng.IntN(len(alphabet))])
+				}
+				slow := append(append([]byte(nil), b...), " 。"...)
+				if got, want := f.Fingerprint(b), f.Fingerprint(slow); got != want {
+					t.Fatalf("%+v, %d bits: %q: ASCII path %v, full path %v", p, bits, b, got, want)
+				}
+			}
+		}
+	}
+}
