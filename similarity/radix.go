@@ -2,32 +2,31 @@ package similarity
 
 import "slices"
 
-// sortHashes sorts a in increasing order. Hashes are uniformly spread, so
-// for more than a few hundred of them an LSD radix sort (eight passes of
-// one byte each, no comparisons to mispredict) beats a comparison sort.
+// sortHashes sorts a in increasing order. Hashes are spread uniformly, so
+// one counting pass on the top byte splits them into 256 buckets of a few
+// dozen each, which a comparison sort then finishes: much faster than
+// sorting the whole slice by comparisons for thousands of hashes.
 func sortHashes(a []uint64) {
-	if len(a) < 256 {
+	if len(a) < 512 {
 		slices.Sort(a)
 		return
 	}
-	buf := make([]uint64, len(a))
-	src, dst := a, buf
-	for shift := uint(0); shift < 64; shift += 8 {
-		var count [256]int
-		for _, v := range src {
-			count[byte(v>>shift)]++
-		}
-		pos := 0
-		for i, c := range count {
-			count[i] = pos
-			pos += c
-		}
-		for _, v := range src {
-			b := byte(v >> shift)
-			dst[count[b]] = v
-			count[b]++
-		}
-		src, dst = dst, src
+	var start [257]int
+	for _, v := range a {
+		start[v>>56+1]++
 	}
-	// After an even number of passes the sorted data is back in a.
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	next := start
+	buf := make([]uint64, len(a))
+	for _, v := range a {
+		buf[next[v>>56]] = v
+		next[v>>56]++
+	}
+	for b := range 256 {
+		bucket := buf[start[b]:start[b+1]]
+		slices.Sort(bucket)
+	}
+	copy(a, buf)
 }
