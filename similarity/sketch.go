@@ -108,23 +108,35 @@ func shingles(norm []byte, n int) []uint64 {
 	if n == 0 {
 		return nil
 	}
-	starts := make([]int, 0, n+1) // byte offset of each rune, then len(norm)
-	for i := range string(norm) {
-		starts = append(starts, i)
-	}
-	starts = append(starts, len(norm))
 	set := make([]uint64, 0, n)
-	for i := 0; i < n; i++ {
-		r, _ := utf8.DecodeRune(norm[starts[i]:])
+	// pending holds the grams begun in the last three runes: where each
+	// starts in norm and the rune index at which it ends.
+	var pending [3]struct{ start, end int }
+	np := 0
+	i := 0
+	emit := func(at, offset int) {
+		k := 0
+		for _, g := range pending[:np] {
+			if g.end == at {
+				set = append(set, xxh3.Hash(norm[g.start:offset]))
+				continue
+			}
+			pending[k] = g
+			k++
+		}
+		np = k
+	}
+	for offset, r := range string(norm) {
+		emit(i, offset)
 		w := 3
 		if analysis.IsCJK(r) {
 			w = 2
 		}
-		if i+w > n {
-			continue
-		}
-		set = append(set, xxh3.Hash(norm[starts[i]:starts[i+w]]))
+		pending[np] = struct{ start, end int }{offset, i + w}
+		np++
+		i++
 	}
+	emit(i, len(norm))
 	if len(set) == 0 {
 		return []uint64{xxh3.Hash(norm)}
 	}
