@@ -124,3 +124,53 @@ func save(p *plot.Plot, w, h float64, path string) error {
 	}
 	return nil
 }
+
+// PlotRecallAtK writes to path (PNG) the recall (solid) and false positive
+// rate (dashed) of every fingerprint scorer in r at distances 0 to maxK:
+// what an index searched within k returns. Scorers whose thresholds are not
+// whole numbers (measures, policies) are left out.
+func PlotRecallAtK(r *Report, path string, maxK int) error {
+	p := plot.New()
+	p.Title.Text = "Recall (solid) and false positive rate (dashed) within k: " + r.Dataset
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.X.Label.Text = "k (Hamming distance, 64-bit scale)"
+	p.Y.Label.Text = "fraction of pairs"
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(maxK), 0, 1.02
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	i := 0
+	for _, s := range r.Scorers {
+		bt := s.Overall.ByThreshold
+		if len(bt) < 2 || float64(bt[1].Threshold) != 1 {
+			continue
+		}
+		// 128- and 256-bit scorers are drawn on the 64-bit scale.
+		scale := float64(len(bt)-1) / 32
+		var rec, fpr plotter.XYs
+		for _, pt := range bt {
+			x := float64(pt.Threshold) / scale
+			if x > float64(maxK) {
+				break
+			}
+			rec = append(rec, plotter.XY{X: x, Y: pt.Recall})
+			fpr = append(fpr, plotter.XY{X: x, Y: pt.Confusion.FPR()})
+		}
+		col := palette[i%len(palette)]
+		i++
+		lr, err := plotter.NewLine(rec)
+		if err != nil {
+			return fmt.Errorf("eval: plot: %w", err)
+		}
+		lf, err := plotter.NewLine(fpr)
+		if err != nil {
+			return fmt.Errorf("eval: plot: %w", err)
+		}
+		lr.Color, lf.Color = col, col
+		lr.Width, lf.Width = vg.Points(1.5), vg.Points(1)
+		lf.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		p.Add(lr, lf)
+		p.Legend.Add(s.Name, lr)
+	}
+	return save(p, 6, 4.5, path)
+}

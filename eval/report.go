@@ -257,7 +257,14 @@ func summarize(samples []Sample, thresholds []float64) Metrics {
 	}
 	m.AUC = Num(AUC(samples))
 	m.Default = Decide(samples)
+	// Best and P99 are sought within the scorer's own range: a policy
+	// gives pairs the index never returns a distance beyond it, and calling
+	// those duplicates is not a rule anyone can apply.
 	sweep := Sweep(samples)
+	if len(thresholds) > 0 {
+		last := thresholds[len(thresholds)-1]
+		sweep = slices.DeleteFunc(sweep, func(p Point) bool { return float64(p.Threshold) > last })
+	}
 	m.Best = BestF1(sweep)
 	if p, ok := AtPrecision(sweep, 0.99); ok {
 		m.P99 = &p

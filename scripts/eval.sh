@@ -75,7 +75,8 @@ fi
 variants=(
 	--variant w1:Shingle=1 --variant w2:Shingle=2 --variant w4:Shingle=4 --variant w5:Shingle=5
 	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c4:Units=chars,Shingle=4 --variant c5:Units=chars,Shingle=5
-	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf --variant c3-html:Units=chars,Shingle=3,HTML=true
+	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf --variant c4-logtf:Units=chars,Shingle=4,Weighting=logtf
+	--variant c5-logtf:Units=chars,Shingle=5,Weighting=logtf --variant c3-html:Units=chars,Shingle=3,HTML=true --variant w2-logtf:Shingle=2,Weighting=logtf
 	--variant logtf:Weighting=logtf --variant binary:Weighting=binary
 	--variant stop:StopWords=english --variant top64:TopN=64 --variant html:HTML=true
 )
@@ -97,12 +98,14 @@ fi
 # each, by length, chooses the policy.
 if want grid; then
 	common=(--profiles "" --measures "" --policy-grid --grid-k 3,4,6,8,10,12,16)
-	run grid-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}"
-	run grid-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}"
-	run grid-spam edits --input "$en/spamassassin.jsonl" --sample 200 --passage 4000 --rates $rates "${common[@]}"
-	run grid-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}"
-	run grid-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}"
-	run grid-bq pairs --input "$zh/bq_dev.csv" "${common[@]}"
+	en3=(--policy-pipeline Units=chars,Shingle=3)
+	zh2=(--policy-pipeline CJK=unigram,Shingle=2)
+	run grid-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${en3[@]}"
+	run grid-brown edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${en3[@]}"
+	run grid-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${zh2[@]}"
+	run grid-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zh2[@]}"
+	run grid-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}" "${en3[@]}"
+	run grid-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zh2[@]}"
 fi
 
 # Whole corpora with natural duplicates and planted copies.
@@ -110,5 +113,9 @@ if want corpus; then
 	run corpus-spam corpus --input "$en/spamassassin.jsonl"
 	run corpus-fortunes corpus --input "$en/fortunes"
 	run corpus-fortunes-zh corpus --input "$zh/fortunes-zh"
+	# The recommended pipelines under the engine and the policy.
+	run corpus-spam-c3 corpus --input "$en/spamassassin.jsonl" --profiles "" --policy-pipeline Units=chars,Shingle=3
+	run corpus-fortunes-c3 corpus --input "$en/fortunes" --profiles "" --policy-pipeline Units=chars,Shingle=3
+	run corpus-fortunes-zh-uni2 corpus --input "$zh/fortunes-zh" --profiles "" --policy-pipeline CJK=unigram,Shingle=2
 fi
 echo "reports in $out" >&2

@@ -594,6 +594,9 @@ func writeReportDir(dir string, rep *eval.Report) error {
 	if err := eval.PlotPR(&plotted, filepath.Join(dir, "pr.png")); err != nil {
 		return err
 	}
+	if err := eval.PlotRecallAtK(&plotted, filepath.Join(dir, "recall-k.png"), 16); err != nil {
+		return err
+	}
 	_, err = eval.PlotHistograms(&plotted, dir, "")
 	return err
 }

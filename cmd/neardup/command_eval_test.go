@@ -47,7 +47,7 @@ func TestEvalPairs(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
-	for _, f := range []string{"report.json", "summary.md", "pr.png", "hist-default.png"} {
+	for _, f := range []string{"report.json", "summary.md", "pr.png", "recall-k.png", "hist-default.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
