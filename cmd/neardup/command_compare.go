@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/nilsimsa"
 	"github.com/neardup/neardup/similarity"
 )
 
@@ -27,6 +28,9 @@ type comparison struct {
 	Cosine           float64 `json:"cosine"`
 	LevenshteinRatio float64 `json:"levenshtein_ratio"`
 	Duplicate        bool    `json:"duplicate"`
+	// NilsimsaScore is the nilsimsa reference's score, 128 - distance, for
+	// the nilsimsa profile only.
+	NilsimsaScore *int `json:"nilsimsa_score,omitempty"`
 }
 
 // isDuplicate is compare's decision for a pair: the engine's default
@@ -46,7 +50,13 @@ func compareTexts(fp neardup.Fingerprinter, profile string, a, b []byte) (compar
 	}
 	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
 	s := similarity.Compare(sa, sb)
+	var score *int
+	if fp.Bits() == 8*nilsimsa.Size {
+		score = new(int)
+		*score = 128 - d
+	}
 	return comparison{
+		NilsimsaScore:    score,
 		Profile:          profile,
 		Bits:             fp.Bits(),
 		A:                fa.String(),
@@ -119,6 +129,9 @@ error naming the line (exit status 2).`,
 				"distance           %d\nsimilarity         %.4f\njaccard            %.4f\ncosine             %.4f\n"+
 				"levenshtein_ratio  %.4f\nduplicate          %t\n",
 				c.Profile, c.Bits, c.A, c.B, c.Distance, c.Similarity, c.Jaccard, c.Cosine, c.LevenshteinRatio, c.Duplicate)
+			if err == nil && c.NilsimsaScore != nil {
+				_, err = fmt.Fprintf(out, "nilsimsa_score     %d\n", *c.NilsimsaScore)
+			}
 			return err
 		},
 	}

@@ -35,6 +35,24 @@ func TestCompareCommand(t *testing.T) {
 	}
 }
 
+// TestCompareNilsimsa checks the reference's score in both output forms.
+func TestCompareNilsimsa(t *testing.T) {
+	a, b := "The rain in Spain falls mostly in the plains.", "The rain in Spain falls mainly in the plains."
+	out, errOut, code := runFP(t, "", "compare", "--algo", "nilsimsa", a, b)
+	if code != 0 || !strings.Contains(out, "distance           36\n") || !strings.Contains(out, "nilsimsa_score     92\n") {
+		t.Errorf("status %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	out, _, _ = runFP(t, "", "compare", "--json", "--profile", "nilsimsa", a, b)
+	var c comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.NilsimsaScore == nil || *c.NilsimsaScore != 92 || c.Bits != 256 {
+		t.Errorf("--json: %v, %s", err, out)
+	}
+	out, _, _ = runFP(t, "", "compare", "--json", a, b)
+	if strings.Contains(out, "nilsimsa_score") {
+		t.Errorf("SimHash profile prints a nilsimsa score: %s", out)
+	}
+}
+
 func TestComparePairs(t *testing.T) {
 	in := `{"a": "the same text", "b": "the same text"}
 {"id": 7, "a": "你妈妈喊你回家吃饭哦,回家罗回家罗", "b": "你妈妈叫你回家吃饭啦,回家罗回家罗"}
