@@ -344,3 +344,33 @@ func TestPipelineASCIIPath(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPipeline fingerprints arbitrary bytes with several pipelines: it
+// must never panic, and since normalization is idempotent, a text and its
+// normalized form must have the same fingerprint.
+func FuzzPipeline(f *testing.F) {
+	for _, s := range []string{"", "Hello, World!", "中文测试，ＡＢＣ", "\xff\xfe<b>x</b>", "a\x01\u0301 e\u0301", "ｶﾀｶﾅ and 한국어"} {
+		f.Add([]byte(s))
+	}
+	var fps []Fingerprinter
+	for _, p := range []Pipeline{DefaultPipeline(), {Shingle: 3, Weighting: weight.TF}, {CJK: CJKUnigram},
+		{Units: UnitChars}, {TopN: 4}} {
+		for _, bits := range []int{64, 128} {
+			fps = append(fps, mustPipeline(f, p, bits))
+		}
+	}
+	html := mustPipeline(f, Pipeline{HTML: true}, 64)
+	f.Fuzz(func(t *testing.T, text []byte) {
+		norm := analysis.Normalize(nil, text)
+		for _, fp := range fps {
+			a := fp.Fingerprint(text)
+			if a.Bits() != fp.Bits() {
+				t.Fatalf("width %d", a.Bits())
+			}
+			if b := fp.Fingerprint(norm); a != b {
+				t.Fatalf("Fingerprint(%q) = %v, of its normal form %q: %v", text, a, norm, b)
+			}
+		}
+		_ = html.Fingerprint(text)
+	})
+}
