@@ -343,7 +343,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case s.draining.Load():
+	case s.draining.Load() || s.unready.Load():
 		writeError(w, errUnavailableDraining)
 	case s.engine.Load() == nil:
 		writeError(w, errUnavailableStarting)

@@ -50,6 +50,10 @@ type Options struct {
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
 	// once its context ends. Default 30 s.
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long Serve keeps serving after its context ends
+	// with /readyz already answering 503, so that a load balancer stops
+	// sending traffic before the listener closes. Default 0: close at once.
+	DrainDelay time.Duration
 	// Fingerprint is the fingerprint configuration /v1/fingerprint and
 	// /v1/compare use when a request names no profile or width; it should
 	// match the engine's. The zero value is the default profile at 64 bits.
@@ -120,7 +124,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("server: MaxInFlight %d is negative", o.MaxInFlight)
 	case o.MaxConns < 0:
 		return fmt.Errorf("server: MaxConns %d is negative", o.MaxConns)
-	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0:
+	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0 || o.DrainDelay < 0:
 		return errors.New("server: timeouts must not be negative")
 	}
 	return nil
@@ -132,6 +136,9 @@ type Server struct {
 	opts     Options
 	engine   atomic.Pointer[engineRef]
 	draining atomic.Bool
+	// unready makes /readyz answer 503 while the API still serves (the
+	// DrainDelay before shutdown).
+	unready  atomic.Bool
 	inflight atomic.Int64
 	handler  http.Handler
 	routes   []Route
@@ -209,6 +216,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)
 	case <-ctx.Done():
+	}
+	if d := s.opts.DrainDelay; d > 0 {
+		s.unready.Store(true)
+		s.opts.Logger.Info("not ready; serving until the drain delay ends", "delay", d)
+		select {
+		case <-time.After(d):
+		case err := <-errc:
+			return fmt.Errorf("server: %w", err)
+		}
 	}
 	s.Drain()
 	s.opts.Logger.Info("draining", "in_flight", s.inflight.Load())

@@ -314,6 +314,46 @@ func TestServeShutdown(t *testing.T) {
 	}
 }
 
+// TestDrainDelay checks that after the context ends /readyz fails at once
+// while the API keeps answering until the delay is over.
+func TestDrainDelay(t *testing.T) {
+	s, _ := newTestServer(t, Options{DrainDelay: 300 * time.Millisecond})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+	get := func(path string) int {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			return 0
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get("/readyz"); code != 200 {
+		t.Fatalf("readyz before shutdown: %d", code)
+	}
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for get("/readyz") != 503 {
+		if time.Now().After(deadline) {
+			t.Fatal("readyz still ready after the context ended")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code := get("/v1/stats"); code != 200 {
+		t.Errorf("API during the drain delay: %d, want 200", code)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
+
 func TestWebPage(t *testing.T) {
 	s, _ := newTestServer(t, Options{})
 	h := s.Handler()

@@ -31,11 +31,12 @@ func newServeCmd() *cobra.Command {
 		{"max-in-flight", "NEARDUP_MAX_IN_FLIGHT"},
 		{"durability", "NEARDUP_DURABILITY"},
 		{"in-memory", "NEARDUP_IN_MEMORY"},
+		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
 	}
 	var (
 		addr, data, profile, durability string
 		maxBody                         byteSize = server.DefaultMaxBody
-		retention                       time.Duration
+		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
 		inMemory                        bool
 	)
@@ -48,7 +49,8 @@ HTTP: the JSON API under /v1 (documented at /v1/openapi.json), a web page at
 
 With no flags it listens on 127.0.0.1:8080 and keeps its store in
 ./neardup-data. Each flag not given is read from the environment variable
-named in its help, if set. SIGTERM or SIGINT stops accepting connections,
+named in its help, if set. SIGTERM or SIGINT (after --drain-delay, during
+which /readyz answers 503) stops accepting connections,
 finishes the requests in flight, flushes the store and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,6 +80,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				MaxBody:     int64(maxBody),
 				MaxBatch:    maxBatch,
 				MaxInFlight: maxInFlight,
+				DrainDelay:  drainDelay,
 				Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 			}
 			if err := sopts.Validate(); err != nil {
@@ -99,6 +102,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
 	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
+	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
 }
