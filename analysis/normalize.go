@@ -108,8 +108,11 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 		case normDrop:
 			i++
 		default:
+			// The run takes in control bytes too (they are dropped all
+			// the same), so that marks separated only by controls do not
+			// each take the output tail back through NFKC.
 			k := i + 1
-			for k < len(src) && src[k] >= utf8.RuneSelf {
+			for k < len(src) && (src[k] >= utf8.RuneSelf || asciiNorm[src[k]] == normDrop) {
 				k++
 			}
 			space := j > start && out[j-1] == ' '
