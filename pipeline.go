@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -563,8 +564,30 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// plainASCII reports whether b holds only plainByte bytes.
+// plainASCII reports whether b holds only plainByte bytes. It tests eight
+// bytes at a time for a high bit, a byte below 0x20 or DEL (the borrow
+// test may flag a clean word, never miss one), and looks at the bytes of
+// flagged words only (those with white space, mostly).
 func plainASCII(b []byte) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		if x&highs != 0 {
+			return false
+		}
+		del := x ^ 0x7f*ones
+		if (x-0x20*ones)&^x&highs != 0 || (del-ones)&^del&highs != 0 {
+			for _, c := range b[:8] {
+				if !plainByte[c] {
+					return false
+				}
+			}
+		}
+		b = b[8:]
+	}
 	for _, c := range b {
 		if !plainByte[c] {
 			return false

@@ -374,3 +374,27 @@ func FuzzPipeline(f *testing.F) {
 		_ = html.Fingerprint(text)
 	})
 }
+
+// TestPlainASCII compares the word-at-a-time test with a byte loop on every
+// byte value at every position of a 20-byte text.
+func TestPlainASCII(t *testing.T) {
+	slow := func(b []byte) bool {
+		for _, c := range b {
+			if !plainByte[c] {
+				return false
+			}
+		}
+		return true
+	}
+	b := []byte("plain text, 20 bytes")
+	for i := range b {
+		for c := range 256 {
+			saved := b[i]
+			b[i] = byte(c)
+			if plainASCII(b) != slow(b) {
+				t.Fatalf("plainASCII(%q) = %v", b, !slow(b))
+			}
+			b[i] = saved
+		}
+	}
+}
