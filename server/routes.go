@@ -154,7 +154,7 @@ func (s *Server) instrument(pattern string, h http.HandlerFunc) http.Handler {
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		if sw.status >= 500 {
+		if sw.status == http.StatusInternalServerError {
 			s.opts.Logger.Warn("request failed", "method", r.Method, "path", r.URL.Path, "status", sw.status)
 		}
 	})

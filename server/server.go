@@ -62,7 +62,7 @@ type Options struct {
 	// Policy decides the verdict of /v1/compare; nil means
 	// neardup.DefaultPolicy(). It should match the engine's.
 	Policy *neardup.Policy
-	// Logger receives one line per failed (5xx) request and the server's
+	// Logger receives one line per request that failed with 500 and the server's
 	// lifecycle events; nil discards them.
 	Logger *slog.Logger
 }
