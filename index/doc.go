@@ -43,7 +43,7 @@
 // the index. Removed and expired entries are marked dead in place, skipped
 // by queries, and dropped at the next rebuild of the main level (forced
 // once they pass an eighth of the index). Rebuilds sort outside the lock;
-// readers wait only for the swap of the new tables or for one chunk (8192
+// readers wait only for the swap of the new tables or for one chunk (2048
 // entries) of a bulk change.
 //
 // # Concurrency

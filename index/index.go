@@ -100,7 +100,7 @@ func (o Options) withDefaults() Options {
 const (
 	bufCap    = 512
 	mainMin   = 1 << 15
-	lockChunk = 8192 // entries changed per write-lock hold in bulk operations
+	lockChunk = 2048 // entries changed per write-lock hold in bulk operations
 
 	probeGroup = 16 // tables whose buckets a query locates before scanning
 )
