@@ -60,6 +60,7 @@ func newBenchEngineCmd() *cobra.Command {
 		durability string
 		asJSON     bool
 		cpuProfile string
+		reopenOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "engine",
@@ -112,7 +113,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 				}
 			}
 			if restart > 0 {
-				if err := benchRestart(&res, filepath.Join(root, "restart"), restart, shortShare); err != nil {
+				if err := benchRestart(&res, filepath.Join(root, "restart"), restart, shortShare, reopenOnly && dir != ""); err != nil {
 					return err
 				}
 			}
@@ -143,6 +144,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	f.BoolVar(&reopenOnly, "reopen-only", false, "with --dir, time the reopen of the restart store an earlier run left there, without filling it")
 	return cmd
 }
 
@@ -219,7 +221,34 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	return nil
 }
 
-func benchRestart(res *benchEngineResult, dir string, n int, shortShare float64) error {
+func benchRestart(res *benchEngineResult, dir string, n int, shortShare float64, reopenOnly bool) error {
+	if !reopenOnly {
+		if err := fillRestart(res, dir, n, shortShare); err != nil {
+			return err
+		}
+	}
+	o := neardup.DefaultOptions()
+	o.ExpiryInterval = -1
+	o.ExpectedDocuments = n
+	runtime.GC()
+	t1 := time.Now()
+	e, err := neardup.Open(dir, &o)
+	if err != nil {
+		return err
+	}
+	res.RestartDocs = n
+	res.ReopenSeconds = time.Since(t1).Seconds()
+	st := e.Stats()
+	res.ReopenDocuments, res.StoreBytes = st.Documents, st.StoreBytes
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	res.HeapBytes = ms.HeapAlloc
+	return e.Close()
+}
+
+// fillRestart writes n records straight to a store in dir.
+func fillRestart(res *benchEngineResult, dir string, n int, shortShare float64) error {
 	db, err := store.Open(dir, &store.Options{Durability: store.NoSync})
 	if err != nil {
 		return err
@@ -248,22 +277,6 @@ func benchRestart(res *benchEngineResult, dir string, n int, shortShare float64)
 	if err := db.Close(); err != nil {
 		return err
 	}
-	res.RestartDocs, res.FillSeconds = n, time.Since(t0).Seconds()
-	o := neardup.DefaultOptions()
-	o.ExpiryInterval = -1
-	o.ExpectedDocuments = n
-	runtime.GC()
-	t1 := time.Now()
-	e, err := neardup.Open(dir, &o)
-	if err != nil {
-		return err
-	}
-	res.ReopenSeconds = time.Since(t1).Seconds()
-	st := e.Stats()
-	res.ReopenDocuments, res.StoreBytes = st.Documents, st.StoreBytes
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	res.HeapBytes = ms.HeapAlloc
-	return e.Close()
+	res.FillSeconds = time.Since(t0).Seconds()
+	return nil
 }
