@@ -318,7 +318,8 @@ func TestSIGTERMDrains(t *testing.T) {
 	var acked atomic.Int64
 	result := make(chan []string)
 	go func() { result <- postStream(c, 8, stop, &acked) }()
-	for acked.Load() < 300 {
+	deadline := time.Now().Add(20 * time.Second)
+	for acked.Load() < 300 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	ch.cmd.Process.Signal(syscall.SIGTERM)
