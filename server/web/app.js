@@ -95,7 +95,9 @@ async function compare(ev) {
       $("jaccard").textContent = pct(r.scores.jaccard);
       $("cosine").textContent = pct(r.scores.cosine);
       $("levenshtein").textContent = pct(r.scores.levenshtein);
-      $("policy-sim").textContent = pct(r.similarity);
+      // The policy skips its measure once the distance alone rules the
+      // pair out, and reports 0 then.
+      $("policy-sim").textContent = !r.duplicate && r.similarity === 0 ? "— (too far apart)" : pct(r.similarity);
       const v = $("verdict");
       v.textContent = r.duplicate ? "Near-duplicates" : "Not near-duplicates";
       v.className = "verdict " + (r.duplicate ? "dup" : "new");
