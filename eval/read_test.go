@@ -128,3 +128,27 @@ func TestReadClough(t *testing.T) {
 		t.Errorf("clough pairs = %+v, texts %q", d.Pairs, d.Texts)
 	}
 }
+
+// Any bytes read as pairs give pairs or an error, never a panic, and every
+// pair refers to texts that exist.
+func FuzzReadPairs(f *testing.F) {
+	f.Add([]byte("sentence1\tsentence2\tlabel\na\tb\t1\n"), "tsv")
+	f.Add([]byte("sentence1,sentence2,label\n\"x,\"\"y\",z,0\n"), "csv")
+	f.Add([]byte(`{"sentence1":"a","sentence2":"b","label":1}`), "jsonl")
+	f.Fuzz(func(t *testing.T, data []byte, format string) {
+		if format != "tsv" && format != "csv" && format != "jsonl" {
+			return
+		}
+		p := filepath.Join(t.TempDir(), "in."+format)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadPairs(p, PairOptions{})
+		if err != nil {
+			return
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

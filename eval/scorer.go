@@ -26,8 +26,10 @@ type Scorer interface {
 
 // An Outcome is what a Scorer says about a pair.
 type Outcome struct {
+	// Distance is how far apart the two texts are: smaller is more alike.
 	Distance float64
-	Dup      bool
+	// Dup is the scorer's own decision: the pair is a near-duplicate.
+	Dup bool
 }
 
 // FingerprintScorer scores pairs by the Hamming distance of their

@@ -82,7 +82,8 @@ variants=(
 )
 zhvariants=(--variant uni:CJK=unigram --variant uni-w2:CJK=unigram,Shingle=2 --variant bi-w2:Shingle=2 --variant seg:CJK=segment
 	--variant seg-w2:CJK=segment,Shingle=2 --variant uni-w3:CJK=unigram,Shingle=3 --variant uni-w2-logtf:CJK=unigram,Shingle=2,Weighting=logtf
-	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf)
+	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf
+	--variant c4-logtf:Units=chars,Shingle=4,Weighting=logtf --variant c5-logtf:Units=chars,Shingle=5,Weighting=logtf)
 if want variants; then
 	common=(--profiles default --measures "" --policy=false)
 	run var-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${variants[@]}"
@@ -106,16 +107,22 @@ if want grid; then
 	run grid-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zh2[@]}"
 	run grid-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}" "${en3[@]}"
 	run grid-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zh2[@]}"
+	# The recommended default pipeline (words, CJK unigram, Shingle 2) on English.
+	w2=(--policy-pipeline CJK=unigram,Shingle=2)
+	run grid-fortunes-w2 edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${w2[@]}"
+	run grid-brown-w2 edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${w2[@]}"
 fi
 
 # Whole corpora with natural duplicates and planted copies.
 if want corpus; then
-	run corpus-spam corpus --input "$en/spamassassin.jsonl"
-	run corpus-fortunes corpus --input "$en/fortunes"
-	run corpus-fortunes-zh corpus --input "$zh/fortunes-zh"
-	# The recommended pipelines under the engine and the policy.
-	run corpus-spam-c3 corpus --input "$en/spamassassin.jsonl" --profiles "" --policy-pipeline Units=chars,Shingle=3
-	run corpus-fortunes-c3 corpus --input "$en/fortunes" --profiles "" --policy-pipeline Units=chars,Shingle=3
-	run corpus-fortunes-zh-uni2 corpus --input "$zh/fortunes-zh" --profiles "" --policy-pipeline CJK=unigram,Shingle=2
+	# Comparing all pairs is quadratic: samples keep each run to minutes.
+	run corpus-spam corpus --input "$en/spamassassin.jsonl" --sample 2000
+	run corpus-fortunes corpus --input "$en/fortunes" --sample 4000
+	run corpus-fortunes-zh corpus --input "$zh/fortunes-zh" --sample 3000
+	# The recommended pipeline (engine, with it) and policy (policy[rec]).
+	rec=(--profiles "" --policy-pipeline CJK=unigram,Shingle=2 --policy-variant rec:short-k=12,long-k=12)
+	run corpus-fortunes-rec corpus --input "$en/fortunes" --sample 4000 "${rec[@]}"
+	run corpus-fortunes-zh-rec corpus --input "$zh/fortunes-zh" --sample 3000 "${rec[@]}"
+	run corpus-spam-rec corpus --input "$en/spamassassin.jsonl" --sample 2000 "${rec[@]}"
 fi
 echo "reports in $out" >&2
