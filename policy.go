@@ -121,12 +121,18 @@ func (p Policy) rule(n int) Rule {
 	return p.Long
 }
 
+// maxEditRunes is the longest text for which Verify computes the
+// Levenshtein ratio when the rule judges by another measure.
+const maxEditRunes = 2000
+
 // Verify decides whether two texts, whose sketches are a and b and whose
 // bits-wide fingerprints are distance bits apart, are near-duplicates. It
 // returns the decision, the score of the rule's measure, and every score.
 // When a or b is nil (texts not kept) it decides by distance alone, taking
 // the pair as long unless both are known to be short, and returns
-// sim = 1 - distance/bits and zero scores.
+// sim = 1 - distance/bits and zero scores. Scores.Levenshtein is left 0
+// (not computed) for pairs whose longer text exceeds 2,000 runes unless the
+// rule's measure is Levenshtein: edit distance is the costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
 	if bits <= 0 {
 		bits = 64
@@ -146,7 +152,13 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 	if distance > scale(r.MaxDistance, bits) {
 		return false, 0, Scores{}
 	}
-	s = similarity.Compare(a, b)
+	if r.Measure == Levenshtein || max(a.Len(), b.Len()) <= maxEditRunes {
+		s = similarity.Compare(a, b)
+	} else {
+		// Edit distance on long texts costs up to milliseconds a pair;
+		// skip it when the rule does not ask for it.
+		s = Scores{Jaccard: similarity.Jaccard(a.Shingles, b.Shingles), Cosine: similarity.Cosine(a.Vector, b.Vector)}
+	}
 	switch r.Measure {
 	case Jaccard:
 		sim = s.Jaccard
