@@ -265,12 +265,15 @@ func (ix *Index) removeLocked(id uint64) bool {
 	if !ok {
 		return false
 	}
-	ix.removeSlotLocked(s)
+	ix.killLocked(s)
+	ix.byID.del(id, ix.ids)
 	return true
 }
 
-func (ix *Index) removeSlotLocked(s uint32) {
-	ix.byID.del(ix.ids[s], ix.ids)
+// killLocked marks slot s dead: what readers see of a removal. The id map
+// is the writers' alone (readers never use it), so callers may update it
+// after releasing the lock.
+func (ix *Index) killLocked(s uint32) {
 	ix.live[s>>6] &^= 1 << (s & 63)
 	ix.n--
 	ix.dead = append(ix.dead, s)
@@ -299,9 +302,12 @@ func (ix *Index) ExpireBefore(t int64) int {
 		victims = victims[len(chunk):]
 		ix.mu.Lock()
 		for _, s := range chunk {
-			ix.removeSlotLocked(s)
+			ix.killLocked(s)
 		}
 		ix.mu.Unlock()
+		for _, s := range chunk {
+			ix.byID.del(ix.ids[s], ix.ids)
+		}
 	}
 	ix.maybeCompact()
 	return removed
