@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -439,7 +440,7 @@ const dedupBatch = 2048
 func newDedupCmd() *cobra.Command {
 	var in docInput
 	var ef engineFlags
-	var report string
+	var report, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "dedup [flags] [INPUT...]",
 		Short: "Write the documents that are not near-duplicates of earlier ones",
@@ -487,6 +488,17 @@ standard error when it is a terminal.`,
 			if err != nil {
 				return err
 			}
+			if cpuProfile != "" {
+				pf, err := os.Create(cpuProfile)
+				if err != nil {
+					return usageError{err}
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			var rep *bufio.Writer
 			if report != "" {
 				f, err := os.Create(report)
@@ -522,6 +534,8 @@ standard error when it is a terminal.`,
 	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to (default: in memory)")
 	cmd.Flags().DurationVar(&ef.retention, "retention", 0, "with --db, forget documents older than this (0: keep forever)")
 	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }
 
