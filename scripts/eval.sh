@@ -67,8 +67,6 @@ if want edits; then
 	run fortunes edits --input "$en/fortunes" --sample 500 --rates $rates
 	run guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates
 	run fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates
-	# Heavier edits, to show where each profile breaks down.
-	run brown-heavy edits --input "$en/brown" --sample 30 --rates 0.2,0.3 --measures "" --policy=false
 fi
 
 # Sweep the fields of neardup.Pipeline (default profile only).
@@ -92,7 +90,11 @@ if want variants; then
 	run var-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zhvariants[@]}"
-	run var128-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates --bits 128 --profiles default,classic --measures "" --policy=false
+	# 128 bits: distances double; does the separation improve?
+	for bits in 64 128; do
+		run var$bits-brown edits --input "$en/brown" --sample 30 --rates $rates --bits $bits --profiles default --measures "" --policy=false \
+			--variant B:CJK=unigram,Shingle=2 --variant A:Units=chars,Shingle=3
+	done
 fi
 
 # One rule per candidate distance and measure: the best similarity cut of
