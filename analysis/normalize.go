@@ -182,10 +182,19 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte) ([]byte, b
 		k += n
 	}
 	// Invalid bytes become U+FFFD; controls and format characters go.
+	// Runes kept as they are are copied in bulk.
+	kept := 0 // seg[kept:k] is still to copy
 	for k := 0; k < len(seg); {
 		r, n := decodeRune(seg[k:])
+		fullWidth := r >= 0xff01 && r <= 0xff5e
+		if !fullWidth && r != 0x3000 && !dropRune(r) && (r != utf8.RuneError || n > 1) {
+			inert = inert && isInert(r)
+			k += n
+			continue
+		}
+		a = append(a, seg[kept:k]...)
 		switch {
-		case r >= 0xff01 && r <= 0xff5e:
+		case fullWidth:
 			// Full-width ASCII: its NFKC decomposition is the ASCII
 			// character, which composes with nothing before it, so
 			// mapping it (and folding its case) here gives the result of
@@ -193,26 +202,26 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte) ([]byte, b
 			a = append(a, asciiNorm[r-0xfee0])
 		case r == 0x3000:
 			a = append(a, ' ') // IDEOGRAPHIC SPACE, likewise
-		case dropRune(r):
-		case r == utf8.RuneError && n == 1:
+			inert = false      // white space to fold
+		case r == utf8.RuneError:
 			a = utf8.AppendRune(a, r)
-		default:
-			a = append(a, seg[k:k+n]...)
-			inert = inert && isInert(r)
 		}
 		k += n
+		kept = k
 	}
-	b := s.b[:0]
+	a = append(a, seg[kept:]...)
 	if inert {
-		b = append(b, a...)
-	} else {
-		b = s.nfkc(b, a)
+		// Nothing to normalize, fold or drop, and no white space.
+		s.a = a
+		if len(a) > 0 && space {
+			dst = append(dst, ' ')
+			space = false
+		}
+		return append(dst, a...), space
 	}
+	b := s.nfkc(s.b[:0], a)
 	// Fold case until stable (folding may denormalize, NFKC may unfold).
 	for range 3 {
-		if inert {
-			break
-		}
 		var changed bool
 		a, changed = foldCase(a[:0], b)
 		if !changed {
