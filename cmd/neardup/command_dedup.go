@@ -15,6 +15,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -553,7 +554,17 @@ type deduper struct {
 	hasEmpty bool
 	written  int
 	dups     int
-	skipped  int
+
+	errMu   sync.Mutex // the reader and the decider both report skips
+	skipped int
+}
+
+// skip reports a skipped bad line on standard error.
+func (d *deduper) skip(ie *inputError) {
+	d.errMu.Lock()
+	defer d.errMu.Unlock()
+	d.skipped++
+	fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
 }
 
 func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error {
@@ -580,31 +591,61 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 		defer bar.Finish()
 		progress = func(n int) { bar.Add(n) }
 	}
-	bad := func(ie *inputError) error {
-		if d.in.onError == "skip" {
-			d.skipped++
-			fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
+	// A reader goroutine parses the input into batches while this one has
+	// the engine decide the previous batch and writes it: parsing and
+	// deciding overlap, and output stays in input order.
+	type batchMsg struct {
+		recs []*record
+		err  error // the reading stopped: a failed line (*inputError) or another error
+	}
+	ch := make(chan batchMsg, 2)
+	stop := make(chan struct{})
+	defer close(stop)
+	send := func(m batchMsg) bool {
+		select {
+		case ch <- m:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	errStopped := errors.New("stopped")
+	go func() {
+		defer close(ch)
+		var cur []*record
+		bad := func(ie *inputError) error {
+			if d.in.onError == "skip" {
+				d.skip(ie)
+				return nil
+			}
+			return ie
+		}
+		emit := func(r *record) error {
+			cur = append(cur, r)
+			if len(cur) == dedupBatch {
+				if !send(batchMsg{recs: cur}) {
+					return errStopped
+				}
+				cur = nil
+			}
 			return nil
 		}
-		// Decide and write what came before the bad line, then stop.
+		err := d.in.read(stdin, srcs, emit, bad, progress)
+		send(batchMsg{recs: cur, err: err})
+	}()
+	for m := range ch {
+		d.batch = m.recs
 		if err := d.flush(ctx); err != nil {
 			return err
 		}
-		return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", ie, d.written)
-	}
-	emit := func(r *record) error {
-		d.batch = append(d.batch, r)
-		if len(d.batch) == dedupBatch {
-			return d.flush(ctx)
+		var ie *inputError
+		if errors.As(m.err, &ie) {
+			// Everything before the bad line is decided and written.
+			return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", ie, d.written)
 		}
-		return nil
-	}
-	err := d.in.read(stdin, srcs, emit, bad, progress)
-	if err == nil {
-		err = d.flush(ctx)
-	}
-	if err != nil {
-		return err
+		if m.err != nil {
+			return m.err
+		}
 	}
 	return nil
 }
@@ -643,8 +684,7 @@ func (d *deduper) flush(ctx context.Context) error {
 			if be != nil && be.Errs[j-1] != nil {
 				ie := &inputError{r.where, be.Errs[j-1]}
 				if d.in.onError == "skip" {
-					d.skipped++
-					fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
+					d.skip(ie)
 				} else if failed == nil {
 					failed = ie
 				}
