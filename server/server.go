@@ -156,8 +156,10 @@ type engineRef struct{ Engine }
 // Route is one method and path pattern the server answers, in the syntax of
 // net/http.ServeMux (for example "GET /v1/documents/{id}").
 type Route struct {
+	// Method is the HTTP method, such as "POST".
 	Method string
-	Path   string
+	// Path is the path pattern, such as "/v1/documents/{id}".
+	Path string
 	// API reports whether the route belongs to the JSON API documented in
 	// the OpenAPI document (the web page's assets do not).
 	API bool
