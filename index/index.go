@@ -357,9 +357,10 @@ func (ix *Index) flush(full bool) {
 	ix.mu.Lock()
 	ix.levels = []level{m}
 	ix.clearBufLocked()
+	ix.mu.Unlock()
+	// The free and dead lists are the writers' alone.
 	ix.free = append(ix.free, ix.dead...)
 	ix.dead = ix.dead[:0]
-	ix.mu.Unlock()
 }
 
 // appendLiveBits appends every live slot in ascending order.
