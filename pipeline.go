@@ -298,11 +298,19 @@ func (f *pipelineFP) finish(s *pipelineState) {
 func (s *pipelineState) words() {
 	p := &s.f.p
 	if s.lower {
+		// The default pipeline (single tokens, counted, 64 bits) counts
+		// each token's hash directly.
+		direct := p.StopWords == nil && p.Shingle == 1 && s.f.bits == 64 && !s.f.stream
 		analysis.Words{}.Tokenize(s.text, func(t analysis.Token) {
 			tok := t.Text
 			if hasUpper(tok) {
 				s.tok = lowerASCII(s.tok[:0], tok)
 				tok = s.tok
+			}
+			if direct {
+				h := simhash.Hash64(tok)
+				s.counter.Add(0, h, h)
+				return
 			}
 			if !p.StopWords.Contains(tok) {
 				s.token(tok)
