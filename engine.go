@@ -206,6 +206,7 @@ type Engine struct {
 	failure atomic.Pointer[error] // a store failure that stops writes
 
 	testHash func([]byte) uint64 // replaces the id hash in tests
+	dir      string              // the store's directory ("" in memory)
 
 	idLocks  [idStripes]sync.Mutex
 	keyLocks [keyStripes]sync.Mutex
@@ -404,7 +405,20 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if err != nil {
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}
-	if err := e.restore(); err != nil {
+	if !o.InMemory {
+		e.dir = dir
+	}
+	snapLoaded := false
+	if e.dir != "" {
+		if snapLoaded, err = e.loadSnapshot(); err == nil {
+			err = e.invalidateSnapshot()
+		}
+		if err != nil {
+			e.db.Close()
+			return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
+		}
+	}
+	if err := e.restore(!snapLoaded); err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 	}
@@ -420,7 +434,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 // skipping expired ones. The id map is filled by a second goroutine while
 // the scan goes on; each index is then built in one bulk AddBatch (one sort
 // per table), the two indexes in parallel.
-func (e *Engine) restore() error {
+func (e *Engine) restore(buildIndex bool) error {
 	cutoff := e.cutoff()
 	type chunk struct {
 		refs   []docRef
@@ -465,10 +479,12 @@ func (e *Engine) restore() error {
 		if len(r.Fingerprint) != e.bits/8 {
 			return fmt.Errorf("neardup: stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
 		}
-		ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}
-		long = append(long, ent)
-		if e.short != nil && e.isShort(r.TextLen) {
-			short = append(short, ent)
+		if buildIndex {
+			ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}
+			long = append(long, ent)
+			if e.short != nil && e.isShort(r.TextLen) {
+				short = append(short, ent)
+			}
 		}
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
 		c.hashes = append(c.hashes, e.hashID(r.ID))
@@ -481,7 +497,14 @@ func (e *Engine) restore() error {
 	work <- c
 	close(work)
 	var wg sync.WaitGroup
-	if err == nil {
+	if err == nil && !buildIndex {
+		// A snapshot was loaded: drop what expired since it was taken.
+		e.long.ExpireBefore(cutoff)
+		if e.short != nil {
+			e.short.ExpireBefore(cutoff)
+		}
+	}
+	if err == nil && buildIndex {
 		wg.Go(func() { e.long.AddBatch(long) })
 		if e.short != nil && len(short) > 0 {
 			wg.Go(func() { e.short.AddBatch(short) })
@@ -1150,8 +1173,12 @@ func (e *Engine) Close() error {
 	e.life.Unlock()
 	close(e.stop)
 	e.bg.Wait()
+	var serr error
+	if e.dir != "" && e.failure.Load() == nil {
+		serr = e.writeSnapshot() // without it the next Open rebuilds
+	}
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("neardup: close: %w", err)
 	}
-	return nil
+	return serr
 }

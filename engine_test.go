@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -488,4 +489,78 @@ func TestIDHashCollisions(t *testing.T) {
 		}
 		e.Close()
 	}
+}
+
+// TestSnapshotReopen checks that a clean Close leaves an index snapshot
+// that the next Open uses, that a damaged or stale snapshot is ignored
+// (the index is rebuilt from the records), and that both give the same
+// answers.
+func TestSnapshotReopen(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	o.Fingerprinter = wordSimHash{}
+	r := rand.New(rand.NewPCG(31, 32))
+	var texts []string
+	e, err := Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		texts = append(texts, genText(r, 20+r.IntN(200)))
+		if _, err := e.Insert(context.Background(), Document{ID: fmt.Sprint(i), Text: texts[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string) {
+		t.Helper()
+		e, err := Open(dir, &o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		defer func() {
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		if n := e.Stats().Documents; n != len(texts) {
+			t.Fatalf("%s: %d documents, want %d", name, n, len(texts))
+		}
+		for _, i := range []int{0, 150, 299} {
+			res, err := e.Check(context.Background(), Document{ID: "q", Text: strings.ToUpper(texts[i])})
+			if err != nil || !res.Duplicate || *res.DuplicateOf != fmt.Sprint(i) {
+				t.Fatalf("%s: check of %d: %+v, %v", name, i, res, err)
+			}
+		}
+	}
+	if _, err := os.Stat(snapshotPath(dir, "long")); err != nil {
+		t.Fatalf("no snapshot after Close: %v", err)
+	}
+	check("snapshot")
+	// Damage the snapshot written by that Close: Open must rebuild.
+	if err := os.WriteFile(snapshotPath(dir, "long"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("damaged snapshot")
+	// A snapshot from an earlier Close is stale once the store changed.
+	old, err := os.ReadFile(snapshotPath(dir, "long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err = Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, genText(r, 100))
+	if _, err := e.Insert(context.Background(), Document{ID: fmt.Sprint(len(texts) - 1), Text: texts[len(texts)-1]}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if err := os.WriteFile(snapshotPath(dir, "long"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("stale snapshot")
 }

@@ -151,6 +151,7 @@ type Doc struct {
 const (
 	prefixRecord = 'f'
 	prefixText   = 't'
+	prefixMeta   = 'm'
 )
 
 func key(prefix byte, seq uint64) []byte {
@@ -584,6 +585,30 @@ func (s *DB) DeleteBefore(ctx context.Context, seq uint64) (uint64, error) {
 		}
 	}
 	return freed, nil
+}
+
+// SetMeta stores value under the metadata key name, synced; a nil value
+// deletes it. Metadata is not touched by Scan or DeleteBefore.
+func (s *DB) SetMeta(name string, value []byte) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	k := append([]byte{prefixMeta}, name...)
+	var err error
+	if value == nil {
+		err = s.db.Delete(k, pebble.Sync)
+	} else {
+		err = s.db.Set(k, value, pebble.Sync)
+	}
+	if err != nil {
+		return fmt.Errorf("store: meta %s: %w", name, err)
+	}
+	return nil
+}
+
+// Meta returns the value of the metadata key name, or ErrNotFound.
+func (s *DB) Meta(name string) ([]byte, error) {
+	return s.get(append([]byte{prefixMeta}, name...))
 }
 
 // DiskUsage returns an estimate of the bytes the store uses on disk (or in

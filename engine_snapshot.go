@@ -1,0 +1,134 @@
+package neardup
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/store"
+)
+
+// Index snapshots make reopening fast: Close writes each index to a file
+// (index.WriteTo) and then records a random token in the store; the files
+// begin with the same token. Open loads the files only if the token
+// matches, then deletes the token before anything is written, so a crash
+// or an unclean exit later can never pair an old snapshot with newer
+// writes: without a valid snapshot Open rebuilds the indexes from the
+// stored records.
+const (
+	snapshotMeta  = "index-snapshot"
+	snapshotToken = 16
+)
+
+func snapshotPath(dir, which string) string {
+	return filepath.Join(dir, "neardup-index-"+which+".snap")
+}
+
+// loadSnapshot replaces the empty indexes with the snapshot of the last
+// clean Close, if there is a valid one, and reports whether it did.
+func (e *Engine) loadSnapshot() (bool, error) {
+	tok, err := e.db.Meta(snapshotMeta)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	load := func(which string, k int) (*index.Index, error) {
+		f, err := os.Open(snapshotPath(e.dir, which))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r := bufio.NewReaderSize(f, 1<<20)
+		got := make([]byte, snapshotToken)
+		if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, tok) {
+			return nil, fmt.Errorf("neardup: %s index snapshot is not the one the store names", which)
+		}
+		ix, err := index.ReadIndex(r)
+		if err != nil {
+			return nil, err
+		}
+		if ix.K() != k {
+			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
+		}
+		return ix, nil
+	}
+	long, err := load("long", e.long.K())
+	if err != nil {
+		return false, nil // rebuild instead
+	}
+	var short *index.Index
+	if e.short != nil {
+		if short, err = load("short", e.short.K()); err != nil {
+			return false, nil
+		}
+	}
+	e.long, e.short = long, short
+	return true, nil
+}
+
+// invalidateSnapshot forgets the snapshot token and removes the files; Open
+// calls it before the engine can write.
+func (e *Engine) invalidateSnapshot() error {
+	if err := e.db.SetMeta(snapshotMeta, nil); err != nil {
+		return err
+	}
+	for _, which := range []string{"long", "short"} {
+		if err := os.Remove(snapshotPath(e.dir, which)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("neardup: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeSnapshot writes the indexes and then the token that validates them.
+func (e *Engine) writeSnapshot() error {
+	tok := make([]byte, snapshotToken)
+	rand.Read(tok)
+	write := func(which string, ix *index.Index) error {
+		path := snapshotPath(e.dir, which)
+		f, err := os.CreateTemp(e.dir, "neardup-index-*.tmp")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(f.Name())
+		w := bufio.NewWriterSize(f, 1<<20)
+		w.Write(tok)
+		if _, err := ix.WriteTo(w); err != nil {
+			f.Close()
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		return os.Rename(f.Name(), path)
+	}
+	if err := write("long", e.long); err != nil {
+		return fmt.Errorf("neardup: index snapshot: %w", err)
+	}
+	if e.short != nil {
+		if err := write("short", e.short); err != nil {
+			return fmt.Errorf("neardup: index snapshot: %w", err)
+		}
+	}
+	if d, err := os.Open(e.dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return e.db.SetMeta(snapshotMeta, tok)
+}
