@@ -43,6 +43,10 @@ type benchEngineResult struct {
 	RestartDocs     int     `json:"restart_docs,omitempty"`
 	FillSeconds     float64 `json:"fill_seconds,omitempty"`
 	ReopenSeconds   float64 `json:"reopen_seconds,omitempty"`
+	CloseSeconds    float64 `json:"close_seconds,omitempty"`
+	SnapshotSeconds float64 `json:"reopen_snapshot_seconds,omitempty"`
+	ReopenCPU       float64 `json:"reopen_cpu_seconds,omitempty"`
+	SnapshotCPU     float64 `json:"reopen_snapshot_cpu_seconds,omitempty"`
 	ReopenDocuments int     `json:"reopen_documents,omitempty"`
 	StoreBytes      uint64  `json:"store_bytes,omitempty"`
 	HeapBytes       uint64  `json:"heap_bytes,omitempty"`
@@ -128,8 +132,8 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost)
 			}
 			if restart > 0 {
-				fmt.Fprintf(out, "restart: %d docs: fill %.1f s, reopen %.2f s (%d documents restored), store %.0f MiB, heap %.0f MiB\n",
-					res.RestartDocs, res.FillSeconds, res.ReopenSeconds, res.ReopenDocuments, float64(res.StoreBytes)/(1<<20), float64(res.HeapBytes)/(1<<20))
+				fmt.Fprintf(out, "restart: %d docs: fill %.1f s; reopen rebuilding the index %.2f s (cpu %.2f s, %d documents); close with snapshot %.2f s; reopen from the snapshot %.2f s (cpu %.2f s); store %.0f MiB, heap %.0f MiB\n",
+					res.RestartDocs, res.FillSeconds, res.ReopenSeconds, res.ReopenCPU, res.ReopenDocuments, res.CloseSeconds, res.SnapshotSeconds, res.SnapshotCPU, float64(res.StoreBytes)/(1<<20), float64(res.HeapBytes)/(1<<20))
 			}
 			return nil
 		},
@@ -231,19 +235,35 @@ func benchRestart(res *benchEngineResult, dir string, n int, shortShare float64,
 	o.ExpiryInterval = -1
 	o.ExpectedDocuments = n
 	runtime.GC()
-	t1 := time.Now()
+	c1, t1 := cpuSeconds(), time.Now()
 	e, err := neardup.Open(dir, &o)
 	if err != nil {
 		return err
 	}
 	res.RestartDocs = n
-	res.ReopenSeconds = time.Since(t1).Seconds()
+	res.ReopenSeconds, res.ReopenCPU = time.Since(t1).Seconds(), cpuSeconds()-c1
 	st := e.Stats()
 	res.ReopenDocuments, res.StoreBytes = st.Documents, st.StoreBytes
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.HeapBytes = ms.HeapAlloc
+	t2 := time.Now()
+	if err := e.Close(); err != nil { // writes the index snapshot
+		return err
+	}
+	res.CloseSeconds = time.Since(t2).Seconds()
+	e = nil
+	runtime.GC()
+	c3, t3 := cpuSeconds(), time.Now()
+	if e, err = neardup.Open(dir, &o); err != nil {
+		return err
+	}
+	res.SnapshotSeconds, res.SnapshotCPU = time.Since(t3).Seconds(), cpuSeconds()-c3
+	if got := e.Stats().Documents; got != res.ReopenDocuments {
+		e.Close()
+		return fmt.Errorf("bench engine: %d documents after the snapshot reopen, %d before", got, res.ReopenDocuments)
+	}
 	return e.Close()
 }
 
