@@ -70,17 +70,27 @@ if want edits; then
 fi
 
 # Sweep the fields of neardup.Pipeline (default profile only).
+# Every field that differs from the pipeline measured is given, so that the
+# rows stay put when DefaultPipeline changes (old-w3-tf is the default these
+# sweeps were first made against: words, Shingle 3, tf).
 variants=(
-	--variant w1:Shingle=1 --variant w2:Shingle=2 --variant w4:Shingle=4 --variant w5:Shingle=5
-	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c4:Units=chars,Shingle=4 --variant c5:Units=chars,Shingle=5
+	--variant old-w3-tf:Shingle=3,Weighting=tf
+	--variant w1:Shingle=1,Weighting=tf --variant w2:Shingle=2,Weighting=tf --variant w4:Shingle=4,Weighting=tf --variant w5:Shingle=5,Weighting=tf
+	--variant c2:Units=chars,Shingle=2,Weighting=tf --variant c3:Units=chars,Shingle=3,Weighting=tf
+	--variant c4:Units=chars,Shingle=4,Weighting=tf --variant c5:Units=chars,Shingle=5,Weighting=tf
 	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf --variant c4-logtf:Units=chars,Shingle=4,Weighting=logtf
-	--variant c5-logtf:Units=chars,Shingle=5,Weighting=logtf --variant c3-html:Units=chars,Shingle=3,HTML=true --variant w2-logtf:Shingle=2,Weighting=logtf
-	--variant logtf:Weighting=logtf --variant binary:Weighting=binary
-	--variant stop:StopWords=english --variant top64:TopN=64 --variant html:HTML=true
+	--variant c5-logtf:Units=chars,Shingle=5,Weighting=logtf --variant c3-html:Units=chars,Shingle=3,Weighting=tf,HTML=true
+	--variant w2-logtf:Shingle=2,Weighting=logtf
+	--variant logtf:Shingle=3,Weighting=logtf --variant binary:Shingle=3,Weighting=binary
+	--variant stop:Shingle=3,Weighting=tf,StopWords=english --variant top64:Shingle=3,Weighting=tf,TopN=64
+	--variant html:Shingle=3,Weighting=tf,HTML=true
 )
-zhvariants=(--variant uni:CJK=unigram --variant uni-w2:CJK=unigram,Shingle=2 --variant bi-w2:Shingle=2 --variant seg:CJK=segment
-	--variant seg-w2:CJK=segment,Shingle=2 --variant uni-w3:CJK=unigram,Shingle=3 --variant uni-w2-logtf:CJK=unigram,Shingle=2,Weighting=logtf
-	--variant c2:Units=chars,Shingle=2 --variant c3:Units=chars,Shingle=3 --variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf
+zhvariants=(--variant old-w3-tf:Shingle=3,Weighting=tf
+	--variant uni:CJK=unigram,Shingle=3,Weighting=tf --variant uni-w2:CJK=unigram,Shingle=2,Weighting=tf
+	--variant bi-w2:Shingle=2,Weighting=tf --variant seg:CJK=segment,Shingle=3,Weighting=tf
+	--variant seg-w2:CJK=segment,Shingle=2,Weighting=tf --variant uni-w2-logtf:CJK=unigram,Shingle=2,Weighting=logtf
+	--variant c2:Units=chars,Shingle=2,Weighting=tf --variant c3:Units=chars,Shingle=3,Weighting=tf
+	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf
 	--variant c4-logtf:Units=chars,Shingle=4,Weighting=logtf --variant c5-logtf:Units=chars,Shingle=5,Weighting=logtf)
 if want variants; then
 	common=(--profiles default --measures "" --policy=false)
@@ -90,10 +100,19 @@ if want variants; then
 	run var-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zhvariants[@]}"
+	# The default pipeline (single tokens, log-tf since a8c346d) against the
+	# candidates, every field given so that the rows do not move with it.
+	cands=(--variant old-w3-tf:Shingle=3,Weighting=tf --variant uni:CJK=unigram
+		--variant B:CJK=unigram,Shingle=2,Weighting=tf --variant B-logtf:CJK=unigram,Shingle=2
+		--variant A:Units=chars,Shingle=3,Weighting=tf --variant A-logtf:Units=chars,Shingle=3)
+	run cand-brown edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${cands[@]}"
+	run cand-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${cands[@]}"
+	run cand-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${cands[@]}"
+	run cand-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${cands[@]}"
 	# 128 bits: distances double; does the separation improve?
 	for bits in 64 128; do
-		run var$bits-brown edits --input "$en/brown" --sample 30 --rates $rates --bits $bits --profiles default --measures "" --policy=false \
-			--variant B:CJK=unigram,Shingle=2 --variant A:Units=chars,Shingle=3
+		run var$bits-brown edits --input "$en/brown" --sample 30 --rates $rates --bits $bits --profiles default --measures "" --policy=false --variant old-w3-tf:Shingle=3,Weighting=tf \
+			--variant B:CJK=unigram,Shingle=2,Weighting=tf --variant A:Units=chars,Shingle=3,Weighting=tf
 	done
 fi
 
@@ -101,16 +120,26 @@ fi
 # each, by length, chooses the policy.
 if want grid; then
 	common=(--profiles "" --measures "" --policy-grid --grid-k 3,4,6,8,10,12,16)
-	en3=(--policy-pipeline Units=chars,Shingle=3)
-	zh2=(--policy-pipeline CJK=unigram,Shingle=2)
+	en3=(--policy-pipeline Units=chars,Shingle=3,Weighting=tf)
+	zh2=(--policy-pipeline CJK=unigram,Shingle=2,Weighting=tf)
 	run grid-fortunes edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${en3[@]}"
 	run grid-brown edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${en3[@]}"
 	run grid-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${zh2[@]}"
 	run grid-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zh2[@]}"
 	run grid-mrpc pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}" "${en3[@]}"
 	run grid-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zh2[@]}"
-	# The recommended default pipeline (words, CJK unigram, Shingle 2) on English.
-	w2=(--policy-pipeline CJK=unigram,Shingle=2)
+	# The default pipeline as it is (single tokens, log-tf).
+	run grid-fortunes-cur edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}"
+	run grid-fortunes-zh-cur edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}"
+	run grid-brown-cur edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}"
+	# The recommended pipeline: the default with CJK=unigram.
+	uni=(--policy-pipeline CJK=unigram)
+	run grid-fortunes-zh-uni edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${uni[@]}"
+	run grid-guwen-uni edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${uni[@]}"
+	run grid-mrpc-cur pairs --input "$en/mrpc_train.tsv" --a-col 3 --b-col 4 --label-col 0 "${common[@]}"
+	run grid-bq-uni pairs --input "$zh/bq_dev.csv" "${common[@]}" "${uni[@]}"
+	# Words, CJK unigram, Shingle 2, tf (candidate B) on English.
+	w2=(--policy-pipeline CJK=unigram,Shingle=2,Weighting=tf)
 	run grid-fortunes-w2 edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${w2[@]}"
 	run grid-brown-w2 edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${w2[@]}"
 fi
@@ -122,7 +151,8 @@ if want corpus; then
 	run corpus-fortunes corpus --input "$en/fortunes" --sample 4000
 	run corpus-fortunes-zh corpus --input "$zh/fortunes-zh" --sample 3000
 	# The recommended pipeline (engine, with it) and policy (policy[rec]).
-	rec=(--profiles "" --policy-pipeline CJK=unigram,Shingle=2 --policy-variant rec:short-k=12,long-k=12)
+	rec=(--profiles "" --policy-pipeline CJK=unigram --policy-variant rec:short-k=12,long-k=12
+		--policy-variant rec-j7:short-k=12,long-k=12,long-min=0.7)
 	run corpus-fortunes-rec corpus --input "$en/fortunes" --sample 4000 "${rec[@]}"
 	run corpus-fortunes-zh-rec corpus --input "$zh/fortunes-zh" --sample 3000 "${rec[@]}"
 	run corpus-spam-rec corpus --input "$en/spamassassin.jsonl" --sample 2000 "${rec[@]}"
