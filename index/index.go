@@ -431,6 +431,18 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
 				lo[i], hi[i], qh[i] = r.bucket(tabs[i].permute(q), xbits)
 			}
+			// Touch every cache line of every bucket before scanning any:
+			// the loads are independent, so their misses overlap instead
+			// of arriving one line at a time during the scans.
+			var touch uint32
+			for i := range tabs {
+				h := l[t0+i].hi
+				for j := lo[i]; j < hi[i]; j += 16 {
+					touch += h[j]
+				}
+
+			}
+			runtime.KeepAlive(touch)
 			for i := range tabs {
 				t := t0 + i
 				r := &l[t]
