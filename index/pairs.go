@@ -101,6 +101,9 @@ func choosePairsDesign(k, n int) (Design, bool) {
 // for reuse.
 func pairsTable(es []Entry, tabs []table, t, k int, a, tmp []pairRec, out chan<- []pairHit) ([]pairRec, []pairRec) {
 	tab := &tabs[t]
+	if cap(a) < len(es) {
+		a = make([]pairRec, 0, len(es))
+	}
 	a, tmp = a[:0], tmp[:0]
 	for i, e := range es {
 		a = append(a, pairRec{p: tab.permute(e.FP), i: uint32(i)})
