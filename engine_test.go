@@ -23,14 +23,23 @@ long great little own other old right big high different small large next early 
 public bad same able river stone garden market winter summer letter paper music table window road
 north south city village forest bridge engine signal report science history nature animal water fire`)
 
-// genText returns n random words from a seeded source.
+// genText returns n random words from a seeded source: one in four from
+// testWords, the rest made-up words of 3 to 8 letters, so that unrelated
+// texts share few features, as unrelated real texts do (a small vocabulary
+// alone would make every long text look like every other one).
 func genText(r *rand.Rand, n int) string {
 	var b strings.Builder
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(testWords[r.IntN(len(testWords))])
+		if r.IntN(4) == 0 {
+			b.WriteString(testWords[r.IntN(len(testWords))])
+			continue
+		}
+		for range 3 + r.IntN(6) {
+			b.WriteByte(byte('a' + r.IntN(26)))
+		}
 	}
 	return b.String()
 }
