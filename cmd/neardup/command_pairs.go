@@ -24,7 +24,10 @@ func newPairsCmd() *cobra.Command {
 		Long: `Pairs reads 64-bit fingerprints, one a line, as HEX (the id is the 1-based
 line number) or ID<TAB>HEX, from FILE or standard input, and prints
 ID_A<TAB>ID_B<TAB>DISTANCE for every unordered pair within distance K, ID_A
-being the one that comes first in the input. Blank lines are skipped. It
+being the one that comes first in the input. Blank lines are skipped. The
+output of 'neardup fingerprint' (HEX<TAB>NAME) is read too: a line whose
+second field is not a fingerprint but whose first is, is taken as HEX<TAB>ID,
+so 'neardup fingerprint --lines F | neardup pairs' works. It
 sorts one permuted copy of the fingerprints per table of a multi-table
 design and compares only entries whose keys agree, on all cores.`,
 		Args: cobra.MaximumNArgs(1),
@@ -70,6 +73,12 @@ func readFingerprintList(r io.Reader, name string) ([]string, []index.Entry, err
 			id, hex = fmt.Sprint(line), text
 		}
 		fp, err := neardup.ParseFingerprint(strings.TrimSpace(hex))
+		if err != nil && ok {
+			// neardup fingerprint's own output: HEX<TAB>NAME.
+			if fp2, err2 := neardup.ParseFingerprint(strings.TrimSpace(id)); err2 == nil {
+				fp, err, id, hex = fp2, nil, hex, id
+			}
+		}
 		if err != nil {
 			return nil, nil, usagef("pairs: %s: line %d: %q is not a hex fingerprint", name, line, hex)
 		}

@@ -21,6 +21,7 @@ func TestPairsCommand(t *testing.T) {
 		{"ids and blanks", "a\t0000000000000001\n\nb\t0000000000000001\nc\t8000000000000001\n", "--k 0", "a\tb\t0\n"},
 		{"input order names the first", "z\t0000000000000003\ny\t0000000000000001\n", "--k 1", "z\ty\t1\n"},
 		{"empty", "", "", ""},
+		{"fingerprint's output, HEX<TAB>NAME", "0000000000000003\tdoc-a\n0000000000000001\tdoc-b\n", "--k 1", "doc-a\tdoc-b\t1\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
