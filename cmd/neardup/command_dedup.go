@@ -406,7 +406,7 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile (SimHash profiles only)")
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
-	f.IntVar(&ef.k, "k", 0, "Hamming distance for long texts (0: the default policy's 3)")
+	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates (0: the default policy's)")
 }
 
 func (ef *engineFlags) options() (neardup.Options, error) {
