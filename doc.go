@@ -18,6 +18,8 @@
 //   - "nilsimsa": 256-bit nilsimsa digests compatible with the reference
 //     implementation (package nilsimsa).
 //
+// The zero Config is the default profile at 64 bits:
+//
 //	fp, _ := neardup.NewFingerprinter(neardup.Config{})
 //	d, _ := neardup.Distance(fp.Fingerprint(a), fp.Fingerprint(b))
 //
