@@ -7,15 +7,25 @@ package weight
 // last document, not the size of the table. The zero value is ready to use.
 // A Counter is not safe for concurrent use.
 type Counter struct {
-	slots []uint32 // index into terms + 1; 0 is empty
-	where []uint32 // slot of each term, to clear them on Reset
+	// slots hold the hash and the running count of each feature, so that
+	// counting a repeat touches one slot and not its Term; Terms copies the
+	// counts into the terms.
+	slots []slot
+	where []uint32 // slot of each term, in order, to clear them on Reset
 	terms []Term
+}
+
+// slot is one entry of a Counter's table; t == 0 marks an empty slot.
+type slot struct {
+	hi, lo uint64
+	t      uint32 // index into terms + 1
+	n      int32  // occurrences
 }
 
 // Reset forgets every feature.
 func (c *Counter) Reset() {
 	for _, s := range c.where {
-		c.slots[s] = 0
+		c.slots[s].t = 0
 	}
 	c.where = c.where[:0]
 	c.terms = c.terms[:0]
@@ -30,15 +40,15 @@ func (c *Counter) Add(hi, lo, key uint64) {
 	// lo is already a good hash; mix in hi for 128-bit features.
 	s := uint32(lo^hi>>32^hi) & mask
 	for {
-		t := c.slots[s]
-		if t == 0 {
+		e := &c.slots[s]
+		if e.t == 0 {
 			c.terms = append(c.terms, Term{Hi: hi, Lo: lo, Key: key, Count: 1})
-			c.slots[s] = uint32(len(c.terms))
+			*e = slot{hi: hi, lo: lo, t: uint32(len(c.terms)), n: 1}
 			c.where = append(c.where, s)
 			return
 		}
-		if term := &c.terms[t-1]; term.Lo == lo && term.Hi == hi {
-			term.Count++
+		if e.lo == lo && e.hi == hi {
+			e.n++
 			return
 		}
 		s = (s + 1) & mask
@@ -47,17 +57,18 @@ func (c *Counter) Add(hi, lo, key uint64) {
 
 // grow doubles the table (at least 64 slots) and re-inserts the terms.
 func (c *Counter) grow() {
+	old := c.slots
 	n := max(64, 2*len(c.slots))
-	c.slots = make([]uint32, n)
-	c.where = c.where[:0]
+	c.slots = make([]slot, n)
 	mask := uint32(n - 1)
-	for i, t := range c.terms {
-		s := uint32(t.Lo^t.Hi>>32^t.Hi) & mask
-		for c.slots[s] != 0 {
+	for i, o := range c.where {
+		e := old[o]
+		s := uint32(e.lo^e.hi>>32^e.hi) & mask
+		for c.slots[s].t != 0 {
 			s = (s + 1) & mask
 		}
-		c.slots[s] = uint32(i + 1)
-		c.where = append(c.where, s)
+		c.slots[s] = e
+		c.where[i] = s
 	}
 }
 
@@ -65,4 +76,9 @@ func (c *Counter) grow() {
 // order of first occurrence. The slice is the Counter's own: it is valid
 // until the next Add or Reset, and the caller may reorder it or change its
 // weights.
-func (c *Counter) Terms() []Term { return c.terms }
+func (c *Counter) Terms() []Term {
+	for i, s := range c.where {
+		c.terms[i].Count = c.slots[s].n
+	}
+	return c.terms
+}
