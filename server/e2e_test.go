@@ -331,3 +331,34 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	checkAcked(t, dir, ids)
 }
+
+// TestQueryByFingerprint looks a stored document up by its fingerprint
+// through real HTTP: a fingerprint a few bits away finds it, one far away
+// does not, and a fingerprint of the wrong width is a 400.
+func TestQueryByFingerprint(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	res, err := c.CheckAndInsert(ctx, client.Document{ID: "doc", Text: longText(7, 200)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := neardup.ParseFingerprint(res.Fingerprint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := neardup.FromUint64(fp.Uint64() ^ 0b101).String()
+	q, err := c.Query(ctx, client.Query{Fingerprint: near})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !q.Duplicate || q.DuplicateOf == nil || *q.DuplicateOf != "doc" || len(q.Matches) != 1 || q.Matches[0].Distance != 2 {
+		t.Fatalf("query by a fingerprint 2 bits away: %+v", q)
+	}
+	far := neardup.FromUint64(^fp.Uint64()).String()
+	if q, err = c.Query(ctx, client.Query{Fingerprint: far}); err != nil || q.Duplicate || len(q.Matches) != 0 {
+		t.Fatalf("query by the complement: %+v, %v", q, err)
+	}
+	if _, err := c.Query(ctx, client.Query{Fingerprint: strings.Repeat("0", 32)}); err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("128-bit query of a 64-bit store: %v, want a 400", err)
+	}
+}

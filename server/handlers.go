@@ -307,7 +307,12 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 		if err != nil {
 			return err
 		}
-		s.writeJSON(w, http.StatusOK, queryOut{Fingerprint: fp.String(), Matches: toMatches(ms)})
+		out := queryOut{Fingerprint: fp.String(), Matches: toMatches(ms)}
+		if len(ms) > 0 && ms[0].Duplicate {
+			// Nearest first: the nearest match within the policy's distance.
+			out.Duplicate, out.DuplicateOf = true, &ms[0].ID
+		}
+		s.writeJSON(w, http.StatusOK, out)
 		return nil
 	case in.Text == "":
 		return newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
