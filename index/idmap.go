@@ -28,7 +28,7 @@ func (m *idMap) resize(capacity int) {
 	for size*3/4 < capacity {
 		size *= 2
 	}
-	m.cells = make([]uint32, size)
+	m.cells = makeHuge[uint32](size)
 	m.shift = uint(64 - log2(size))
 }
 

@@ -55,7 +55,7 @@ func buildLevel(tabs []table, slots []uint32, fps []uint64) level {
 func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 	n := len(slots)
 	db := uint(dirBits(t.keyBits, n))
-	r := tableRun{dbits: db, dir: make([]uint32, (1<<db)+1), hi: make([]uint32, n), slot: make([]uint32, n)}
+	r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
 	for _, s := range slots {
 		r.dir[t.permute(fps[s])>>(64-db)+1]++
 	}

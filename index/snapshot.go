@@ -192,7 +192,7 @@ func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
 		return nil
 	}
 	size := wordSize[T]()
-	out := make([]T, 0, min(n, 1<<27))
+	out := makeHuge[T](int(min(n, 1<<27)))[:0]
 	buf := make([]byte, min(int(n)*size, 1<<20))
 	for left := int(n); left > 0 && s.err == nil; {
 		m := min(left, len(buf)/size)

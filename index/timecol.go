@@ -76,11 +76,17 @@ func (c *timeCol) reserve(n int) {
 // growExact returns s with capacity for at least n more elements, growing
 // by exactly what is missing (bulk loads know their size; doubling would
 // waste up to half the memory).
-func growExact[T any](s []T, n int) []T {
+func growExact[T word](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	out := make([]T, len(s), len(s)+n)
+	out := makeHuge[T](len(s) + n)[:len(s)]
 	copy(out, s)
 	return out
+}
+
+// word is the element type of the index's flat columns: plain integers,
+// which hold no pointers.
+type word interface {
+	~uint32 | ~uint64 | ~int64
 }
