@@ -210,6 +210,7 @@ type pipelineState struct {
 	text    []byte // the normalized text being tokenized
 	lower   bool   // text is plain ASCII, not normalized: lower tokens
 	tok     []byte // a lowered token
+	scan    analysis.ASCIIWords
 	idf     *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
@@ -303,17 +304,15 @@ func (s *pipelineState) words() {
 	if s.lower {
 		// The default pipeline (single tokens, counted, 64 bits) counts
 		// each token's hash directly.
-		direct := p.StopWords == nil && p.Shingle == 1 && s.f.bits == 64 && !s.f.stream
+		if p.StopWords == nil && p.Shingle == 1 && s.f.bits == 64 && !s.f.stream {
+			s.countASCII()
+			return
+		}
 		analysis.Words{}.Tokenize(s.text, func(t analysis.Token) {
 			tok := t.Text
 			if hasUpper(tok) {
 				s.tok = lowerASCII(s.tok[:0], tok)
 				tok = s.tok
-			}
-			if direct {
-				h := simhash.Hash64(tok)
-				s.counter.Add(0, h, h)
-				return
 			}
 			if !p.StopWords.Contains(tok) {
 				s.token(tok)
@@ -340,6 +339,23 @@ func (s *pipelineState) words() {
 	}
 	s.flushCJK()
 	s.finish()
+}
+
+// countASCII counts the words of the plain ASCII s.text, lowered, by their
+// 64-bit hashes: one pass that finds each word (analysis.ASCIIWords) and
+// hashes it lowered (simhash.Hash64Lower), with no token copied and no
+// callback.
+func (s *pipelineState) countASCII() {
+	s.scan.Reset(s.text)
+	for {
+		start, end, ok := s.scan.Next()
+		if !ok {
+			return
+		}
+		var h uint64
+		h, s.tok = simhash.Hash64Lower(s.text[start:end], s.tok)
+		s.counter.Add(0, h, h)
+	}
 }
 
 // bigram turns CJK characters into overlapping bigrams: each character

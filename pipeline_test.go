@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -395,6 +396,36 @@ func TestPlainASCII(t *testing.T) {
 				t.Fatalf("plainASCII(%q) = %v", b, !slow(b))
 			}
 			b[i] = saved
+		}
+	}
+}
+
+// TestPipelineFusedASCII checks the fused path of the default pipeline on
+// plain ASCII (words found by bit scans, hashed while lowered, counted by
+// hash) against the full path, which a trailing non-ASCII punctuation mark
+// forces, on random texts made of the words that test the word rules:
+// apostrophes, numbers with dots and commas, hyphens, URLs, e-mails, upper
+// case, underscores, words longer than 16 bytes, and of any ASCII byte
+// (control characters send the text down the full path on both sides).
+func TestPipelineFusedASCII(t *testing.T) {
+	words := []string{"don't", "O'Neil", "3.14", "1,000,000", "2,5", "e.g.", "x-ray", "--", "http://Example.COM/a_b?q=1",
+		"Me@Example.org", "__init__", "_", "A", "THE", "Supercalifragilisticexpialidocious", "ABCDEFGHIJKLMNOPQ", "12:30",
+		"a.b.c", "U.S.A.", "it's", "rock'n'roll", "v1.2.3", "\x00", "\x1f", "\x7f", "\t", "\n", "..."}
+	f := mustPipeline(t, DefaultPipeline(), 64)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for k := range 3000 {
+		var b []byte
+		for range rng.IntN(80) {
+			if k%4 == 3 {
+				b = append(b, byte(rng.IntN(128)))
+				continue
+			}
+			b = append(b, words[rng.IntN(len(words))]...)
+			b = append(b, " ,.;:'-\n"[rng.IntN(8)])
+		}
+		slow := append(bytes.Clone(b), " 。"...)
+		if got, want := f.Fingerprint(b), f.Fingerprint(slow); got != want {
+			t.Fatalf("%q: fused path %v, full path %v", b, got, want)
 		}
 	}
 }

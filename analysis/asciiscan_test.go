@@ -1,0 +1,68 @@
+package analysis
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestASCIIWords compares ASCIIWords with Words on random ASCII texts of
+// every length up to 300 bytes (across the 64-byte blocks of the bitmap):
+// texts built from the bytes that decide word boundaries (letters of both
+// cases, digits, _, the joining marks : . ' , ;, hyphens, @ and / of
+// e-mails and URLs, spaces, controls, the neighbours of the letter and
+// digit ranges) and texts of any ASCII byte.
+func TestASCIIWords(t *testing.T) {
+	const alphabet = "aZm09_:.',;-@/ \t\n\x00\x01\x7f`{[/:@AB"
+	words := []string{"don't", "3.14", "1,000", "e.g.", "http://example.com/a_b", "me@x.org", "__", "_a", "a_", "x-y", "U.S.A.", "12:30"}
+	rng := rand.New(rand.NewPCG(9, 9))
+	var w ASCIIWords
+	for n := 0; n <= 300; n++ {
+		for k := range 40 {
+			b := make([]byte, 0, n)
+			for len(b) < n {
+				switch k % 3 {
+				case 0:
+					b = append(b, alphabet[rng.IntN(len(alphabet))])
+				case 1:
+					b = append(b, byte(rng.IntN(128)))
+				default:
+					b = append(b, words[rng.IntN(len(words))]...)
+					b = append(b, " ,.\n"[rng.IntN(4)])
+				}
+			}
+			b = b[:n]
+			var want []string
+			Words{}.Tokenize(b, func(t Token) { want = append(want, fmt.Sprint(t.Start, t.End)) })
+			var got []string
+			w.Reset(b)
+			for {
+				s, e, ok := w.Next()
+				if !ok {
+					break
+				}
+				got = append(got, fmt.Sprint(s, e))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%q: ASCIIWords %v, Words %v", b, got, want)
+			}
+		}
+	}
+}
+
+// TestWordMask8 checks the eight-byte word test on every ASCII byte at
+// every position.
+func TestWordMask8(t *testing.T) {
+	for c := range 128 {
+		for k := range 8 {
+			x := uint64(' ')*0x0101010101010101&^(0xff<<(8*k)) | uint64(c)<<(8*k)
+			var want uint64
+			if wordByte[c] {
+				want = 1 << k
+			}
+			if got := wordMask8(x); got != want {
+				t.Fatalf("byte %#x at %d: mask %08b, want %08b", c, k, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package simhash
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/zeebo/xxh3"
+)
+
+// XXH3-64 constants for inputs of up to 16 bytes (seed 0, default secret).
+const (
+	xxhPrime2    = 0xc2b2ae3d27d4eb4f
+	xxhPrime3    = 0x165667b19e3779f9
+	secret1to3   = 0xbe4ba423 ^ 0x396cfeb8                 // secret[0:4] ^ secret[4:8]
+	secret4to8   = 0x1cad21f72c81017c ^ 0xdb979083e96dd4de // secret[8:16] ^ secret[16:24]
+	secret9to16a = 0x1f67b3b7a4a44072 ^ 0x78e5c0cc4ee679cb // secret[24:32] ^ secret[32:40]
+	secret9to16b = 0x2172ffcc7dd05a82 ^ 0x8e2443f7744608b8 // secret[40:48] ^ secret[48:56]
+	hashEmpty    = 0x2d06800538d394c2                      // XXH3-64 of no bytes
+)
+
+// Hash64Lower returns Hash64 of token with its ASCII upper-case letters
+// (A to Z) lowered, every other byte unchanged, without copying tokens of
+// up to 16 bytes: it reads them eight bytes at a time and lowers the words
+// it reads. Longer tokens are lowered into buf, which is grown as needed
+// and returned for reuse.
+func Hash64Lower(token, buf []byte) (uint64, []byte) {
+	n := len(token)
+	switch {
+	case n > 16:
+		buf = buf[:0]
+		for _, c := range token {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+		}
+		return xxh3.Hash(buf), buf
+	case n > 8:
+		lo := lower64(binary.LittleEndian.Uint64(token)) ^ secret9to16a
+		hi := lower64(binary.LittleEndian.Uint64(token[n-8:])) ^ secret9to16b
+		m1, m0 := bits.Mul64(lo, hi)
+		return avalanche(uint64(n) + bits.ReverseBytes64(lo) + hi + (m1 ^ m0)), buf
+	case n > 3:
+		a := lower64(uint64(binary.LittleEndian.Uint32(token)))
+		b := lower64(uint64(binary.LittleEndian.Uint32(token[n-4:])))
+		return rrmxmx((b+a<<32)^secret4to8, uint64(n)), buf
+	case n == 0:
+		return hashEmpty, buf
+	}
+	c1, c2, c3 := lower8(token[0]), lower8(token[n>>1]), lower8(token[n-1])
+	acc := uint64(c1)<<16 | uint64(c2)<<24 | uint64(c3) | uint64(n)<<8
+	acc ^= secret1to3
+	acc ^= acc >> 33
+	acc *= xxhPrime2
+	acc ^= acc >> 29
+	acc *= xxhPrime3
+	acc ^= acc >> 32
+	return acc, buf
+}
+
+// lower8 lowers an ASCII upper-case letter.
+func lower8(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return c
+}
+
+// lower64 lowers the ASCII upper-case letters among the eight bytes of x.
+func lower64(x uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	y := x &^ highs                                                        // low seven bits: sums below cannot carry
+	upper := (y + (0x80-'A')*ones) &^ (y + (0x80-'Z'-1)*ones) &^ x & highs // 'A' <= byte <= 'Z'
+	return x | upper>>2
+}
+
+// avalanche is the final mix of XXH3 for inputs of 9 to 240 bytes.
+func avalanche(x uint64) uint64 {
+	x ^= x >> 37
+	x *= 0x165667919e3779f9
+	x ^= x >> 32
+	return x
+}
+
+// rrmxmx is the final mix of XXH3 for inputs of 4 to 8 bytes.
+func rrmxmx(h, n uint64) uint64 {
+	h ^= bits.RotateLeft64(h, 49) ^ bits.RotateLeft64(h, 24)
+	h *= 0x9fb21c651e98df25
+	h ^= (h >> 35) + n
+	h *= 0x9fb21c651e98df25
+	h ^= h >> 28
+	return h
+}
