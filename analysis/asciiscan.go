@@ -14,7 +14,9 @@ import (
 // a reused ASCIIWords does not allocate. It is not safe for concurrent use.
 type ASCIIWords struct {
 	text []byte
-	bits []uint64 // bit i of bits[i/64]: text[i] is a word byte; bit len(text) is 0
+	// bit i of bits[i/64]: text[i] is a word byte or a mark that joins two
+	// (see markJoins); bit len(text) is 0
+	bits []uint64
 	pos  int
 }
 
@@ -43,6 +45,32 @@ func (w *ASCIIWords) Reset(text []byte) {
 		}
 	}
 	w.bits[i/64] = m
+	w.markJoins()
+}
+
+// markJoins sets the bits of the punctuation marks that join the word
+// bytes on either side into one word (joinsMid: "don't", "3.14"), so that a
+// word is a run of set bits. Only a non-word byte between two word bytes
+// can join; those are found with shifts of the bitmap and checked one by
+// one, and they are rare in most text.
+func (w *ASCIIWords) markJoins() {
+	text, b := w.text, w.bits
+	var prev uint64 // the top bit of the previous bitmap word, unmarked
+	for i, m := range b {
+		var next uint64
+		if i+1 < len(b) {
+			next = b[i+1] << 63
+		}
+		cand := ^m & (m<<1 | prev) & (m>>1 | next)
+		prev = m >> 63
+		for cand != 0 {
+			p := i<<6 + bits.TrailingZeros64(cand)
+			cand &= cand - 1
+			if joinsMid(text[p-1], text[p], text[p+1]) {
+				b[i] |= 1 << (p & 63)
+			}
+		}
+	}
 }
 
 // wordMask8 returns the word bytes among the eight bytes of x as eight bits,
@@ -73,9 +101,6 @@ func (w *ASCIIWords) Next() (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		e := w.nextClear(s + 1)
-		for e+1 < len(text) && joinsMid(text[e-1], text[e], text[e+1]) {
-			e = w.nextClear(e + 2)
-		}
 		w.pos = e
 		if text[s] != '_' || hasWordRune(text[s:e]) {
 			return s, e, true
