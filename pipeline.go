@@ -223,6 +223,8 @@ type pipelineState struct {
 	cjkRun           int // characters in the current run
 
 	counter weight.Counter
+	fused   bool             // the features were counted by countASCII, in count64
+	count64 weight.Counter64 // the counts of countASCII
 	acc64   simhash.Acc64
 	acc128  simhash.Acc128
 	// features grouped by count, for weights that depend on the count only
@@ -270,6 +272,8 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	s.sh64.Reset(f.p.Shingle)
 	s.sh128.Reset(f.p.Shingle)
 	s.counter.Reset()
+	s.count64.Reset()
+	s.fused = false
 	s.idf = nil
 	if !f.stream && f.p.Weighting == weight.TFIDF {
 		s.idf = f.p.IDF
@@ -346,6 +350,7 @@ func (s *pipelineState) words() {
 // hashes it lowered (simhash.Hash64Lower), with no token copied and no
 // callback.
 func (s *pipelineState) countASCII() {
+	s.fused = true
 	s.scan.Reset(s.text)
 	for {
 		start, end, ok := s.scan.Next()
@@ -354,7 +359,7 @@ func (s *pipelineState) countASCII() {
 		}
 		var h uint64
 		h, s.tok = simhash.Hash64Lower(s.text[start:end], s.tok)
-		s.counter.Add(0, h, h)
+		s.count64.Add(h)
 	}
 }
 
@@ -478,6 +483,9 @@ func (s *pipelineState) sum() Fingerprint {
 		}
 		return FromUint128(s.acc128.Sum())
 	}
+	if s.fused {
+		return s.sumCounts64()
+	}
 	terms := s.counter.Terms()
 	if f.p.Weighting != weight.TFIDF && f.p.TopN == 0 {
 		return s.sumByCount(terms)
@@ -508,23 +516,9 @@ func (s *pipelineState) sumByCount(terms []weight.Term) Fingerprint {
 	if f.bits == 64 {
 		s.w64.Reset()
 		for _, t := range terms {
-			c := int(t.Count)
-			if c > maxGroup {
-				s.w64.Add(t.Lo, f.p.Weighting.Weight(c, 1))
-				continue
-			}
-			if used>>c&1 == 0 {
-				used |= 1 << c
-				s.byCount64[c].Reset()
-			}
-			s.byCount64[c].Add(t.Lo)
+			used = s.group64(used, t.Lo, int(t.Count))
 		}
-		for c := 1; c <= maxGroup; c++ {
-			if used>>c&1 != 0 {
-				s.w64.AddUnits(&s.byCount64[c], f.p.Weighting.Weight(c, 1))
-			}
-		}
-		return FromUint64(s.w64.Sum())
+		return s.groupSum64(used)
 	}
 	s.w128.Reset()
 	for _, t := range terms {
@@ -545,6 +539,42 @@ func (s *pipelineState) sumByCount(terms []weight.Term) Fingerprint {
 		}
 	}
 	return FromUint128(s.w128.Sum())
+}
+
+// sumCounts64 is sumByCount for the features of countASCII.
+func (s *pipelineState) sumCounts64() Fingerprint {
+	var used uint64
+	s.w64.Reset()
+	for i := range s.count64.Len() {
+		c := s.count64.At(i)
+		used = s.group64(used, c.Hash, int(c.N))
+	}
+	return s.groupSum64(used)
+}
+
+// group64 adds the feature h seen c times to its group (see sumByCount), or
+// to s.w64 if c > maxGroup, and returns used with bit c set.
+func (s *pipelineState) group64(used, h uint64, c int) uint64 {
+	if c > maxGroup {
+		s.w64.Add(h, s.f.p.Weighting.Weight(c, 1))
+		return used
+	}
+	if used>>c&1 == 0 {
+		used |= 1 << c
+		s.byCount64[c].Reset()
+	}
+	s.byCount64[c].Add(h)
+	return used
+}
+
+// groupSum64 adds the groups of used to s.w64 and returns the fingerprint.
+func (s *pipelineState) groupSum64(used uint64) Fingerprint {
+	for c := 1; c <= maxGroup; c++ {
+		if used>>c&1 != 0 {
+			s.w64.AddUnits(&s.byCount64[c], s.f.p.Weighting.Weight(c, 1))
+		}
+	}
+	return FromUint64(s.w64.Sum())
 }
 
 // Features extracts the feature hashes of a Pipeline: the keys an IDF table

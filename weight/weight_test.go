@@ -207,3 +207,37 @@ func TestCounter(t *testing.T) {
 		}
 	}
 }
+
+// TestCounter64 checks Counter64 against Counter (same features, same
+// order of first occurrence, same counts) on random streams with many
+// repeats, hashes that share their low bits, and the hash 0, across growth
+// and Reset.
+func TestCounter64(t *testing.T) {
+	var c Counter
+	var c64 Counter64
+	for round, n := range []int{0, 1, 10, 100, 1000, 5000, 50} {
+		c.Reset()
+		c64.Reset()
+		for i := range n {
+			h := uint64(i*7919%(n/3+1)) * 0x9e3779b97f4a7c15
+			switch i % 5 {
+			case 1:
+				h = 0
+			case 2:
+				h = uint64(i%7) << 40 // equal low 32 bits
+			}
+			h ^= uint64(round) << 60
+			c.Add(0, h, h)
+			c64.Add(h)
+		}
+		want := c.Terms()
+		if c64.Len() != len(want) {
+			t.Fatalf("n=%d: %d features, want %d", n, c64.Len(), len(want))
+		}
+		for i, w := range want {
+			if got := c64.At(i); got.Hash != w.Lo || int32(got.N) != w.Count {
+				t.Fatalf("n=%d: feature %d = %+v, want %+v", n, i, got, w)
+			}
+		}
+	}
+}
