@@ -185,6 +185,7 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 	}
 	q := p.withDefaults()
 	f := &pipelineFP{p: q, bits: bits, stream: q.Weighting == weight.TF && q.TopN == 0}
+	f.count64 = bits == 64 && !f.stream && q.Weighting != weight.TFIDF && q.TopN == 0
 	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
 		f.p.Segmenter = new(analysis.Segmenter)
 	}
@@ -194,9 +195,12 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 
 // pipelineFP is the Fingerprinter of a Pipeline.
 type pipelineFP struct {
-	p       Pipeline
-	bits    int
-	stream  bool // tf weights, all features: add each occurrence to an Acc
+	p      Pipeline
+	bits   int
+	stream bool // tf weights, all features: add each occurrence to an Acc
+	// count64: 64 bits, weights by count only, all features: count them in
+	// a Counter64, whose counts sumCounts64 groups
+	count64 bool
 	pool    sync.Pool
 	chinese weight.Chinese // the default IDF table, loaded when needed
 }
@@ -223,7 +227,7 @@ type pipelineState struct {
 	cjkRun           int // characters in the current run
 
 	counter weight.Counter
-	fused   bool             // the features were counted by countASCII, in count64
+	fused   bool             // the features were counted in count64 (f.count64 or countASCII)
 	count64 weight.Counter64 // the counts of countASCII
 	acc64   simhash.Acc64
 	acc128  simhash.Acc128
@@ -273,7 +277,7 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	s.sh128.Reset(f.p.Shingle)
 	s.counter.Reset()
 	s.count64.Reset()
-	s.fused = false
+	s.fused = f.count64
 	s.idf = nil
 	if !f.stream && f.p.Weighting == weight.TFIDF {
 		s.idf = f.p.IDF
@@ -350,7 +354,6 @@ func (s *pipelineState) words() {
 // hashes it lowered (simhash.Hash64Lower), with no token copied and no
 // callback.
 func (s *pipelineState) countASCII() {
-	s.fused = true
 	s.scan.Reset(s.text)
 	for {
 		start, end, ok := s.scan.Next()
@@ -359,7 +362,11 @@ func (s *pipelineState) countASCII() {
 		}
 		var h uint64
 		h, s.tok = simhash.Hash64Lower(s.text[start:end], s.tok)
-		s.count64.Add(h)
+		if s.f.count64 {
+			s.count64.Add(h)
+		} else {
+			s.counter.Add(0, h, h)
+		}
 	}
 }
 
@@ -425,6 +432,10 @@ func (s *pipelineState) finish() {
 func (s *pipelineState) feature64(h uint64) {
 	if s.f.stream {
 		s.acc64.Add(h)
+		return
+	}
+	if s.f.count64 {
+		s.count64.Add(h)
 		return
 	}
 	s.counter.Add(0, h, h)
@@ -602,6 +613,11 @@ func NewFeatures(p Pipeline) (*Features, error) {
 // weight.IDF for the pipeline, whatever the fingerprint width.
 func (x *Features) Keys(dst []uint64, text []byte) []uint64 {
 	s := x.f.start(text)
+	if s.fused {
+		for i := range s.count64.Len() {
+			dst = append(dst, s.count64.At(i).Hash)
+		}
+	}
 	for _, t := range s.counter.Terms() {
 		dst = append(dst, t.Key)
 	}

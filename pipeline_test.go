@@ -411,9 +411,20 @@ func TestPipelineFusedASCII(t *testing.T) {
 	words := []string{"don't", "O'Neil", "3.14", "1,000,000", "2,5", "e.g.", "x-ray", "--", "http://Example.COM/a_b?q=1",
 		"Me@Example.org", "__init__", "_", "A", "THE", "Supercalifragilisticexpialidocious", "ABCDEFGHIJKLMNOPQ", "12:30",
 		"a.b.c", "U.S.A.", "it's", "rock'n'roll", "v1.2.3", "\x00", "\x1f", "\x7f", "\t", "\n", "..."}
-	f := mustPipeline(t, DefaultPipeline(), 64)
+	idf := weight.NewIDF(map[uint64]float64{simhash.Hash64([]byte("the")): 5, simhash.Hash64([]byte("don't")): 3}, 10, 2)
+	var fps []Fingerprinter
+	for _, p := range []Pipeline{DefaultPipeline(), {TopN: 5}, {Weighting: weight.TFIDF, IDF: idf},
+		{Weighting: weight.Binary}, {Weighting: weight.TF}, {Shingle: 2}} {
+		for _, bits := range []int{64, 128} {
+			fps = append(fps, mustPipeline(t, p, bits))
+		}
+	}
+	keys, err := NewFeatures(DefaultPipeline())
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(5, 5))
-	for k := range 3000 {
+	for k := range 1000 {
 		var b []byte
 		for range rng.IntN(80) {
 			if k%4 == 3 {
@@ -424,8 +435,13 @@ func TestPipelineFusedASCII(t *testing.T) {
 			b = append(b, " ,.;:'-\n"[rng.IntN(8)])
 		}
 		slow := append(bytes.Clone(b), " 。"...)
-		if got, want := f.Fingerprint(b), f.Fingerprint(slow); got != want {
-			t.Fatalf("%q: fused path %v, full path %v", b, got, want)
+		for i, f := range fps {
+			if got, want := f.Fingerprint(b), f.Fingerprint(slow); got != want {
+				t.Fatalf("pipeline %d: %q: fused path %v, full path %v", i, b, got, want)
+			}
+		}
+		if got, want := keys.Keys(nil, b), keys.Keys(nil, slow); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: Keys %x, full path %x", b, got, want)
 		}
 	}
 }
