@@ -27,6 +27,12 @@
 // before the full fingerprint is read, so a query touches, per table, one
 // directory cell and one contiguous run of 4-byte words.
 //
+// On Linux, arrays of 4 MB or more (table runs, slot columns, the id map)
+// are allocated with a request for transparent huge pages (madvise), which
+// the kernel may ignore. A query's probes land at random places across
+// hundreds of megabytes, so with 4 KB pages nearly each one also misses
+// the TLB and waits for a page walk.
+//
 // Keys longer than the directory (a directory resolves about log2(n)-2
 // bits) are kept sorted within each bucket, and a query narrows a big
 // bucket by binary search on the remaining key bits, so a bucket that many
