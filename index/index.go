@@ -103,6 +103,7 @@ const (
 	lockChunk = 2048 // entries changed per write-lock hold in bulk operations
 
 	probeGroup = 16 // tables whose buckets a query locates before scanning
+	candBatch  = 32 // candidates whose full fingerprints a query loads together
 )
 
 // Index is a mutable multi-table Hamming index of 64-bit fingerprints.
@@ -447,18 +448,39 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 				t := t0 + i
 				r := &l[t]
 				base := r.slot[lo[i]:hi[i]]
-				more := scan(r.hi[lo[i]:hi[i]], qh[i], k, func(j int) bool {
-					s := base[j]
-					x := q ^ ix.fps[s]
-					d := bits.OnesCount64(x)
-					// Report each match through the first table sharing its key.
-					if d > k || x&ix.tabs[t].keyMask != 0 || firstSharedTable(ix.tabs, x, t) != t || !ix.isLive(s) {
-						return true
+				// Candidates that pass the stored bits are checked in
+				// batches: their slot and fingerprint loads do not depend
+				// on each other, so the processor overlaps them, which
+				// matters in crowded buckets of correlated fingerprints,
+				// where most candidates fail on the bits not stored.
+				var cand [candBatch]int32
+				var fps [candBatch]uint64
+				n := 0
+				check := func() bool {
+					for c := range n {
+						fps[c] = ix.fps[base[cand[c]]]
 					}
-					var more bool
-					k, more = visit(s, d)
-					return more
-				})
+					for c := range n {
+						s := base[cand[c]]
+						x := q ^ fps[c]
+						d := bits.OnesCount64(x)
+						// Report each match through the first table sharing its key.
+						if d > k || x&ix.tabs[t].keyMask != 0 || firstSharedTable(ix.tabs, x, t) != t || !ix.isLive(s) {
+							continue
+						}
+						var more bool
+						if k, more = visit(s, d); !more {
+							return false
+						}
+					}
+					n = 0
+					return true
+				}
+				more := scan(r.hi[lo[i]:hi[i]], qh[i], k, func(j int) bool {
+					cand[n] = int32(j)
+					n++
+					return n < candBatch || check()
+				}) && check()
 				if !more {
 					return
 				}
