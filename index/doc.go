@@ -25,7 +25,10 @@
 // fingerprint; the bucket directory holds offsets. Ids, fingerprints and
 // times live once, in slot columns. The 32 stored bits filter candidates
 // before the full fingerprint is read, so a query touches, per table, one
-// directory cell and one contiguous run of 4-byte words.
+// directory cell and one contiguous run of 4-byte words. Candidates that
+// pass the filter are checked in batches of 32, so that the reads of their
+// slots and fingerprints overlap: on correlated fingerprints most of them
+// fail on the bits not stored.
 //
 // On Linux, arrays of 4 MB or more (table runs, slot columns, the id map)
 // are allocated with a request for transparent huge pages (madvise), which
