@@ -27,7 +27,7 @@ func benchTexts(n, size int) []string {
 	r := rand.New(rand.NewPCG(11, 12))
 	out := make([]string, n)
 	for i := range out {
-		out[i] = testtext.English(r, size/6)
+		out[i] = testtext.Article(r, size/7)
 	}
 	return out
 }
@@ -100,7 +100,7 @@ func BenchmarkCheckAndInsertBatch(b *testing.B) {
 		b.StopTimer()
 		for j := range docs {
 			n++
-			docs[j] = Document{ID: strconv.Itoa(n), Text: testtext.English(r, 1000/6)}
+			docs[j] = Document{ID: strconv.Itoa(n), Text: testtext.Article(r, 1000/7)}
 		}
 		b.StartTimer()
 		rs, err := e.CheckAndInsertBatch(context.Background(), docs)

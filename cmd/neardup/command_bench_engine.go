@@ -59,6 +59,7 @@ func newBenchEngineCmd() *cobra.Command {
 		docs       int
 		writers    int
 		textBytes  int
+		longK      int
 		restart    int
 		shortShare float64
 		durability string
@@ -112,7 +113,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 			}
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, dur); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur); err != nil {
 					return err
 				}
 			}
@@ -143,6 +144,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 	f.IntVar(&docs, "docs", 100000, "documents for the throughput run (0: skip)")
 	f.IntVar(&writers, "writers", 64, "concurrent writers in the throughput run")
 	f.IntVar(&textBytes, "text-bytes", 1000, "approximate size of a document")
+	f.IntVar(&longK, "k", 0, "Hamming distance within which long texts are candidates in the throughput run (0: the default policy's)")
 	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
@@ -160,19 +162,21 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes int, dur store.Durability) error {
-	// Texts are generated before the clock starts: distinct prose, each
+func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability) error {
+	// Texts are generated before the clock starts: distinct articles (their
+	// content words differ, as unrelated real texts' do), each
 	// with its number in front so no two are near-duplicates by accident.
 	texts := make([]string, docs)
 	parallelDo(docs, func(i int) {
 		rng := rand.New(rand.NewPCG(uint64(i), 99))
-		texts[i] = strconv.Itoa(i) + " " + testtext.English(rng, textBytes/6)
+		texts[i] = strconv.Itoa(i) + " " + testtext.Article(rng, textBytes/7)
 	})
 	var total int64
 	for _, t := range texts {
 		total += int64(len(t))
 	}
 	o := neardup.DefaultOptions()
+	o.K = longK
 	o.Durability = dur
 	o.ExpiryInterval = -1
 	o.ExpectedDocuments = docs

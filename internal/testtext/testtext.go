@@ -120,3 +120,47 @@ func zipf(rng *rand.Rand, n int) int {
 	i := int(math.Exp(rng.Float64()*math.Log(float64(n)+1))) - 1
 	return min(max(i, 0), n-1)
 }
+
+// Article returns about n words of English-like prose in which about one
+// word in three is a content word made up from syllables (names, topic
+// terms), drawn from a vocabulary of about 200,000. The common words of
+// English return to the same few hundred in every text, but the content
+// words do not, so unrelated articles share about as few SimHash features
+// as unrelated real texts do; texts from English alone, whose whole
+// vocabulary is a few hundred words, all look alike to a fingerprint.
+func Article(rng *rand.Rand, n int) string {
+	words := strings.Fields(English(rng, n))
+	var sb strings.Builder
+	sb.Grow(n * 7)
+	for i, w := range words {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		if rng.IntN(3) == 0 {
+			w = madeUpWord(rng) + trailingPunct(w)
+		}
+		sb.WriteString(w)
+	}
+	return sb.String()
+}
+
+var syllables = strings.Fields(`ka lo mi ren to sa vi de pul an so ter gu ni bar el mor tan
+ri vo ka pe lin dus ar om qua zel fi hol nek sur`)
+
+// madeUpWord returns a word of two to four syllables.
+func madeUpWord(rng *rand.Rand) string {
+	var b strings.Builder
+	for range 2 + rng.IntN(3) {
+		b.WriteString(syllables[rng.IntN(len(syllables))])
+	}
+	return b.String()
+}
+
+// trailingPunct returns the punctuation at the end of w, if any.
+func trailingPunct(w string) string {
+	i := len(w)
+	for i > 0 && strings.ContainsRune(".,;", rune(w[i-1])) {
+		i--
+	}
+	return w[i:]
+}
