@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -100,17 +99,11 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 				}
 				defer os.RemoveAll(root)
 			}
-			if cpuProfile != "" {
-				pf, err := os.Create(cpuProfile)
-				if err != nil {
-					return usageError{err}
-				}
-				defer pf.Close()
-				if err := pprof.StartCPUProfile(pf); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			stopProfile, err := startCPUProfile(cpuProfile)
+			if err != nil {
+				return err
 			}
+			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
 				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur); err != nil {

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,17 +64,11 @@ removed afterwards. Every document is new (a distinct synthetic text of
 			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
 				single, batchMode = true, true
 			}
-			if cpuProf != "" {
-				f, err := os.Create(cpuProf)
-				if err != nil {
-					return usagef("--cpuprofile: %v", err)
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			stopProfile, err := startCPUProfile(cpuProf)
+			if err != nil {
+				return err
 			}
+			defer stopProfile()
 			ctx := cmd.Context()
 			base := target
 			if base == "" {

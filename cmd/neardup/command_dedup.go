@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -489,17 +488,11 @@ standard error when it is a terminal.`,
 			if err != nil {
 				return err
 			}
-			if cpuProfile != "" {
-				pf, err := os.Create(cpuProfile)
-				if err != nil {
-					return usageError{err}
-				}
-				defer pf.Close()
-				if err := pprof.StartCPUProfile(pf); err != nil {
-					return err
-				}
-				defer pprof.StopCPUProfile()
+			stopProfile, err := startCPUProfile(cpuProfile)
+			if err != nil {
+				return err
 			}
+			defer stopProfile()
 			var rep *bufio.Writer
 			if report != "" {
 				f, err := os.Create(report)
