@@ -68,10 +68,11 @@ type Options struct {
 	// DefaultRetention (48h, the seeds' two days); negative keeps them
 	// forever.
 	Retention time.Duration
-	// KeepText stores texts, which verification needs (the candidate's
-	// text is compared with the new one). Without texts only the Policy's
-	// distance bounds apply and Get returns no text. DefaultOptions sets it.
-	KeepText bool
+	// DropText, when true, stores no texts. Verification needs them (the
+	// candidate's text is compared with the new one): without texts only
+	// the Policy's distance bounds apply and Get returns no text. Default
+	// false: texts are kept, so a zero Options verifies like the defaults.
+	DropText bool
 	// Durability says when a write is acknowledged. Default GroupCommit.
 	Durability Durability
 	// CommitDelay bounds how long a group commit waits for more writes;
@@ -109,7 +110,6 @@ func DefaultOptions() Options {
 		Fingerprint: Config{Profile: "default", Bits: 64},
 		Policy:      DefaultPolicy(),
 		Retention:   DefaultRetention,
-		KeepText:    true,
 		Durability:  GroupCommit,
 	}
 }
@@ -760,7 +760,7 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 		}
 		var other *similarity.Sketch
 		var mine *similarity.Sketch
-		if e.opts.KeepText {
+		if !e.opts.DropText {
 			text, err := e.text(c.seq)
 			if err != nil {
 				return r, fmt.Errorf("neardup: %w", err)
@@ -919,7 +919,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		}
 		seq := store.MakeSeq(p.time, e.counter.Add(1))
 		doc := store.Doc{Record: store.Record{Seq: seq, ID: p.doc.ID, Fingerprint: p.fp.Bytes(), Time: p.time, TextHash: p.hash, TextLen: p.runes}}
-		if e.opts.KeepText {
+		if !e.opts.DropText {
 			doc.Text = p.text
 		}
 		if len(p.doc.Meta) > 0 {

@@ -70,3 +70,29 @@ func TestQueryFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestDropText checks that texts are kept unless DropText is set, also for
+// a hand-built zero Options, since verification needs them.
+func TestDropText(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		opts *Options
+		want string
+	}{
+		{"zero options", &Options{InMemory: true}, "kept text"},
+		{"defaults", memOptions(nil), "kept text"},
+		{"drop", &Options{InMemory: true, DropText: true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := mustOpen(t, "", tt.opts)
+			if _, err := e.Insert(ctx, Document{ID: "a", Text: "kept text"}); err != nil {
+				t.Fatal(err)
+			}
+			d, err := e.Get("a")
+			if err != nil || d.Text != tt.want {
+				t.Fatalf("Get: %q, %v; want %q", d.Text, err, tt.want)
+			}
+		})
+	}
+}

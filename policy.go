@@ -80,7 +80,7 @@ type Policy struct {
 // 2.5% of MRPC's non-paraphrases through; 0.9 loses 12-20 points of recall).
 //
 // Distances double for 128-bit fingerprints. Without texts to compare
-// (Options.KeepText false) only the distance bounds apply.
+// (Options.DropText) only the distance bounds apply.
 func DefaultPolicy() Policy {
 	return Policy{
 		ShortLength: 500,
