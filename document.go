@@ -3,7 +3,6 @@ package neardup
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/neardup/neardup/similarity"
@@ -92,48 +91,14 @@ type Result struct {
 	Inserted bool `json:"inserted"`
 }
 
-// resultJSON is Result with the fingerprint as hex text.
-type resultJSON struct {
-	ID          string  `json:"id"`
-	Duplicate   bool    `json:"duplicate"`
-	DuplicateOf *string `json:"duplicate_of"`
-	Distance    int     `json:"distance"`
-	Similarity  float64 `json:"similarity"`
-	Matches     []Match `json:"matches"`
-	Fingerprint string  `json:"fingerprint"`
-	Inserted    bool    `json:"inserted"`
-}
-
-// MarshalJSON encodes r with its fingerprint as lower-case hex and Matches
-// as [] rather than null when empty.
+// MarshalJSON encodes r with Matches as [] rather than null when empty (the
+// fingerprint is hex through Fingerprint.MarshalText).
 func (r Result) MarshalJSON() ([]byte, error) {
-	j := resultJSON{ID: r.ID, Duplicate: r.Duplicate, DuplicateOf: r.DuplicateOf,
-		Distance: r.Distance, Similarity: r.Similarity, Matches: r.Matches, Inserted: r.Inserted}
-	if j.Matches == nil {
-		j.Matches = []Match{}
+	type plain Result // without this method
+	if r.Matches == nil {
+		r.Matches = []Match{}
 	}
-	if r.Fingerprint.Bits() > 0 {
-		j.Fingerprint = r.Fingerprint.String()
-	}
-	return json.Marshal(j)
-}
-
-// UnmarshalJSON decodes what MarshalJSON encodes.
-func (r *Result) UnmarshalJSON(b []byte) error {
-	var j resultJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*r = Result{ID: j.ID, Duplicate: j.Duplicate, DuplicateOf: j.DuplicateOf,
-		Distance: j.Distance, Similarity: j.Similarity, Matches: j.Matches, Inserted: j.Inserted}
-	if j.Fingerprint != "" {
-		fp, err := ParseFingerprint(j.Fingerprint)
-		if err != nil {
-			return fmt.Errorf("neardup: result fingerprint: %w", err)
-		}
-		r.Fingerprint = fp
-	}
-	return nil
+	return json.Marshal(plain(r))
 }
 
 // Stats describes an engine's contents and activity since it was opened.

@@ -104,3 +104,22 @@ func Distance(a, b Fingerprint) (int, error) {
 	}
 	return d, nil
 }
+
+// MarshalText encodes f as String does; the zero Fingerprint encodes as
+// empty text. It makes fingerprints hex strings in JSON.
+func (f Fingerprint) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
+
+// UnmarshalText decodes what MarshalText encodes: hex as ParseFingerprint
+// takes it, or empty text for the zero Fingerprint.
+func (f *Fingerprint) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*f = Fingerprint{}
+		return nil
+	}
+	p, err := ParseFingerprint(string(b))
+	if err != nil {
+		return err
+	}
+	*f = p
+	return nil
+}
