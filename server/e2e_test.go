@@ -271,6 +271,22 @@ func checkAcked(t *testing.T, dir string, ids []string) {
 	}
 }
 
+// postUntil starts 8 clients posting to ch and returns once n documents
+// are acknowledged (or 20 s have passed). Closing stop ends the posting;
+// result then yields the acknowledged ids.
+func postUntil(ch *child, n int64) (stop chan struct{}, result chan []string) {
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	stop = make(chan struct{})
+	result = make(chan []string)
+	var acked atomic.Int64
+	go func() { result <- postStream(c, 8, stop, &acked) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for acked.Load() < n && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return stop, result
+}
+
 // TestKillDuringPosts kills the server with SIGKILL while clients post,
 // restarts it on the same store and expects every acknowledged document.
 func TestKillDuringPosts(t *testing.T) {
@@ -279,15 +295,7 @@ func TestKillDuringPosts(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ch := startChild(t, dir)
-	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
-	stop := make(chan struct{})
-	var acked atomic.Int64
-	result := make(chan []string)
-	go func() { result <- postStream(c, 8, stop, &acked) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for acked.Load() < 1000 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	stop, result := postUntil(ch, 1000)
 	if err := ch.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -313,15 +321,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ch := startChild(t, dir)
-	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
-	stop := make(chan struct{})
-	var acked atomic.Int64
-	result := make(chan []string)
-	go func() { result <- postStream(c, 8, stop, &acked) }()
-	deadline := time.Now().Add(20 * time.Second)
-	for acked.Load() < 300 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	stop, result := postUntil(ch, 300)
 	ch.cmd.Process.Signal(syscall.SIGTERM)
 	err := <-ch.done
 	close(stop)
