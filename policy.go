@@ -141,12 +141,16 @@ const maxEditRunes = 2000
 
 // Verify decides whether two texts, whose sketches are a and b and whose
 // bits-wide fingerprints are distance bits apart, are near-duplicates. It
-// returns the decision, the score of the rule's measure, and every score.
+// returns the decision, the score of the rule's measure, and the scores.
 // When a or b is nil (texts not kept) it decides by distance alone, taking
 // the pair as long unless both are known to be short, and returns
-// sim = 1 - distance/bits and zero scores. Scores.Levenshtein is left 0
-// (not computed) for pairs whose longer text exceeds 2,000 runes unless the
-// rule's measure is Levenshtein: edit distance is the costly measure.
+// sim = 1 - distance/bits and zero scores.
+//
+// Only the rule's measure is computed for a pair it turns down (the other
+// scores are 0); a duplicate gets every score, except that
+// Scores.Levenshtein is left 0 for pairs whose longer text exceeds 2,000
+// runes unless the rule's measure is Levenshtein: edit distance is the
+// costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
 	if bits <= 0 {
 		bits = 64
@@ -162,24 +166,33 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 		r := p.rule(n)
 		return distance <= scale(r.MaxDistance, bits), 1 - float64(distance)/float64(bits), Scores{}
 	}
-	r := p.rule(max(a.Len(), b.Len()))
+	n := max(a.Len(), b.Len())
+	r := p.rule(n)
 	if distance > scale(r.MaxDistance, bits) {
 		return false, 0, Scores{}
 	}
-	if r.Measure == Levenshtein || max(a.Len(), b.Len()) <= maxEditRunes {
-		s = similarity.Compare(a, b)
-	} else {
-		// Edit distance on long texts costs up to milliseconds a pair;
-		// skip it when the rule does not ask for it.
-		s = Scores{Jaccard: similarity.Jaccard(a.Shingles, b.Shingles), Cosine: similarity.Cosine(a.Vector, b.Vector)}
-	}
 	switch r.Measure {
 	case Jaccard:
+		s.Jaccard = similarity.Jaccard(a.Shingles, b.Shingles)
 		sim = s.Jaccard
 	case Cosine:
+		s.Cosine = a.Cosine(b)
 		sim = s.Cosine
 	default:
+		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
 		sim = s.Levenshtein
 	}
-	return sim >= r.MinSimilarity, sim, s
+	if sim < r.MinSimilarity {
+		return false, sim, s
+	}
+	if r.Measure != Jaccard {
+		s.Jaccard = similarity.Jaccard(a.Shingles, b.Shingles)
+	}
+	if r.Measure != Cosine {
+		s.Cosine = a.Cosine(b)
+	}
+	if r.Measure != Levenshtein && n <= maxEditRunes {
+		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
+	}
+	return true, sim, s
 }

@@ -148,6 +148,10 @@ func shingles(norm []byte, n int) []uint64 {
 // length-dependent thresholds should use.
 func (s *Sketch) Len() int { return len(s.Runes) }
 
+// Cosine returns the cosine similarity of the term vectors of s and o, as
+// Cosine(s.Vector, o.Vector) but with the norms the sketches keep.
+func (s *Sketch) Cosine(o *Sketch) float64 { return cosine(s.Vector, o.Vector, s.norm, o.norm) }
+
 // Compare returns the similarity of a and b by every measure. Jaccard and
 // cosine cost O(size of the sketches); the Levenshtein ratio is exact and
 // costs O(len(a) * len(b) / 64) after common prefixes and suffixes are

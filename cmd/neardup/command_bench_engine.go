@@ -38,6 +38,10 @@ type benchEngineResult struct {
 	Acknowledged    int64   `json:"acknowledged,omitempty"`
 	StoredAfterOpen int     `json:"stored_after_reopen,omitempty"`
 	Lost            int64   `json:"lost"`
+	// CandidatesPerDoc is how many index candidates were verified per
+	// document, RejectedPerDoc how many of them the policy turned down.
+	CandidatesPerDoc float64 `json:"candidates_per_doc"`
+	RejectedPerDoc   float64 `json:"rejected_per_doc"`
 
 	RestartDocs     int     `json:"restart_docs,omitempty"`
 	FillSeconds     float64 `json:"fill_seconds,omitempty"`
@@ -122,8 +126,8 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 				return enc.Encode(res)
 			}
 			if docs > 0 {
-				fmt.Fprintf(out, "throughput: %d docs of %d bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d\n",
-					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost)
+				fmt.Fprintf(out, "throughput: %d docs of %d bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
+					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
 			}
 			if restart > 0 {
 				fmt.Fprintf(out, "restart: %d docs: fill %.1f s; reopen rebuilding the index %.2f s (cpu %.2f s, %d documents); close with snapshot %.2f s; reopen from the snapshot %.2f s (cpu %.2f s); store %.0f MiB, heap %.0f MiB\n",
@@ -201,6 +205,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(t0).Seconds(), cpuSeconds()-cpu0
+	st := e.Stats()
 	if p := firstErr.Load(); p != nil {
 		e.Close()
 		return *p
@@ -218,7 +223,8 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 		Writers: writers, Docs: docs, TextBytes: textBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu,
-		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored))}
+		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored)),
+		CandidatesPerDoc: float64(st.Candidates) / float64(docs), RejectedPerDoc: float64(st.Rejected) / float64(docs)}
 	return nil
 }
 

@@ -1,0 +1,114 @@
+package neardup
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/neardup/neardup/similarity"
+)
+
+func TestPolicyVerify(t *testing.T) {
+	p := DefaultPolicy()
+	sk := func(s string) *similarity.Sketch { return similarity.NewSketch([]byte(s)) }
+	short := "the quick brown fox jumps over the lazy dog"
+	shortEdit := "the quick brown fox jumped over the lazy dog"
+	shortOther := "a completely different sentence about the weather"
+	long := strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa ", 12)
+	longEdit := strings.Replace(long, "gamma", "omega", 2)
+	longOther := strings.Repeat("one two three four five six seven eight nine ten ", 13)
+	huge := strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit ", 40)
+	hugeEdit := strings.Replace(huge, "dolor", "color", 3)
+	if n := sk(huge).Len(); n <= maxEditRunes {
+		t.Fatalf("huge text has %d runes, want more than %d", n, maxEditRunes)
+	}
+	tests := []struct {
+		name     string
+		a, b     string
+		dist     int
+		bits     int
+		dup      bool
+		measure  Measure // the score Verify must report as sim
+		allKnown bool    // every score is computed
+		noLev    bool    // Levenshtein left 0 although a duplicate
+	}{
+		{"short edit", short, shortEdit, 4, 64, true, Levenshtein, true, false},
+		{"short unrelated", short, shortOther, 4, 64, false, Levenshtein, false, false},
+		{"short beyond distance", short, shortEdit, 11, 64, false, "", false, false},
+		{"long edit", long, longEdit, 3, 64, true, Jaccard, true, false},
+		{"long unrelated", long, longOther, 3, 64, false, Jaccard, false, false},
+		{"long beyond distance", long, longEdit, 7, 64, false, "", false, false},
+		{"long at 128 bits", long, longEdit, 12, 128, true, Jaccard, true, false},
+		{"long beyond 128-bit distance", long, longEdit, 13, 128, false, "", false, false},
+		{"huge edit", huge, hugeEdit, 2, 64, true, Jaccard, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := sk(tc.a), sk(tc.b)
+			dup, sim, s := p.Verify(a, b, tc.dist, tc.bits)
+			if dup != tc.dup {
+				t.Fatalf("dup = %v, want %v (sim %v, scores %+v)", dup, tc.dup, sim, s)
+			}
+			want := Scores{
+				Jaccard:     similarity.Jaccard(a.Shingles, b.Shingles),
+				Cosine:      similarity.Cosine(a.Vector, b.Vector),
+				Levenshtein: similarity.LevenshteinRatio(a.Runes, b.Runes),
+			}
+			switch tc.measure {
+			case "":
+				if sim != 0 || s != (Scores{}) {
+					t.Errorf("beyond the distance: sim %v, scores %+v, want zeros", sim, s)
+				}
+				return
+			case Jaccard:
+				near(t, "sim", sim, want.Jaccard)
+			case Levenshtein:
+				near(t, "sim", sim, want.Levenshtein)
+			}
+			if tc.allKnown {
+				near(t, "jaccard", s.Jaccard, want.Jaccard)
+				near(t, "cosine", s.Cosine, want.Cosine)
+				if tc.noLev {
+					if s.Levenshtein != 0 {
+						t.Errorf("levenshtein = %v on a text over %d runes, want 0", s.Levenshtein, maxEditRunes)
+					}
+				} else {
+					near(t, "levenshtein", s.Levenshtein, want.Levenshtein)
+				}
+			}
+		})
+	}
+}
+
+func TestPolicyVerifyWithoutTexts(t *testing.T) {
+	p := DefaultPolicy()
+	shortSketch := similarity.NewSketch([]byte("a short text"))
+	tests := []struct {
+		name string
+		a    *similarity.Sketch
+		dist int
+		dup  bool
+	}{
+		{"unknown lengths judged as long, within", nil, 6, true},
+		{"unknown lengths judged as long, beyond", nil, 7, false},
+		{"one short text known: still long", shortSketch, 8, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dup, sim, s := p.Verify(tc.a, nil, tc.dist, 64)
+			if dup != tc.dup {
+				t.Errorf("dup = %v, want %v", dup, tc.dup)
+			}
+			near(t, "sim", sim, 1-float64(tc.dist)/64)
+			if s != (Scores{}) {
+				t.Errorf("scores %+v, want zeros", s)
+			}
+		})
+	}
+}
+
+func near(t *testing.T, what string, got, want float64) {
+	t.Helper()
+	if d := got - want; d > 1e-12 || d < -1e-12 {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
