@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
 	"unicode/utf8"
 
@@ -189,6 +190,9 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
 		f.p.Segmenter = new(analysis.Segmenter)
 	}
+	for c := range f.groupW {
+		f.groupW[c] = q.Weighting.Weight(c, 1)
+	}
 	f.pool.New = func() any { return new(pipelineState) }
 	return f, nil
 }
@@ -203,6 +207,9 @@ type pipelineFP struct {
 	count64 bool
 	pool    sync.Pool
 	chinese weight.Chinese // the default IDF table, loaded when needed
+	// groupW[c] is the weight of a feature seen c times (c <= maxGroup),
+	// with an IDF of 1: the weight of count group c
+	groupW [maxGroup + 1]float64
 }
 
 // pipelineState is the per-call state, pooled.
@@ -544,10 +551,9 @@ func (s *pipelineState) sumByCount(terms []weight.Term) Fingerprint {
 		}
 		s.byCount128[c].Add(t.Hi, t.Lo)
 	}
-	for c := 1; c <= maxGroup; c++ {
-		if used>>c&1 != 0 {
-			s.w128.AddUnits(&s.byCount128[c], f.p.Weighting.Weight(c, 1))
-		}
+	for ; used != 0; used &= used - 1 {
+		c := bits.TrailingZeros64(used)
+		s.w128.AddUnits(&s.byCount128[c], f.groupW[c])
 	}
 	return FromUint128(s.w128.Sum())
 }
@@ -580,10 +586,9 @@ func (s *pipelineState) group64(used, h uint64, c int) uint64 {
 
 // groupSum64 adds the groups of used to s.w64 and returns the fingerprint.
 func (s *pipelineState) groupSum64(used uint64) Fingerprint {
-	for c := 1; c <= maxGroup; c++ {
-		if used>>c&1 != 0 {
-			s.w64.AddUnits(&s.byCount64[c], s.f.p.Weighting.Weight(c, 1))
-		}
+	for ; used != 0; used &= used - 1 {
+		c := bits.TrailingZeros64(used)
+		s.w64.AddUnits(&s.byCount64[c], s.f.groupW[c])
 	}
 	return FromUint64(s.w64.Sum())
 }

@@ -1,5 +1,7 @@
 package simhash
 
+import "math"
+
 // laneMask picks bit 0 of each byte of a uint64.
 const laneMask = 0x0101010101010101
 
@@ -11,8 +13,10 @@ type Acc64 struct {
 	// lanes[j] holds eight 8-bit counters: byte k counts bit 8k+j.
 	lanes   [8]uint64
 	pending int // additions since the last flush (< 255)
-	counts  [64]uint32
-	n       uint32 // features added before the last flush
+	// counts[i] counts bit i of the features added before the last flush;
+	// it is valid only when n > 0, so that Reset need not clear it
+	counts [64]uint32
+	n      uint32 // features added before the last flush
 }
 
 // Add adds one feature with hash h.
@@ -33,9 +37,18 @@ func (a *Acc64) Add(h uint64) {
 
 // flush moves the byte-lane counters into the 32-bit counters.
 func (a *Acc64) flush() {
-	for j, l := range a.lanes {
-		for k := range 8 {
-			a.counts[8*k+j] += uint32(l >> (8 * k) & 0xff)
+	if a.n == 0 {
+		// the first flush since Reset: counts holds stale values
+		for j, l := range &a.lanes {
+			for k := range 8 {
+				a.counts[8*k+j] = uint32(l >> (8 * k) & 0xff)
+			}
+		}
+	} else {
+		for j, l := range &a.lanes {
+			for k := range 8 {
+				a.counts[8*k+j] += uint32(l >> (8 * k) & 0xff)
+			}
 		}
 	}
 	a.lanes = [8]uint64{}
@@ -52,16 +65,19 @@ func (a *Acc64) Len() int { return int(a.n) + a.pending }
 func (a *Acc64) Sum() uint64 {
 	a.flush()
 	var fp uint64
-	for i, c := range a.counts {
-		if 2*uint64(c) > uint64(a.n) {
-			fp |= 1 << i
-		}
+	for i, c := range &a.counts {
+		// the borrow of n - 2c is 1 exactly when 2c > n
+		fp |= (uint64(a.n) - 2*uint64(c)) >> 63 << i
 	}
 	return fp
 }
 
-// Reset forgets every feature added.
-func (a *Acc64) Reset() { *a = Acc64{} }
+// Reset forgets every feature added. It clears the 64 bytes of byte-lane
+// counters only, not the wider counters, which the next flush overwrites.
+func (a *Acc64) Reset() {
+	a.lanes = [8]uint64{}
+	a.pending, a.n = 0, 0
+}
 
 // Acc128 accumulates unit-weight features into a 128-bit SimHash, as Acc64
 // does for 64 bits. The zero value is ready to use.
@@ -118,12 +134,17 @@ func (a *Weighted64) Sum() uint64 {
 	a.unit.flush()
 	n := float64(a.unit.n)
 	var fp uint64
-	for i, x := range a.v {
-		if 2*float64(a.unit.counts[i])-n+x > 0 {
-			fp |= 1 << i
-		}
+	for i := range a.v {
+		fp |= positive(2*float64(a.unit.counts[i])-n+a.v[i]) << i
 	}
 	return fp
+}
+
+// positive returns 1 if x > 0, else 0 (x is not NaN), without a branch:
+// the sign bit of a positive float is 0 and its other bits not all 0.
+func positive(x float64) uint64 {
+	b := int64(math.Float64bits(x))
+	return uint64(-b&^b) >> 63
 }
 
 // AddUnits adds every feature added to u, each with weight w: the same
@@ -131,15 +152,29 @@ func (a *Weighted64) Sum() uint64 {
 // feature. Weighting by a function of the count groups features by count
 // into one Acc64 per count, then adds each group here.
 func (a *Weighted64) AddUnits(u *Acc64, w float64) {
+	if u.n == 0 {
+		// Fewer than 255 features, all still in the byte lanes: read the
+		// counts there, with no flush.
+		n := float64(u.pending)
+		for j, l := range &u.lanes {
+			for k := range 8 {
+				a.v[8*k+j] += w * (2*float64(l>>(8*k)&0xff) - n)
+			}
+		}
+		return
+	}
 	u.flush()
 	n := float64(u.n)
-	for i, c := range u.counts {
+	for i, c := range &u.counts {
 		a.v[i] += w * (2*float64(c) - n)
 	}
 }
 
 // Reset forgets every feature added.
-func (a *Weighted64) Reset() { *a = Weighted64{} }
+func (a *Weighted64) Reset() {
+	a.unit.Reset()
+	a.v = [64]float64{}
+}
 
 // Weighted128 is Weighted64 for 128-bit fingerprints.
 type Weighted128 struct {

@@ -276,16 +276,19 @@ func TestShinglers(t *testing.T) {
 }
 
 // TestAddUnits checks that adding a group of unit features with a weight
-// equals adding each with that weight.
+// equals adding each with that weight, for groups that fit the byte lanes
+// and larger ones, with accumulators reused after Reset.
 func TestAddUnits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
 	var each, grouped Weighted64
 	var each2, grouped2 Weighted128
-	for g := range 5 {
+	var u Acc64
+	var u2 Acc128
+	for g, size := range []int{100, 300, 50, 600, 0, 254, 255, 20} {
 		w := 0.5 + float64(g)
-		var u Acc64
-		var u2 Acc128
-		for range 100 + 200*g {
+		u.Reset()
+		u2.Reset()
+		for range size {
 			h, hi := rng.Uint64(), rng.Uint64()
 			u.Add(h)
 			u2.Add(hi, h)
