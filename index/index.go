@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Entry is one stored fingerprint.
@@ -98,6 +99,7 @@ func (o Options) withDefaults() Options {
 // are folded into the main level once the next one would pass
 // max(mainMin, Len()/4).
 const (
+	pendCap   = 256
 	bufCap    = 512
 	mainMin   = 1 << 15
 	lockChunk = 2048 // entries changed per write-lock hold in bulk operations
@@ -136,6 +138,16 @@ type Index struct {
 	buf    []uint32 // newest slots, scanned linearly (may hold dead slots)
 	bufFP  []uint64 // their fingerprints
 
+	// Entries added one at a time go first to the pending arrays, which
+	// readers scan without waiting for writers: Add writes element npend
+	// and then publishes the new count, so a reader that loads the count
+	// sees complete entries. Only moving them into slots (materialize,
+	// every pendCap adds and before any other change) takes mu exclusively,
+	// so a stream of single adds does not stall queries at every add.
+	pendFP, pendID []uint64
+	pendTime       []int64
+	npend          atomic.Int32
+
 	bufCap, mainMin int // flush thresholds (tests lower them)
 }
 
@@ -146,7 +158,8 @@ func New(opts Options) (*Index, error) {
 		return nil, err
 	}
 	opts = opts.withDefaults()
-	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap, mainMin: mainMin}
+	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap, mainMin: mainMin,
+		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap)}
 	ix.levels = []level{buildLevel(ix.tabs, nil, nil)}
 	return ix, nil
 }
@@ -166,21 +179,54 @@ func (ix *Index) Tables() int { return len(ix.tabs) }
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.n
+	return ix.n + int(ix.npend.Load())
 }
 
 func (ix *Index) isLive(s uint32) bool { return ix.live[s>>6]&(1<<(s&63)) != 0 }
 
-// Add inserts e; an entry with the same ID is replaced.
+// Add inserts e; an entry with the same ID is replaced. Queries running
+// meanwhile are not held up unless a batch of recent adds is being moved
+// into the tables.
 func (ix *Index) Add(e Entry) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	ix.mu.Lock()
-	ix.addLocked(e)
-	ix.mu.Unlock()
+	n := int(ix.npend.Load())
+	if _, ok := ix.byID.get(e.ID, ix.ids); ok || slices.Contains(ix.pendID[:n], e.ID) {
+		ix.mu.Lock()
+		ix.materializeLocked()
+		ix.addLocked(e)
+		ix.mu.Unlock()
+	} else {
+		ix.pendFP[n], ix.pendID[n], ix.pendTime[n] = e.FP, e.ID, e.Time
+		ix.npend.Store(int32(n + 1))
+		if n+1 < len(ix.pendFP) {
+			return
+		}
+		ix.materialize()
+	}
 	if len(ix.buf) >= ix.bufCap {
 		ix.flush(false)
 	}
+}
+
+// materialize moves the pending entries into slots and the buffer. The
+// caller holds wmu.
+func (ix *Index) materialize() {
+	if ix.npend.Load() == 0 {
+		return
+	}
+	ix.mu.Lock()
+	ix.materializeLocked()
+	ix.mu.Unlock()
+}
+
+// materializeLocked is materialize for a caller holding wmu and mu.
+func (ix *Index) materializeLocked() {
+	n := int(ix.npend.Load())
+	for i := range n {
+		ix.addLocked(Entry{ID: ix.pendID[i], FP: ix.pendFP[i], Time: ix.pendTime[i]})
+	}
+	ix.npend.Store(0)
 }
 
 // addLocked replaces or inserts e into the buffer.
@@ -199,6 +245,7 @@ func (ix *Index) addLocked(e Entry) {
 func (ix *Index) AddBatch(es []Entry) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	ix.materialize()
 	need := len(es) - len(ix.free)
 	if need > 0 {
 		ix.mu.Lock()
@@ -255,6 +302,7 @@ func (ix *Index) Remove(id uint64) bool {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	ix.mu.Lock()
+	ix.materializeLocked()
 	ok := ix.removeLocked(id)
 	ix.mu.Unlock()
 	ix.maybeCompact()
@@ -286,6 +334,7 @@ func (ix *Index) killLocked(s uint32) {
 func (ix *Index) ExpireBefore(t int64) int {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	ix.materialize()
 	var victims []uint32
 	for w, word := range ix.live {
 		for word != 0 {
@@ -402,9 +451,9 @@ func (ix *Index) appendLiveSlots(dst, slots []uint32) []uint32 {
 	return dst
 }
 
-// visitor receives each match (slot, distance); it returns the distance
-// bound to continue with and false to stop.
-type visitor func(s uint32, d int) (int, bool)
+// visitor receives each match (id, fingerprint, distance); it returns the
+// distance bound to continue with and false to stop.
+type visitor func(id, fp uint64, d int) (int, bool)
 
 // search calls visit once for every live entry within k of q. The caller
 // holds mu shared.
@@ -469,7 +518,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 							continue
 						}
 						var more bool
-						if k, more = visit(s, d); !more {
+						if k, more = visit(ix.ids[s], fps[c], d); !more {
 							return false
 						}
 					}
@@ -490,7 +539,22 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 	for i, y := range ix.bufFP {
 		if d := bits.OnesCount64(q ^ y); d <= k && ix.isLive(ix.buf[i]) {
 			var more bool
-			if k, more = visit(ix.buf[i], d); !more {
+			if k, more = visit(ix.ids[ix.buf[i]], y, d); !more {
+				return
+			}
+		}
+	}
+	ix.scanPending(q, k, visit)
+}
+
+// scanPending visits the pending entries within k of q. The caller holds
+// mu shared.
+func (ix *Index) scanPending(q uint64, k int, visit visitor) {
+	n := int(ix.npend.Load())
+	for i, y := range ix.pendFP[:n] {
+		if d := bits.OnesCount64(q ^ y); d <= k {
+			var more bool
+			if k, more = visit(ix.pendID[i], y, d); !more {
 				return
 			}
 		}
@@ -506,12 +570,13 @@ func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 			s := uint32(w*64 + b)
 			if d := bits.OnesCount64(q ^ ix.fps[s]); d <= k {
 				var more bool
-				if k, more = visit(s, d); !more {
+				if k, more = visit(ix.ids[s], ix.fps[s], d); !more {
 					return
 				}
 			}
 		}
 	}
+	ix.scanPending(q, k, visit)
 }
 
 // Query appends to dst every entry within distance k of fp, each once, and
@@ -521,8 +586,8 @@ func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 func (ix *Index) Query(fp uint64, k int, dst []Match) []Match {
 	start := len(dst)
 	ix.mu.RLock()
-	ix.search(fp, k, func(s uint32, d int) (int, bool) {
-		dst = append(dst, Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d})
+	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
+		dst = append(dst, Match{ID: id, FP: fp, Distance: d})
 		return k, true
 	})
 	ix.mu.RUnlock()
@@ -545,8 +610,8 @@ func (ix *Index) First(fp uint64, k int) (Match, bool) {
 	var m Match
 	found := false
 	ix.mu.RLock()
-	ix.search(fp, k, func(s uint32, d int) (int, bool) {
-		m, found = Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d}, true
+	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
+		m, found = Match{ID: id, FP: fp, Distance: d}, true
 		return k, false
 	})
 	ix.mu.RUnlock()
@@ -560,8 +625,8 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 	var m Match
 	found := false
 	ix.mu.RLock()
-	ix.search(fp, k, func(s uint32, d int) (int, bool) {
-		c := Match{ID: ix.ids[s], FP: ix.fps[s], Distance: d}
+	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
+		c := Match{ID: id, FP: fp, Distance: d}
 		if !found || compareMatch(c, m) < 0 {
 			m, found = c, true
 		}

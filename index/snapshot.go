@@ -98,6 +98,9 @@ func wordSize[T uint32 | uint64 | int64]() int {
 // WriteTo writes a snapshot of the index to w and returns the number of
 // bytes written. Queries may run meanwhile; changes wait until it is done.
 func (ix *Index) WriteTo(w io.Writer) (int64, error) {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	ix.materialize()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	s := &snapWriter{w: bufio.NewWriterSize(w, 1<<16), h: crc32.New(castagnoli)}
