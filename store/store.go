@@ -275,8 +275,21 @@ func Open(dir string, opts *Options) (*DB, error) {
 		o.MemTableSize = 64 << 20
 	}
 	po := &pebble.Options{
-		MemTableSize: o.MemTableSize,
-		Logger:       quietLogger{},
+		MemTableSize:       o.MemTableSize,
+		Logger:             quietLogger{},
+		FormatMajorVersion: pebble.FormatValueSeparation,
+	}
+	// Texts go to blob files when flushed and stay there: compactions move
+	// only keys, records and blob references, so a text is compressed and
+	// written once instead of once per level.
+	po.Experimental.ValueSeparationPolicy = func() pebble.ValueSeparationPolicy {
+		return pebble.ValueSeparationPolicy{
+			Enabled:               true,
+			MinimumSize:           textBlobMinSize,
+			MaxBlobReferenceDepth: 10,
+			RewriteMinimumAge:     10 * time.Minute,
+			TargetGarbageRatio:    0.2,
+		}
 	}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
@@ -309,6 +322,10 @@ func (quietLogger) Errorf(string, ...any) {}
 func (quietLogger) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf("store: pebble fatal: "+format, args...))
 }
+
+// textBlobMinSize is the size from which a value (in practice a text) is
+// kept in a blob file rather than in the sstables.
+const textBlobMinSize = 256
 
 // Batch collects puts and deletes to be committed together by Commit.
 type Batch struct {

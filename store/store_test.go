@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"sync"
 	"testing"
@@ -132,5 +133,67 @@ func TestOptions(t *testing.T) {
 	}
 	if _, err := ParseDurability("fast"); err == nil {
 		t.Error("unknown durability accepted")
+	}
+}
+
+// TestDeleteBeforeGivesBackDisk writes two hours of documents with texts
+// (big enough to live in blob files), deletes the older hour, and checks
+// that the space their data took goes away with them while the newer hour
+// stays whole.
+func TestDeleteBeforeGivesBackDisk(t *testing.T) {
+	db, err := Open(t.TempDir(), &Options{Durability: NoSync, MemTableSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const perHour = 1500
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := make([]byte, 2000)
+	hour0 := int64(1700000000 / 3600 * 3600)
+	for h := range int64(2) {
+		b := db.NewBatch()
+		for i := range perHour {
+			for j := range text {
+				text[j] = byte('a' + rng.IntN(26)) // hardly compressible
+			}
+			seq := MakeSeq(hour0+h*3600, uint64(i+1))
+			b.Put(&Doc{Record: Record{Seq: seq, ID: fmt.Sprint(h, "-", i), Fingerprint: make([]byte, 8), Time: hour0 + h*3600}, Text: text})
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	live := func() uint64 {
+		m := db.db.Metrics()
+		return m.Table.Local.LiveSize + m.BlobFiles.Local.LiveSize
+	}
+	before := live()
+	if min := uint64(2 * perHour * len(text) / 2); before < min {
+		t.Fatalf("%d bytes of tables and blob files hold %d texts of %d bytes", before, 2*perHour, len(text))
+	}
+	if _, err := db.DeleteBefore(context.Background(), HourStart(hour0+3600)); err != nil {
+		t.Fatal(err)
+	}
+	if after := live(); after > before*6/10 {
+		t.Errorf("%d bytes of tables and blob files after deleting half of the documents, %d before", after, before)
+	}
+	n := 0
+	if err := db.Scan(0, 0, func(r Record) error {
+		if r.Time != hour0+3600 {
+			t.Fatalf("record of %d left after DeleteBefore", r.Time)
+		}
+		if _, _, err := db.Text(r.Seq); err != nil {
+			t.Fatalf("text of %d: %v", r.Seq, err)
+		}
+		n++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != perHour {
+		t.Errorf("%d records left, want %d", n, perHour)
 	}
 }
