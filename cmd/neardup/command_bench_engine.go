@@ -69,6 +69,7 @@ func newBenchEngineCmd() *cobra.Command {
 		asJSON     bool
 		cpuProfile string
 		reopenOnly bool
+		delay      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "engine",
@@ -110,7 +111,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur, delay); err != nil {
 					return err
 				}
 			}
@@ -145,6 +146,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
+	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.BoolVar(&reopenOnly, "reopen-only", false, "with --dir, time the reopen of the restart store an earlier run left there, without filling it")
@@ -159,7 +161,7 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability) error {
+func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability, delay time.Duration) error {
 	// Texts are generated before the clock starts: distinct articles (their
 	// content words differ, as unrelated real texts' do), each
 	// with its number in front so no two are near-duplicates by accident.
@@ -175,6 +177,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	o := neardup.DefaultOptions()
 	o.K = longK
 	o.Durability = dur
+	o.CommitDelay = delay
 	o.ExpiryInterval = -1
 	o.ExpectedDocuments = docs
 	e, err := neardup.Open(dir, &o)
