@@ -48,7 +48,11 @@
 //
 // # Changes
 //
-// New entries go to a buffer of 512 scanned linearly, then into tiers of
+// Entries added one at a time first wait in pending arrays of 256 that
+// queries scan without taking the lock: Add writes an entry and then
+// publishes the new count. Every 256 adds (or before any other change) they
+// move, under the lock, into slots and a buffer of 512 scanned linearly;
+// from there they go into tiers of
 // sorted runs that grow eightfold (a log-structured merge), and all are
 // folded into the main level once the next tier would pass a quarter of
 // the index. Removed and expired entries are marked dead in place, skipped
@@ -60,7 +64,8 @@
 // # Concurrency
 //
 // Queries take a read lock and never block each other; changes are
-// serialized by a writer lock and take the read-write lock only briefly.
+// serialized by a writer lock and take the read-write lock only briefly,
+// and a single Add usually not at all.
 // Keys depends on the design alone and takes no lock.
 //
 // # Designs
