@@ -122,12 +122,17 @@ func zipf(rng *rand.Rand, n int) int {
 }
 
 // Article returns about n words of English-like prose in which about one
-// word in three is a content word made up from syllables (names, topic
+// word in two is a content word made up from syllables (names, topic
 // terms), drawn from a vocabulary of about 200,000. The common words of
 // English return to the same few hundred in every text, but the content
-// words do not, so unrelated articles share about as few SimHash features
-// as unrelated real texts do; texts from English alone, whose whole
-// vocabulary is a few hundred words, all look alike to a fingerprint.
+// words do not, so unrelated articles lie about as far apart under the
+// default fingerprint as unrelated real texts do (texts from English alone,
+// whose whole vocabulary is a few hundred words, all look alike to a
+// fingerprint). Measured on random pairs, median and 1st percentile of the
+// distance: articles of 140 words 26 and 17 bits, 1,000-character passages
+// of the Brown corpus and SpamAssassin mails 27 and 17; articles of 50 words
+// 28 and 18, Debian fortunes of 60 to 400 characters 30 and 20. With one
+// content word in three the articles were 23 and 15, and 26 and 16.
 func Article(rng *rand.Rand, n int) string {
 	words := strings.Fields(English(rng, n))
 	var sb strings.Builder
@@ -136,7 +141,7 @@ func Article(rng *rand.Rand, n int) string {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		if rng.IntN(3) == 0 {
+		if rng.IntN(2) == 0 {
 			w = madeUpWord(rng) + trailingPunct(w)
 		}
 		sb.WriteString(w)
