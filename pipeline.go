@@ -222,6 +222,8 @@ type pipelineState struct {
 	lower   bool   // text is plain ASCII, not normalized: lower tokens
 	tok     []byte // a lowered token
 	scan    analysis.ASCIIWords
+	spans   []uint32 // the word offsets of countASCII
+	hashes  []uint64 // the word hashes of countASCII
 	idf     *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
@@ -271,8 +273,9 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	}
 	// Plain ASCII text (no control characters) needs no normalization for
 	// word tokens: its tokens are those of the normalized text, but for
-	// case, which words lowers token by token.
-	s.lower = f.p.Units == UnitWords && plainASCII(src)
+	// case, which words lowers token by token. (countASCII keeps word
+	// offsets in 32 bits.)
+	s.lower = f.p.Units == UnitWords && uint64(len(src)) < 1<<32 && plainASCII(src)
 	if s.lower {
 		s.text = src
 	} else {
@@ -308,7 +311,7 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 // finish returns s to the pool, unless its buffers grew large.
 func (f *pipelineFP) finish(s *pipelineState) {
 	s.f, s.text = nil, nil
-	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 {
+	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 && cap(s.hashes) <= 1<<17 {
 		f.pool.Put(s)
 	}
 }
@@ -357,23 +360,19 @@ func (s *pipelineState) words() {
 }
 
 // countASCII counts the words of the plain ASCII s.text, lowered, by their
-// 64-bit hashes: one pass that finds each word (analysis.ASCIIWords) and
-// hashes it lowered (simhash.Hash64Lower), with no token copied and no
-// callback.
+// 64-bit hashes, in three loops with no call per word and no token copied:
+// the offsets of the words (analysis.ASCIIWords.Spans), their hashes,
+// lowered as they are read (simhash.AppendHash64Lower), then the counts.
 func (s *pipelineState) countASCII() {
 	s.scan.Reset(s.text)
-	for {
-		start, end, ok := s.scan.Next()
-		if !ok {
-			return
-		}
-		var h uint64
-		h, s.tok = simhash.Hash64Lower(s.text[start:end], s.tok)
-		if s.f.count64 {
-			s.count64.Add(h)
-		} else {
-			s.counter.Add(0, h, h)
-		}
+	s.spans = s.scan.Spans(s.spans[:0])
+	s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, s.spans, s.tok)
+	if s.f.count64 {
+		s.count64.AddAll(s.hashes)
+		return
+	}
+	for _, h := range s.hashes {
+		s.counter.Add(0, h, h)
 	}
 }
 

@@ -75,11 +75,13 @@ func BenchmarkFingerprint(b *testing.B) {
 }
 
 // BenchmarkFingerprintDoc measures the cost per document of the default
-// pipeline on short documents, as the dedup engine sees them: 256 different
-// documents of about 1 KiB or 200 bytes (English articles as in the engine
-// benchmarks, Chinese prose), fingerprinted in turn, so that fixed costs per
-// document (state, table clearing, summing) count and no branch predictor
-// learns one text. MB/s is over the mean document size.
+// pipeline: 256 different documents of about 200 bytes, 1 KiB (the size
+// the dedup engine sees) or 12 KiB, fingerprinted in turn, so that fixed
+// costs per document (state, table clearing, summing) count and no branch
+// predictor learns one text. "en" is English with made-up content words, as
+// in the engine benchmarks; "en-zipf" the English of BenchmarkFingerprint,
+// where a few hundred words, mostly short, make up the whole text; "zh"
+// Chinese prose. MB/s is over the mean document size.
 func BenchmarkFingerprintDoc(b *testing.B) {
 	gens := []struct {
 		name string
@@ -87,10 +89,11 @@ func BenchmarkFingerprintDoc(b *testing.B) {
 	}{
 		{"en", func(r *rand.Rand, size int) string { return testtext.Article(r, size/7) }},
 		{"zh", func(r *rand.Rand, size int) string { return testtext.Chinese(r, size/3) }},
+		{"en-zipf", func(r *rand.Rand, size int) string { return testtext.English(r, size/6) }},
 	}
 	f, _ := neardup.NewPipeline(neardup.DefaultPipeline(), 64)
 	for _, g := range gens {
-		for _, size := range []int{1024, 200} {
+		for _, size := range []int{1024, 200, 12 << 10} {
 			r := rand.New(rand.NewPCG(uint64(size), 7))
 			docs := make([][]byte, 256)
 			total := 0
@@ -98,10 +101,7 @@ func BenchmarkFingerprintDoc(b *testing.B) {
 				docs[i] = []byte(g.gen(r, size))
 				total += len(docs[i])
 			}
-			name := g.name + "/1k"
-			if size == 200 {
-				name = g.name + "/200"
-			}
+			name := g.name + "/" + map[int]string{1024: "1k", 200: "200", 12 << 10: "12k"}[size]
 			b.Run(name, func(b *testing.B) {
 				i := 0
 				benchBytes(b, total/len(docs), func() {

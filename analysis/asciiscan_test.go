@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestASCIIWords compares ASCIIWords with Words on random ASCII texts of
+// TestASCIIWords compares ASCIIWords (Next and Spans) with Words on random ASCII texts of
 // every length up to 300 bytes (across the 64-byte blocks of the bitmap):
 // texts built from the bytes that decide word boundaries (letters of both
 // cases, digits, _, the joining marks : . ' , ;, hyphens, @ and / of
@@ -17,6 +17,7 @@ func TestASCIIWords(t *testing.T) {
 	words := []string{"don't", "3.14", "1,000", "e.g.", "http://example.com/a_b", "me@x.org", "__", "_a", "a_", "x-y", "U.S.A.", "12:30"}
 	rng := rand.New(rand.NewPCG(9, 9))
 	var w ASCIIWords
+	var spans []uint32
 	for n := 0; n <= 300; n++ {
 		for k := range 40 {
 			b := make([]byte, 0, n)
@@ -45,6 +46,24 @@ func TestASCIIWords(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%q: ASCIIWords %v, Words %v", b, got, want)
+			}
+			// Spans, after k%3 tokens taken by Next
+			w.Reset(b)
+			got = got[:0]
+			for range k % 3 {
+				if s, e, ok := w.Next(); ok {
+					got = append(got, fmt.Sprint(s, e))
+				}
+			}
+			spans = w.Spans(spans[:0])
+			for j := 0; j < len(spans); j += 2 {
+				got = append(got, fmt.Sprint(spans[j], spans[j+1]))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%q: Spans %v, Words %v", b, got, want)
+			}
+			if _, _, ok := w.Next(); ok {
+				t.Fatalf("%q: Next after Spans", b)
 			}
 		}
 	}

@@ -6,9 +6,11 @@ import (
 	"testing"
 )
 
-// TestHash64Lower compares Hash64Lower with Hash64 of the token lowered by
-// bytes.Map on random tokens of every length up to 40 bytes: ASCII letters
-// of both cases, the bytes around them (@ [ ` {), and any byte at all.
+// TestHash64Lower compares Hash64Lower and AppendHash64Lower with Hash64 of
+// the token lowered by bytes.Map on random tokens of every length up to 40
+// bytes: ASCII letters of both cases, the bytes around them (@ [ ` {), and
+// any byte at all; AppendHash64Lower with the token at every offset from the
+// start and the end of a text up to 9 bytes.
 func TestHash64Lower(t *testing.T) {
 	alphabets := []string{
 		"aAzZmM@[`{09_.",
@@ -46,6 +48,23 @@ func TestHash64Lower(t *testing.T) {
 			}
 			if !bytes.Equal(tok, orig) {
 				t.Fatalf("Hash64Lower changed its input %q to %q", orig, tok)
+			}
+			// AppendHash64Lower on the token inside a text, with 0 to 9
+			// bytes before and after it (it reads around short tokens)
+			pre, post := k%10, k/10%10
+			text := make([]byte, 0, pre+n+post)
+			for range pre {
+				text = append(text, byte(rng.IntN(256)))
+			}
+			text = append(text, tok...)
+			for range post {
+				text = append(text, byte(rng.IntN(256)))
+			}
+			spans := []uint32{uint32(pre), uint32(pre + n), 0, uint32(pre)}
+			var hs []uint64
+			hs, buf = AppendHash64Lower(hs, text, spans, buf)
+			if hs[0] != got || hs[1] != Hash64(lowerASCII(text[:pre])) {
+				t.Fatalf("AppendHash64Lower in %q: %#x %#x, want %#x %#x", text, hs[0], hs[1], got, Hash64(lowerASCII(text[:pre])))
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package weight
 
+import "slices"
+
 // Counter counts the occurrences of features as they stream in, with an
 // open-addressing hash table keyed by feature hash, so a document's terms
 // are counted in linear time without sorting. A Counter is reused from
@@ -119,24 +121,51 @@ func (c *Counter64) Reset() {
 
 // Add counts one occurrence of the feature with hash h.
 func (c *Counter64) Add(h uint64) {
-	if 2*(len(c.order)+1) > len(c.slots) {
-		c.grow()
+	hs := [1]uint64{h}
+	c.AddAll(hs[:])
+}
+
+// AddAll counts one occurrence of each feature of hs, in order: the same
+// as calling Add for each, in one loop. A new feature and a repeat take
+// the same path, without a branch between them (which prose would make the
+// processor mispredict about every third word): the slot is written
+// either way, and the slot number appended to the order only counts for a
+// new feature.
+func (c *Counter64) AddAll(hs []uint64) {
+	if len(hs) == 0 {
+		return
 	}
-	mask := uint32(len(c.slots) - 1)
-	s := uint32(h) & mask
-	for {
-		e := &c.slots[s]
+	n := len(c.order)
+	order := slices.Grow(c.order, len(hs)+1)[:n+len(hs)+1]
+	slots := c.slots
+	mask := uint32(len(slots) - 1)
+	for _, h := range hs {
+		if 2*(n+1) > len(slots) {
+			c.order = order[:n]
+			c.grow()
+			slots = c.slots
+			mask = uint32(len(slots) - 1)
+		}
+		s := uint32(h) & mask
+		for probeOn(slots[s], h) {
+			s = (s + 1) & mask
+		}
+		e := &slots[s]
+		order[n] = s
 		if e.N == 0 {
-			*e = Count64{Hash: h, N: 1}
-			c.order = append(c.order, s)
-			return
+			n++
 		}
-		if e.Hash == h {
-			e.N++
-			return
-		}
-		s = (s + 1) & mask
+		e.Hash = h
+		e.N++
 	}
+	c.order = order[:n]
+}
+
+// probeOn reports whether the slot e is taken by a feature other than h,
+// with one branch rather than two: x | -x has its top bit set when x != 0.
+func probeOn(e Count64, h uint64) bool {
+	m, n := e.Hash^h, uint64(e.N)
+	return (m|-m)&(n|-n)>>63 != 0
 }
 
 // grow doubles the table (at least 64 slots) and re-inserts the features.

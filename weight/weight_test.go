@@ -214,10 +214,12 @@ func TestCounter(t *testing.T) {
 // and Reset.
 func TestCounter64(t *testing.T) {
 	var c Counter
-	var c64 Counter64
+	var c64, all Counter64
 	for round, n := range []int{0, 1, 10, 100, 1000, 5000, 50} {
 		c.Reset()
 		c64.Reset()
+		all.Reset()
+		var hs []uint64
 		for i := range n {
 			h := uint64(i*7919%(n/3+1)) * 0x9e3779b97f4a7c15
 			switch i % 5 {
@@ -229,14 +231,24 @@ func TestCounter64(t *testing.T) {
 			h ^= uint64(round) << 60
 			c.Add(0, h, h)
 			c64.Add(h)
+			hs = append(hs, h)
+		}
+		// AddAll in batches of 1 to 99 hashes
+		for len(hs) > 0 {
+			k := min(len(hs), 1+len(hs)%99)
+			all.AddAll(hs[:k])
+			hs = hs[k:]
 		}
 		want := c.Terms()
-		if c64.Len() != len(want) {
-			t.Fatalf("n=%d: %d features, want %d", n, c64.Len(), len(want))
+		if c64.Len() != len(want) || all.Len() != len(want) {
+			t.Fatalf("n=%d: %d and %d features, want %d", n, c64.Len(), all.Len(), len(want))
 		}
 		for i, w := range want {
 			if got := c64.At(i); got.Hash != w.Lo || int32(got.N) != w.Count {
 				t.Fatalf("n=%d: feature %d = %+v, want %+v", n, i, got, w)
+			}
+			if got := all.At(i); got.Hash != w.Lo || int32(got.N) != w.Count {
+				t.Fatalf("n=%d: AddAll: feature %d = %+v, want %+v", n, i, got, w)
 			}
 		}
 	}
