@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -212,6 +213,13 @@ type Engine struct {
 	keyLocks [keyStripes]sync.Mutex
 	ids      [idShards]idShard
 	counter  atomic.Uint64
+
+	// changes counts changes to the indexes (inserts, deletes, expiry
+	// passes, undone inserts). A batch decides its documents in parallel
+	// first; such a decision still holds when, by the time the document's
+	// turn comes, changes has moved only by the batch's own inserts and
+	// none of them is a candidate of the document.
+	changes atomic.Uint64
 
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingDoc // decided, not yet durable
@@ -806,6 +814,19 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 	return r, nil
 }
 
+// nearAny reports whether any of ps is a candidate of p: within the long
+// index's distance, or, both texts short, the short index's.
+func (e *Engine) nearAny(p *prepared, ps []*prepared) bool {
+	short := e.short != nil && e.isShort(p.runes)
+	for _, q := range ps {
+		d := bits.OnesCount64(p.ix ^ q.ix)
+		if d <= e.longK || short && d <= e.shortK && e.isShort(q.runes) {
+			return true
+		}
+	}
+	return false
+}
+
 // stripes returns the sorted, distinct key-lock stripes of p.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	dst = e.long.Keys(p.ix, dst)
@@ -852,6 +873,21 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	}
 	ps := make([]prepared, len(ds))
 	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+	// Decide a batch's documents on all cores first, against the indexes
+	// as they are now; the loop below uses each decision unless something
+	// that could change it happened meanwhile.
+	var spec []decision
+	var specErr []error
+	var v0 uint64
+	if check && len(ps) > 1 {
+		v0 = e.changes.Load()
+		spec, specErr = make([]decision, len(ps)), make([]error, len(ps))
+		parallel(len(ps), func(i int) {
+			if ps[i].err == nil {
+				spec[i], specErr[i] = e.decide(&ps[i])
+			}
+		})
+	}
 
 	results := make([]Result, len(ds))
 	errs := make([]error, len(ds))
@@ -898,7 +934,9 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		stripes := e.stripes(p, (*keysp)[:0])
 		e.lockKeys(stripes)
 		var d decision
-		if check {
+		if check && spec != nil && e.changes.Load() == v0+uint64(len(inserted)) && !e.nearAny(p, inserted) {
+			d, err = spec[i], specErr[i]
+		} else if check {
 			d, err = e.decide(p)
 		} else {
 			d = decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
@@ -932,6 +970,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			e.short.Add(ent)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
+		e.changes.Add(1)
 		*keysp = stripes
 		e.unlockKeys(stripes)
 		idl.Unlock()
@@ -956,6 +995,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 				}
 				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
 			}
+			e.changes.Add(1)
 			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
 			e.failure.CompareAndSwap(nil, &err)
 		}
@@ -1122,6 +1162,7 @@ func (e *Engine) Delete(id string) error {
 	if err := e.db.Commit(b); err != nil {
 		return fmt.Errorf("neardup: delete %q: %w", id, err)
 	}
+	e.changes.Add(1)
 	e.long.Remove(ref.seq)
 	if e.short != nil {
 		e.short.Remove(ref.seq)

@@ -252,6 +252,68 @@ func TestBatchOrderAndErrors(t *testing.T) {
 	}
 }
 
+// TestBatchMatchesSequential checks that a batch, whose documents are
+// decided in parallel before they are inserted in order, gives exactly the
+// results of the same documents sent one at a time, near-duplicates of each
+// other within a batch and across batches included.
+func TestBatchMatchesSequential(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var ds []Document
+	var bases []string
+	for i := range 400 {
+		var text string
+		switch {
+		case len(bases) > 0 && r.IntN(3) == 0: // a near-duplicate of an earlier text
+			text = mutate(r, bases[r.IntN(len(bases))], 1+r.IntN(3))
+		case r.IntN(2) == 0:
+			text = genText(r, 8+r.IntN(40)) // short
+		default:
+			text = genText(r, 100+r.IntN(200))
+		}
+		bases = append(bases, text)
+		ds = append(ds, Document{ID: fmt.Sprint("d", i), Text: text})
+	}
+	one := mustOpen(t, "", memOptions(nil))
+	var want []Result
+	for _, d := range ds {
+		res, err := one.CheckAndInsert(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, res)
+	}
+	batched := mustOpen(t, "", memOptions(nil))
+	var got []Result
+	for i := 0; i < len(ds); i += 37 {
+		rs, err := batched.CheckAndInsertBatch(context.Background(), ds[i:min(len(ds), i+37)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rs...)
+	}
+	dups := 0
+	for i := range want {
+		show := func(r Result) string {
+			of := "-"
+			if r.DuplicateOf != nil {
+				of = *r.DuplicateOf
+			}
+			r.DuplicateOf = nil
+			return fmt.Sprintf("%+v of %s", r, of)
+		}
+		if want[i].Duplicate {
+			dups++
+		}
+		w, g := show(want[i]), show(got[i])
+		if w != g {
+			t.Errorf("document %d: batched %s, one at a time %s", i, g, w)
+		}
+	}
+	if dups < 50 {
+		t.Errorf("only %d duplicates among %d documents: the test lost its point", dups, len(ds))
+	}
+}
+
 // groupFingerprinter is a test Fingerprinter that makes near-duplicates
 // deterministic: texts are "<group words> | <member word>"; the
 // fingerprint hashes the group part and flips one bit chosen by the member
@@ -303,14 +365,30 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 			results := make([]Result, len(items))
 			var wg sync.WaitGroup
 			start := make(chan struct{})
-			for i := range items {
+			// Documents go one at a time or in batches of up to five, whose
+			// decisions made in parallel race with the other goroutines.
+			for next := 0; next < len(items); {
+				i, n := next, min(len(items)-next, 1+r.IntN(5))
+				next += n
 				wg.Go(func() {
 					<-start
-					res, err := e.CheckAndInsert(context.Background(), items[i].doc)
+					if n == 1 {
+						res, err := e.CheckAndInsert(context.Background(), items[i].doc)
+						if err != nil {
+							t.Error(err)
+						}
+						results[i] = res
+						return
+					}
+					ds := make([]Document, n)
+					for j := range ds {
+						ds[j] = items[i+j].doc
+					}
+					rs, err := e.CheckAndInsertBatch(context.Background(), ds)
 					if err != nil {
 						t.Error(err)
 					}
-					results[i] = res
+					copy(results[i:], rs)
 				})
 			}
 			close(start)
