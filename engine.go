@@ -700,7 +700,9 @@ func (b *BatchError) Unwrap() []error {
 
 // CheckAndInsertBatch is CheckAndInsert for many documents, decided in
 // order (a document can be a duplicate of an earlier one in the same
-// batch) and committed together. Fingerprinting runs on all cores. When
+// batch) and committed together. Fingerprinting, index queries and
+// verification run on all cores; the results are those of sending the
+// documents one after the other. When
 // some documents are refused (empty text, id conflict...), the others are
 // still processed and the error is a *BatchError; results of refused
 // documents are zero.
