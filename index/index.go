@@ -467,6 +467,10 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 	}
 	for t0 := 0; t0 < len(ix.tabs); t0 += probeGroup {
 		tabs := ix.tabs[t0:min(len(ix.tabs), t0+probeGroup)]
+		var pq [probeGroup]uint64
+		for i := range tabs {
+			pq[i] = tabs[i].permute(q)
+		}
 		for _, l := range ix.levels {
 			if len(l) == 0 {
 				continue
@@ -479,7 +483,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			for i := range tabs {
 				r := &l[t0+i]
 				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
-				lo[i], hi[i], qh[i] = r.bucket(tabs[i].permute(q), xbits)
+				lo[i], hi[i], qh[i] = r.bucket(pq[i], xbits)
 			}
 			// Touch every cache line of every bucket before scanning any:
 			// the loads are independent, so their misses overlap instead
