@@ -70,6 +70,7 @@ func newBenchEngineCmd() *cobra.Command {
 		cpuProfile string
 		reopenOnly bool
 		delay      time.Duration
+		expected   int
 	)
 	cmd := &cobra.Command{
 		Use:   "engine",
@@ -111,7 +112,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur, delay); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur, delay, expected); err != nil {
 					return err
 				}
 			}
@@ -147,6 +148,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
 	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes")
+	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the indexes (0: the engine's default)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.BoolVar(&reopenOnly, "reopen-only", false, "with --dir, time the reopen of the restart store an earlier run left there, without filling it")
@@ -161,7 +163,7 @@ func cpuSeconds() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability, delay time.Duration) error {
+func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability, delay time.Duration, expected int) error {
 	// Texts are generated before the clock starts: distinct articles (their
 	// content words differ, as unrelated real texts' do), each
 	// with its number in front so no two are near-duplicates by accident.
@@ -179,7 +181,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	o.Durability = dur
 	o.CommitDelay = delay
 	o.ExpiryInterval = -1
-	o.ExpectedDocuments = docs
+	o.ExpectedDocuments = expected
 	e, err := neardup.Open(dir, &o)
 	if err != nil {
 		return err
