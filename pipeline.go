@@ -1,7 +1,6 @@
 package neardup
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -187,6 +186,8 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 	q := p.withDefaults()
 	f := &pipelineFP{p: q, bits: bits, stream: q.Weighting == weight.TF && q.TopN == 0}
 	f.count64 = bits == 64 && !f.stream && q.Weighting != weight.TFIDF && q.TopN == 0
+	f.fastWords = q.Units == UnitWords && q.StopWords == nil && q.Shingle == 1 && bits == 64 && !f.stream
+	f.fastCJK = f.fastWords && q.CJK == CJKUnigram
 	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
 		f.p.Segmenter = new(analysis.Segmenter)
 	}
@@ -205,6 +206,13 @@ type pipelineFP struct {
 	// count64: 64 bits, weights by count only, all features: count them in
 	// a Counter64, whose counts sumCounts64 groups
 	count64 bool
+	// fastWords: single word tokens, no stop words, 64 bits, counted: plain
+	// ASCII text takes countSpans; fastCJK: also CJK unigrams, so that
+	// common Chinese text (analysis.FoldCJK) takes countSpans too
+	fastWords, fastCJK bool
+	// general turns the fast paths off (for the tests that compare them
+	// with the general path)
+	general bool
 	pool    sync.Pool
 	chinese weight.Chinese // the default IDF table, loaded when needed
 	// groupW[c] is the weight of a feature seen c times (c <= maxGroup),
@@ -220,10 +228,11 @@ type pipelineState struct {
 	scratch analysis.Scratch
 	text    []byte // the normalized text being tokenized
 	lower   bool   // text is plain ASCII, not normalized: lower tokens
+	cjk     bool   // text is the output of analysis.FoldCJK: lower tokens
 	tok     []byte // a lowered token
 	scan    analysis.ASCIIWords
-	spans   []uint32 // the word offsets of countASCII
-	hashes  []uint64 // the word hashes of countASCII
+	spans   []uint32 // the token offsets of countSpans
+	hashes  []uint64 // the token hashes of countSpans
 	idf     *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
@@ -236,8 +245,8 @@ type pipelineState struct {
 	cjkRun           int // characters in the current run
 
 	counter weight.Counter
-	fused   bool             // the features were counted in count64 (f.count64 or countASCII)
-	count64 weight.Counter64 // the counts of countASCII
+	fused   bool             // the features were counted in count64 (f.count64)
+	count64 weight.Counter64 // the counts of f.count64
 	acc64   simhash.Acc64
 	acc128  simhash.Acc128
 	// features grouped by count, for weights that depend on the count only
@@ -273,13 +282,21 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	}
 	// Plain ASCII text (no control characters) needs no normalization for
 	// word tokens: its tokens are those of the normalized text, but for
-	// case, which words lowers token by token. (countASCII keeps word
-	// offsets in 32 bits.)
-	s.lower = f.p.Units == UnitWords && uint64(len(src)) < 1<<32 && plainASCII(src)
+	// case, which words lowers token by token. Common Chinese text needs
+	// only analysis.FoldCJK, when the fast path can take it. (Both keep
+	// token offsets in 32 bits.)
+	short := uint64(len(src)) < 1<<32 && !f.general
+	s.lower = f.p.Units == UnitWords && short && analysis.PlainASCII(src)
+	s.cjk = false
 	if s.lower {
 		s.text = src
 	} else {
-		s.norm = s.scratch.Normalize(s.norm[:0], src)
+		if f.fastCJK && short {
+			s.norm, s.cjk = analysis.FoldCJK(s.norm[:0], src)
+		}
+		if !s.cjk {
+			s.norm = s.scratch.Normalize(s.norm[:0], src)
+		}
 		s.text = s.norm
 	}
 	s.cjkRun = 0
@@ -319,11 +336,16 @@ func (f *pipelineFP) finish(s *pipelineState) {
 // words feeds the word tokens of s.text through the window.
 func (s *pipelineState) words() {
 	p := &s.f.p
+	if s.cjk {
+		s.countSpans(analysis.CJKSpans(s.spans[:0], s.text))
+		return
+	}
 	if s.lower {
 		// The default pipeline (single tokens, counted, 64 bits) counts
 		// each token's hash directly.
-		if p.StopWords == nil && p.Shingle == 1 && s.f.bits == 64 && !s.f.stream {
-			s.countASCII()
+		if s.f.fastWords {
+			s.scan.Reset(s.text)
+			s.countSpans(s.scan.Spans(s.spans[:0]))
 			return
 		}
 		analysis.Words{}.Tokenize(s.text, func(t analysis.Token) {
@@ -359,14 +381,19 @@ func (s *pipelineState) words() {
 	s.finish()
 }
 
-// countASCII counts the words of the plain ASCII s.text, lowered, by their
-// 64-bit hashes, in three loops with no call per word and no token copied:
-// the offsets of the words (analysis.ASCIIWords.Spans), their hashes,
-// lowered as they are read (simhash.AppendHash64Lower), then the counts.
-func (s *pipelineState) countASCII() {
-	s.scan.Reset(s.text)
-	s.spans = s.scan.Spans(s.spans[:0])
-	s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, s.spans, s.tok)
+// countSpans counts the tokens text[spans[2k]:spans[2k+1]] of s.text (plain
+// ASCII, or the output of analysis.FoldCJK), lowered, by their 64-bit
+// hashes, in loops with no call per token and no token copied: the hashes,
+// lowered as they are read (simhash.AppendHash64Lower or, for Chinese, its
+// CJK variant), then the counts.
+// The spans come from analysis.ASCIIWords.Spans or analysis.CJKSpans.
+func (s *pipelineState) countSpans(spans []uint32) {
+	s.spans = spans
+	if s.cjk {
+		s.hashes, s.tok = simhash.AppendHash64LowerCJK(s.hashes[:0], s.text, spans, s.tok)
+	} else {
+		s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, spans, s.tok)
+	}
 	if s.f.count64 {
 		s.count64.AddAll(s.hashes)
 		return
@@ -557,7 +584,7 @@ func (s *pipelineState) sumByCount(terms []weight.Term) Fingerprint {
 	return FromUint128(s.w128.Sum())
 }
 
-// sumCounts64 is sumByCount for the features of countASCII.
+// sumCounts64 is sumByCount for the features counted in s.count64.
 func (s *pipelineState) sumCounts64() Fingerprint {
 	var used uint64
 	s.w64.Reset()
@@ -627,50 +654,6 @@ func (x *Features) Keys(dst []uint64, text []byte) []uint64 {
 	}
 	x.f.finish(s)
 	return dst
-}
-
-// plainByte marks printable ASCII and ASCII white space: the bytes that
-// normalization changes only by case and by folding white space.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = true
-	}
-	for _, c := range "\t\n\v\f\r" {
-		t[c] = true
-	}
-	return t
-}()
-
-// plainASCII reports whether b holds only plainByte bytes. It tests eight
-// bytes at a time for a high bit, a byte below 0x20 or DEL (the borrow
-// test may flag a clean word, never miss one), and looks at the bytes of
-// flagged words only (those with white space, mostly).
-func plainASCII(b []byte) bool {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for len(b) >= 8 {
-		x := binary.LittleEndian.Uint64(b)
-		if x&highs != 0 {
-			return false
-		}
-		del := x ^ 0x7f*ones
-		if (x-0x20*ones)&^x&highs != 0 || (del-ones)&^del&highs != 0 {
-			for _, c := range b[:8] {
-				if !plainByte[c] {
-					return false
-				}
-			}
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if !plainByte[c] {
-			return false
-		}
-	}
-	return true
 }
 
 // hasUpper reports whether the ASCII token b has an upper-case letter.

@@ -1,11 +1,11 @@
 package neardup
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -376,53 +376,73 @@ func FuzzPipeline(f *testing.F) {
 	})
 }
 
-// TestPlainASCII compares the word-at-a-time test with a byte loop on every
-// byte value at every position of a 20-byte text.
-func TestPlainASCII(t *testing.T) {
-	slow := func(b []byte) bool {
-		for _, c := range b {
-			if !plainByte[c] {
-				return false
-			}
+// twins are Fingerprinters with their fast paths on and off, and the
+// Features of the default pipeline likewise, to compare the fast paths with
+// the general path (normalization, then analysis.Words).
+type twins struct {
+	names          []string
+	fast, general  []Fingerprinter
+	keys, keysSlow *Features
+}
+
+// newTwins makes the twins of pipes at 64 and 128 bits.
+func newTwins(tb testing.TB, pipes []Pipeline) *twins {
+	tw := &twins{}
+	for _, p := range pipes {
+		for _, bits := range []int{64, 128} {
+			tw.names = append(tw.names, fmt.Sprintf("%+v/%d", p, bits))
+			tw.fast = append(tw.fast, mustPipeline(tb, p, bits))
+			g := mustPipeline(tb, p, bits)
+			g.(*pipelineFP).general = true
+			tw.general = append(tw.general, g)
 		}
-		return true
 	}
-	b := []byte("plain text, 20 bytes")
-	for i := range b {
-		for c := range 256 {
-			saved := b[i]
-			b[i] = byte(c)
-			if plainASCII(b) != slow(b) {
-				t.Fatalf("plainASCII(%q) = %v", b, !slow(b))
-			}
-			b[i] = saved
+	var err error
+	if tw.keys, err = NewFeatures(DefaultPipeline()); err != nil {
+		tb.Fatal(err)
+	}
+	tw.keysSlow, _ = NewFeatures(DefaultPipeline())
+	tw.keysSlow.f.general = true
+	return tw
+}
+
+// check fails tb if a fast path gives another fingerprint or other keys
+// for text than the general path.
+func (tw *twins) check(tb testing.TB, text []byte) {
+	tb.Helper()
+	for i, f := range tw.fast {
+		if got, want := f.Fingerprint(text), tw.general[i].Fingerprint(text); got != want {
+			tb.Fatalf("%s: %q: fast path %v, general path %v", tw.names[i], text, got, want)
 		}
+	}
+	if got, want := tw.keys.Keys(nil, text), tw.keysSlow.Keys(nil, text); fmt.Sprint(got) != fmt.Sprint(want) {
+		tb.Fatalf("%q: Keys %x, general path %x", text, got, want)
 	}
 }
 
-// TestPipelineFusedASCII checks the fused path of the default pipeline on
+// fastPipes are the pipelines whose fast paths the tests compare with the
+// general path: the default, and variants that take part of the fast
+// paths (TopN, tf-idf: counted in a Counter; binary and tf weights) or
+// none (2-shingles, CJK bigrams, HTML first).
+func fastPipes(tb testing.TB) []Pipeline {
+	idf := weight.NewIDF(map[uint64]float64{simhash.Hash64([]byte("the")): 5, simhash.Hash64([]byte("don't")): 3,
+		simhash.Hash64([]byte("中")): 4}, 10, 2)
+	return []Pipeline{DefaultPipeline(), {TopN: 5}, {Weighting: weight.TFIDF, IDF: idf},
+		{Weighting: weight.Binary}, {Weighting: weight.TF}, {Shingle: 2}, {CJK: CJKBigram}, {HTML: true}}
+}
+
+// TestPipelineFusedASCII checks the fast path of the default pipeline on
 // plain ASCII (words found by bit scans, hashed while lowered, counted by
-// hash) against the full path, which a trailing non-ASCII punctuation mark
-// forces, on random texts made of the words that test the word rules:
-// apostrophes, numbers with dots and commas, hyphens, URLs, e-mails, upper
-// case, underscores, words longer than 16 bytes, and of any ASCII byte
-// (control characters send the text down the full path on both sides).
+// hash) against the general path, on random texts made of the words that
+// test the word rules: apostrophes, numbers with dots and commas, hyphens,
+// URLs, e-mails, upper case, underscores, words longer than 16 bytes, and
+// of any ASCII byte (control characters send the text down the general
+// path on both sides).
 func TestPipelineFusedASCII(t *testing.T) {
 	words := []string{"don't", "O'Neil", "3.14", "1,000,000", "2,5", "e.g.", "x-ray", "--", "http://Example.COM/a_b?q=1",
 		"Me@Example.org", "__init__", "_", "A", "THE", "Supercalifragilisticexpialidocious", "ABCDEFGHIJKLMNOPQ", "12:30",
 		"a.b.c", "U.S.A.", "it's", "rock'n'roll", "v1.2.3", "\x00", "\x1f", "\x7f", "\t", "\n", "..."}
-	idf := weight.NewIDF(map[uint64]float64{simhash.Hash64([]byte("the")): 5, simhash.Hash64([]byte("don't")): 3}, 10, 2)
-	var fps []Fingerprinter
-	for _, p := range []Pipeline{DefaultPipeline(), {TopN: 5}, {Weighting: weight.TFIDF, IDF: idf},
-		{Weighting: weight.Binary}, {Weighting: weight.TF}, {Shingle: 2}} {
-		for _, bits := range []int{64, 128} {
-			fps = append(fps, mustPipeline(t, p, bits))
-		}
-	}
-	keys, err := NewFeatures(DefaultPipeline())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tw := newTwins(t, fastPipes(t))
 	rng := rand.New(rand.NewPCG(5, 5))
 	for k := range 1000 {
 		var b []byte
@@ -434,14 +454,66 @@ func TestPipelineFusedASCII(t *testing.T) {
 			b = append(b, words[rng.IntN(len(words))]...)
 			b = append(b, " ,.;:'-\n"[rng.IntN(8)])
 		}
-		slow := append(bytes.Clone(b), " 。"...)
-		for i, f := range fps {
-			if got, want := f.Fingerprint(b), f.Fingerprint(slow); got != want {
-				t.Fatalf("pipeline %d: %q: fused path %v, full path %v", i, b, got, want)
-			}
-		}
-		if got, want := keys.Keys(nil, b), keys.Keys(nil, slow); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%q: Keys %x, full path %x", b, got, want)
-		}
+		tw.check(t, b)
 	}
+}
+
+// mixPieces are the pieces of the random texts of TestPipelineFastPaths and
+// the seeds of FuzzPipelineFastPaths: ASCII words and marks, Chinese
+// ideographs and punctuation (the text analysis.FoldCJK takes, full-width
+// forms among it), and what it refuses: Latin accents and a combining
+// accent, Kana, Hangul, emoji, the quotes that join words, controls,
+// invalid UTF-8, HTML.
+var mixPieces = []string{"The", "don't", "3.14", "1,000", "U.S.A.", "_", "x-ray", "ABCDEFGHIJKLMNOPQR", " ", "  ", "\n", "\t",
+	".", ",", ":", "'", "中", "文", "我们", "经济", "发展", "，", "。", "、", "；", "：", "《", "》", "「", "」", "【", "】", "—",
+	"“", "”", "（", "）", "！", "？", "Ｈｅｌｌｏ", "１２３", "２０２３年", "\u3000", "ＡＢＣ", "café", "naïve", "e\u0301",
+	"ß", "İ", "ﬁ", "あ", "カタカナ", "ｶﾀｶﾅ", "한국어", "😀", "👍🏽", "’", "‘", "\x00", "\x01", "\x7f", "\xff", "\xe4\xb8",
+	"<b>", "</p>", "&amp;", "&#20013;", "<script>x=1</script>"}
+
+// randomMix returns a random text of up to n pieces of mixPieces: half the
+// time, only of those before "café", which the fast paths take.
+func randomMix(rng *rand.Rand, n int) []byte {
+	var b []byte
+	lim := len(mixPieces)
+	if rng.IntN(2) == 0 {
+		lim = slices.Index(mixPieces, "café")
+	}
+	for range rng.IntN(n + 1) {
+		b = append(b, mixPieces[rng.IntN(lim)]...)
+	}
+	return b
+}
+
+// TestPipelineFastPaths checks the fast paths (plain ASCII, and Chinese
+// through analysis.FoldCJK) against the general path on random mixes of
+// ASCII, Chinese, Latin accents, Kana, Hangul, emoji, invalid UTF-8,
+// controls and HTML, and on generated English and Chinese documents.
+func TestPipelineFastPaths(t *testing.T) {
+	tw := newTwins(t, fastPipes(t))
+	rng := rand.New(rand.NewPCG(6, 6))
+	n := 3000
+	if testing.Short() || pipelineRace {
+		n = 300
+	}
+	for k := range n {
+		tw.check(t, randomMix(rng, 1+k%60))
+	}
+	for k := range 20 {
+		tw.check(t, []byte(testtext.English(rng, 50*k)))
+		tw.check(t, []byte(testtext.Chinese(rng, 100*k)))
+		tw.check(t, []byte(testtext.Article(rng, 50*k)))
+	}
+}
+
+// FuzzPipelineFastPaths checks the fast paths against the general path on
+// any text.
+func FuzzPipelineFastPaths(f *testing.F) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 20 {
+		f.Add(randomMix(rng, 20))
+	}
+	tw := newTwins(f, fastPipes(f))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		tw.check(t, text)
+	})
 }

@@ -74,16 +74,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 			switch {
 			case wordByte[c]:
 				ws := i
-				for {
-					for i < n && wordByte[text[i]] {
-						i++
-					}
-					if i+1 < n && joinsMid(text[i-1], text[i], text[i+1]) {
-						i += 2
-						continue
-					}
-					break
-				}
+				i = wordEnd(text, i, n)
 				if text[ws] == '_' && !hasWordRune(text[ws:i]) {
 					continue
 				}
@@ -170,19 +161,26 @@ func asciiWords(text []byte, start, end int, emit func(Token)) {
 			continue
 		}
 		s := i
-		for {
-			for i < end && wordByte[text[i]] {
-				i++
-			}
-			if i+1 < end && joinsMid(text[i-1], text[i], text[i+1]) {
-				i += 2
-				continue
-			}
-			break
-		}
+		i = wordEnd(text, i, end)
 		if text[s] != '_' || hasWordRune(text[s:i]) {
 			emit(Token{Text: text[s:i], Start: s, End: i})
 		}
+	}
+}
+
+// wordEnd returns the end of the ASCII word that starts at text[i], a word
+// byte, and may run up to end: word bytes, and the punctuation that joins
+// two (joinsMid).
+func wordEnd(text []byte, i, end int) int {
+	for {
+		for i < end && wordByte[text[i]] {
+			i++
+		}
+		if i+1 < end && joinsMid(text[i-1], text[i], text[i+1]) {
+			i += 2
+			continue
+		}
+		return i
 	}
 }
 

@@ -35,9 +35,27 @@ func Hash64Lower(token, buf []byte) (uint64, []byte) { return hashLower(token, b
 // mispredicted for about every other word of prose; the two extra formulas
 // cost less.
 func AppendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
+	return appendHash64Lower(dst, text, spans, buf, false)
+}
+
+// AppendHash64LowerCJK is AppendHash64Lower for text whose tokens are
+// mostly of three bytes (CJK characters): it hashes a three-byte token with
+// XXH3's formula for 1-3 bytes only, after a branch that is then well
+// predicted.
+func AppendHash64LowerCJK(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
+	return appendHash64Lower(dst, text, spans, buf, true)
+}
+
+// appendHash64Lower is AppendHash64Lower, or AppendHash64LowerCJK if threes.
+func appendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte, threes bool) ([]uint64, []byte) {
 	for k := 0; k+1 < len(spans); k += 2 {
 		s, e := int(spans[k]), int(spans[k+1])
 		n := e - s
+		if threes && n == 3 {
+			t := text[s:e]
+			dst = append(dst, small(uint64(lower8(t[0])), uint64(lower8(t[1])), uint64(lower8(t[2])), 3))
+			continue
+		}
 		if n < 1 || n > 16 || e < 8 || s+8 > len(text) {
 			var h uint64
 			h, buf = hashLower(text[s:e], buf)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestHash64Lower compares Hash64Lower and AppendHash64Lower with Hash64 of
+// TestHash64Lower compares Hash64Lower and AppendHash64Lower(CJK) with Hash64 of
 // the token lowered by bytes.Map on random tokens of every length up to 40
 // bytes: ASCII letters of both cases, the bytes around them (@ [ ` {), and
 // any byte at all; AppendHash64Lower with the token at every offset from the
@@ -63,8 +63,9 @@ func TestHash64Lower(t *testing.T) {
 			spans := []uint32{uint32(pre), uint32(pre + n), 0, uint32(pre)}
 			var hs []uint64
 			hs, buf = AppendHash64Lower(hs, text, spans, buf)
-			if hs[0] != got || hs[1] != Hash64(lowerASCII(text[:pre])) {
-				t.Fatalf("AppendHash64Lower in %q: %#x %#x, want %#x %#x", text, hs[0], hs[1], got, Hash64(lowerASCII(text[:pre])))
+			hs, buf = AppendHash64LowerCJK(hs, text, spans, buf)
+			if hs[0] != got || hs[1] != Hash64(lowerASCII(text[:pre])) || hs[2] != hs[0] || hs[3] != hs[1] {
+				t.Fatalf("AppendHash64Lower(CJK) in %q: %#x, want %#x %#x", text, hs, got, Hash64(lowerASCII(text[:pre])))
 			}
 		}
 	}
