@@ -131,9 +131,17 @@ func (a *Weighted64) Add(h uint64, w float64) {
 // Sum returns the fingerprint: bit i is set when the weight of the features
 // with bit i set exceeds the weight of those with it clear (ties give 0).
 func (a *Weighted64) Sum() uint64 {
+	var fp uint64
+	if a.unit.n == 0 && a.unit.pending == 0 {
+		// No unit features: 2*0 - 0 + v is v, but for the sign of a
+		// zero, which positive ignores.
+		for i, x := range &a.v {
+			fp |= positive(x) << i
+		}
+		return fp
+	}
 	a.unit.flush()
 	n := float64(a.unit.n)
-	var fp uint64
 	for i := range a.v {
 		fp |= positive(2*float64(a.unit.counts[i])-n+a.v[i]) << i
 	}
@@ -156,10 +164,16 @@ func (a *Weighted64) AddUnits(u *Acc64, w float64) {
 		// Fewer than 255 features, all still in the byte lanes: read the
 		// counts there, with no flush.
 		n := float64(u.pending)
+		v := &a.v
 		for j, l := range &u.lanes {
-			for k := range 8 {
-				a.v[8*k+j] += w * (2*float64(l>>(8*k)&0xff) - n)
-			}
+			v[j] += w * (2*float64(l&0xff) - n)
+			v[8+j] += w * (2*float64(l>>8&0xff) - n)
+			v[16+j] += w * (2*float64(l>>16&0xff) - n)
+			v[24+j] += w * (2*float64(l>>24&0xff) - n)
+			v[32+j] += w * (2*float64(l>>32&0xff) - n)
+			v[40+j] += w * (2*float64(l>>40&0xff) - n)
+			v[48+j] += w * (2*float64(l>>48&0xff) - n)
+			v[56+j] += w * (2*float64(l>>56) - n)
 		}
 		return
 	}
