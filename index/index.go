@@ -565,17 +565,28 @@ func (ix *Index) scanPending(q uint64, k int, visit visitor) {
 	}
 }
 
-// scanAll is the exact fallback for k beyond the design: a linear scan.
+// scanAll is the exact fallback for k beyond the design: a linear scan of
+// the slot columns, 64 slots (one word of live bits) at a time, with the
+// distance test first since matches are rare.
 func (ix *Index) scanAll(q uint64, k int, visit visitor) {
+	fps := ix.fps
 	for w, word := range ix.live {
-		for word != 0 {
-			b := bits.TrailingZeros64(word)
-			word &= word - 1
-			s := uint32(w*64 + b)
-			if d := bits.OnesCount64(q ^ ix.fps[s]); d <= k {
-				var more bool
-				if k, more = visit(ix.ids[s], ix.fps[s], d); !more {
-					return
+		if word == 0 {
+			continue
+		}
+		base := w * 64
+		block := fps[base:min(len(fps), base+64)]
+		for i := 0; i < len(block); i += 4 {
+			if i+4 <= len(block) && min(bits.OnesCount64(q^block[i]), bits.OnesCount64(q^block[i+1]),
+				bits.OnesCount64(q^block[i+2]), bits.OnesCount64(q^block[i+3])) > k {
+				continue
+			}
+			for j := i; j < min(i+4, len(block)); j++ {
+				if d := bits.OnesCount64(q ^ block[j]); d <= k && word>>j&1 != 0 {
+					var more bool
+					if k, more = visit(ix.ids[base+j], block[j], d); !more {
+						return
+					}
 				}
 			}
 		}
