@@ -197,9 +197,12 @@ type Engine struct {
 	db     *store.DB
 
 	// long holds every document, for the Long rule's distance; short holds
-	// the short ones (see isShort) for the wider Short rule distance. short
-	// is nil when the Short rule is not wider.
+	// the short ones (see isShort) for the wider Short rule distance, and is
+	// scanned (newShortIndex). short is nil when the Short rule is not
+	// wider. shortKeys stays empty: its table keys order short texts as
+	// long's order every text (see stripes).
 	long, short   *index.Index
+	shortKeys     *index.Index
 	longK, shortK int
 
 	life    sync.RWMutex // held shared by operations, exclusively by Close
@@ -239,10 +242,22 @@ type Engine struct {
 	keyScratch sync.Pool
 }
 
-// shortIndexBytes is the memory budget per entry of the short-text index:
-// a wide distance (10 bits by default) needs many tables to stay fast, and
-// only short texts pay for it.
+// shortIndexBytes is the memory budget per entry of the table design whose
+// keys order short texts (shortKeys).
 const shortIndexBytes = 800
+
+// newShortIndex returns the index of short texts: one table of whole
+// fingerprints (K 0), so that every query for the short rule's distance is
+// answered by a linear scan of the stored fingerprints. At 10 bits no table
+// design does better on text: SimHash fingerprints of real texts cluster
+// (unrelated ones lie a median 26-30 bits apart, not 32), so a table's
+// bucket holds far more than its share. Measured with `neardup bench index
+// --data text -n 100000 -k 10`: 200-390 µs a query for the 11/1, 12/2 and
+// 13/3 designs (12/2 at 556 bytes an entry), about the cost of a scan,
+// which takes about 1 ns a fingerprint and 38 bytes an entry.
+func newShortIndex(expected int) (*index.Index, error) {
+	return index.New(index.Options{K: 0, ExpectedN: expected, Design: index.Design{Levels: []index.Level{{Blocks: 1, Key: 1}}}})
+}
 
 const (
 	idStripes  = 1 << 10
@@ -404,7 +419,11 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}
 	if e.shortK > e.longK && e.policy.ShortLength > 0 {
-		if e.short, err = index.New(index.Options{K: min(e.shortK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: shortIndexBytes}); err != nil {
+		if e.short, err = newShortIndex(o.ExpectedDocuments / 4); err != nil {
+			return nil, fmt.Errorf("neardup: open: %w", err)
+		}
+		// Stays empty: only its keys are used, to order short texts.
+		if e.shortKeys, err = index.New(index.Options{K: min(e.shortK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: shortIndexBytes}); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 	}
@@ -834,7 +853,7 @@ func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	dst = e.long.Keys(p.ix, dst)
 	if e.short != nil && e.isShort(p.runes) {
 		n := len(dst)
-		dst = e.short.Keys(p.ix, dst)
+		dst = e.shortKeys.Keys(p.ix, dst)
 		for i := n; i < len(dst); i++ {
 			dst[i] ^= 0x5bd1e9955bd1e995 // keep the two indexes' keys apart
 		}

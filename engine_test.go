@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -328,6 +329,19 @@ func (groupFingerprinter) Fingerprint(text []byte) Fingerprint {
 	return FromUint64(xxh3.HashString(base) ^ 1<<(xxh3.HashString(member)%64))
 }
 
+// wideGroupFingerprinter is groupFingerprinter with members 8 bits apart:
+// beyond the Long rule's distance, within the Short rule's, so short
+// members are near-duplicates only through the short-text index.
+type wideGroupFingerprinter struct{}
+
+func (wideGroupFingerprinter) Bits() int { return 64 }
+
+func (wideGroupFingerprinter) Fingerprint(text []byte) Fingerprint {
+	base, member, _ := strings.Cut(string(text), " | ")
+	m := slices.Index(testWords, member) % 8 // members 0..7 own bits 4m..4m+3
+	return FromUint64(xxh3.HashString(base) ^ 0xf<<(4*m))
+}
+
 // TestConcurrentNearDuplicates races goroutines over groups of
 // near-duplicates: in every group exactly one is kept and the others name
 // it.
@@ -336,11 +350,14 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 	if testing.Short() {
 		groups = 15
 	}
-	for _, fpName := range []string{"group", "default"} {
+	for _, fpName := range []string{"group", "wide", "default"} {
 		t.Run(fpName, func(t *testing.T) {
 			o := memOptions(nil)
-			if fpName == "group" {
+			switch fpName {
+			case "group":
 				o.Fingerprinter = groupFingerprinter{}
+			case "wide":
+				o.Fingerprinter = wideGroupFingerprinter{}
 			}
 			e := mustOpen(t, "", o)
 			r := rand.New(rand.NewPCG(5, 6))
@@ -351,6 +368,9 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 			var items []item
 			for g := range groups {
 				base := genText(r, 20+r.IntN(300)) // short and long texts
+				if fpName == "wide" {
+					base = genText(r, 20+r.IntN(30)) // short only
+				}
 				for m := range perGroup {
 					text := base + " | " + testWords[m]
 					if fpName == "default" && m > 0 {
@@ -650,4 +670,38 @@ func TestSnapshotReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("stale snapshot")
+}
+
+// TestStripesOrderNearDuplicates checks the invariant that ordering rests
+// on: two texts the Long rule's distance apart, or two short texts the
+// Short rule's distance apart, share a lock stripe.
+func TestStripesOrderNearDuplicates(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	r := rand.New(rand.NewPCG(21, 22))
+	flip := func(fp uint64, d int) uint64 {
+		for _, b := range r.Perm(64)[:d] {
+			fp ^= 1 << b
+		}
+		return fp
+	}
+	share := func(a, b *prepared) bool {
+		sa := e.stripes(a, nil)
+		for _, s := range e.stripes(b, nil) {
+			if slices.Contains(sa, s) {
+				return true
+			}
+		}
+		return false
+	}
+	for range 2000 {
+		fp := r.Uint64()
+		long := prepared{ix: fp, runes: 5000}
+		if d := r.IntN(e.longK + 1); !share(&long, &prepared{ix: flip(fp, d), runes: 5000}) {
+			t.Fatalf("long texts %d bits apart share no stripe", d)
+		}
+		short := prepared{ix: fp, runes: 100}
+		if d := r.IntN(e.shortK + 1); !share(&short, &prepared{ix: flip(fp, d), runes: 100}) {
+			t.Fatalf("short texts %d bits apart share no stripe", d)
+		}
+	}
 }
