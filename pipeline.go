@@ -229,6 +229,7 @@ type pipelineState struct {
 	text    []byte // the normalized text being tokenized
 	lower   bool   // text is plain ASCII, not normalized: lower tokens
 	cjk     bool   // text is the output of analysis.FoldCJK: lower tokens
+	scanned bool   // text is plain ASCII, already in scan (f.fastWords)
 	tok     []byte // a lowered token
 	scan    analysis.ASCIIWords
 	spans   []uint32 // the token offsets of countSpans
@@ -286,7 +287,14 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	// only analysis.FoldCJK, when the fast path can take it. (Both keep
 	// token offsets in 32 bits.)
 	short := uint64(len(src)) < 1<<32 && !f.general
-	s.lower = f.p.Units == UnitWords && short && analysis.PlainASCII(src)
+	s.scanned = false
+	if f.fastWords && short {
+		// the plain test and the word bitmap of countSpans in one pass
+		s.lower = s.scan.ResetPlain(src)
+		s.scanned = s.lower
+	} else {
+		s.lower = f.p.Units == UnitWords && short && analysis.PlainASCII(src)
+	}
 	s.cjk = false
 	if s.lower {
 		s.text = src
@@ -343,8 +351,7 @@ func (s *pipelineState) words() {
 	if s.lower {
 		// The default pipeline (single tokens, counted, 64 bits) counts
 		// each token's hash directly.
-		if s.f.fastWords {
-			s.scan.Reset(s.text)
+		if s.scanned {
 			s.countSpans(s.scan.Spans(s.spans[:0]))
 			return
 		}

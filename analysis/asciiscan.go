@@ -20,6 +20,9 @@ type ASCIIWords struct {
 	// byte of a word, or the first byte after one); starts and ends
 	// alternate, and a word at the end of the text ends at len(text)
 	edges []uint64
+	// bit i of spaces[i/64]: text[i] is white space or a control, which
+	// never joins two words
+	spaces []uint64
 	// the next edge is the lowest bit of cur, or in edges[i+1:]
 	i   int
 	cur uint64
@@ -27,31 +30,54 @@ type ASCIIWords struct {
 
 // Reset starts on text, which must be ASCII (bytes below 0x80); a byte
 // 0x80 or above is read as a non-word byte, which UAX #29 does not do.
-func (w *ASCIIWords) Reset(text []byte) {
+func (w *ASCIIWords) Reset(text []byte) { w.reset(text) }
+
+// ResetPlain is Reset if text holds only printable ASCII and ASCII white
+// space (as PlainASCII), and reports whether it does, from the same pass
+// over the text. After false, w must be Reset before use.
+func (w *ASCIIWords) ResetPlain(text []byte) bool { return w.reset(text) }
+
+// reset marks the word bytes of text in w.edges and its white space and
+// controls in w.spaces, then turns the words into edges (markJoins). It
+// reports whether text is plain (see ResetPlain); if it is not, it may
+// stop early.
+func (w *ASCIIWords) reset(text []byte) bool {
 	n := len(text)
 	nw := n/64 + 1
-	if cap(w.edges) < nw {
+	if cap(w.edges) < nw || cap(w.spaces) < nw {
 		w.edges = make([]uint64, nw, nw+nw/4)
+		w.spaces = make([]uint64, nw, nw+nw/4)
 	}
-	b := w.edges[:nw]
-	w.edges, w.text = b, text
-	i := 0
-	for ; i+64 <= n; i += 64 {
-		var m uint64
-		for k := 0; k < 64; k += 8 {
-			m |= wordMask8(binary.LittleEndian.Uint64(text[i+k:])) << k
+	b, sp := w.edges[:nw], w.spaces[:nw]
+	w.edges, w.spaces, w.text = b, sp, text
+	plain := true
+	for i := 0; i <= n; i += 64 {
+		var m, s, bad uint64
+		k := 0
+		for ; k < 64 && i+k+8 <= n; k += 8 {
+			wm, sm, bm := classify8(binary.LittleEndian.Uint64(text[i+k:]))
+			m |= wm << k
+			s |= sm << k
+			bad |= bm
 		}
-		b[i/64] = m
-	}
-	var m uint64
-	for k := i; k < n; k++ {
-		if wordByte[text[k]] {
-			m |= 1 << (k - i)
+		if k < 64 {
+			// the last bytes, fewer than eight, padded with spaces (which
+			// are plain and mark no word)
+			var last [8]byte
+			copy(last[copy(last[:], text[i+k:]):], "        ")
+			wm, sm, bm := classify8(binary.LittleEndian.Uint64(last[:]))
+			m |= wm << k
+			s |= sm << k
+			bad |= bm
+		}
+		b[i/64], sp[i/64] = m, s
+		if bad != 0 {
+			plain = false
 		}
 	}
-	b[i/64] = m
 	w.markJoins()
 	w.i, w.cur = 0, b[0]
+	return plain
 }
 
 // markJoins sets the bits of the punctuation marks that join the word
@@ -61,7 +87,7 @@ func (w *ASCIIWords) Reset(text []byte) {
 // shifts of the bitmap and checked one by one, and they are rare in most
 // text.
 func (w *ASCIIWords) markJoins() {
-	text, b := w.text, w.edges
+	text, b, sp := w.text, w.edges, w.spaces[:len(w.edges)]
 	var prev uint64 // the top bit of the previous bitmap word, unmarked
 	var top uint64  // the top bit of the previous bitmap word, marked
 	for i, m := range b {
@@ -69,7 +95,7 @@ func (w *ASCIIWords) markJoins() {
 		if i+1 < len(b) {
 			next = b[i+1] << 63
 		}
-		cand := ^m & (m<<1 | prev) & (m>>1 | next)
+		cand := ^m &^ sp[i] & (m<<1 | prev) & (m>>1 | next)
 		prev = m >> 63
 		for cand != 0 {
 			p := i<<6 + bits.TrailingZeros64(cand)
@@ -83,21 +109,29 @@ func (w *ASCIIWords) markJoins() {
 	}
 }
 
-// wordMask8 returns the word bytes among the eight bytes of x as eight bits,
-// bit k for byte k.
-func wordMask8(x uint64) uint64 {
+// classify8 returns, as eight bits (bit k for byte k of x), the word bytes
+// (letters, digits and _) and the white space and control bytes (0x20 and
+// below) among the eight bytes of x, and a value that is not 0 if one of
+// them is neither printable ASCII nor ASCII white space. Each byte test
+// works on seven bits a byte, with sums that never carry into the next byte.
+func classify8(x uint64) (word, space, bad uint64) {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
-	y := x &^ highs // seven bits a byte: the sums below never carry
+	y := x &^ highs
 	l := y | 0x20*ones
 	letter := (l + (0x80-'a')*ones) &^ (l + (0x80-'z'-1)*ones)
 	digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones)
 	u := y ^ '_'*ones
 	under := ^(u + 0x7f*ones | u)
 	m := (letter | digit | under) &^ x & highs
-	return (m >> 7) * 0x0102040810204080 >> 56
+	low := ^(y + (0x80-0x21)*ones)                           // y <= 0x20
+	ws := (y + (0x80-'\t')*ones) &^ (y + (0x80-'\r'-1)*ones) // \t to \r
+	ctrl := low &^ ws & (y ^ 0x20*ones + 0x7f*ones)          // below 0x20, not \t to \r
+	del := y + ones                                          // 0x7f
+	const pack = 0x0102040810204080
+	return (m >> 7) * pack >> 56, (low &^ x & highs >> 7) * pack >> 56, (x | ctrl | del) & highs
 }
 
 // Next returns the byte offsets of the next word token, or ok false at the

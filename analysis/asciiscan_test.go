@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestASCIIWords compares ASCIIWords (Next and Spans) with Words on random ASCII texts of
+// TestASCIIWords compares ASCIIWords (Next, Spans, ResetPlain) with Words on random ASCII texts of
 // every length up to 300 bytes (across the 64-byte blocks of the bitmap):
 // texts built from the bytes that decide word boundaries (letters of both
 // cases, digits, _, the joining marks : . ' , ;, hyphens, @ and / of
@@ -65,22 +65,47 @@ func TestASCIIWords(t *testing.T) {
 			if _, _, ok := w.Next(); ok {
 				t.Fatalf("%q: Next after Spans", b)
 			}
+			// ResetPlain: the plain test, and the same tokens
+			if plain := w.ResetPlain(b); plain != PlainASCII(b) {
+				t.Fatalf("%q: ResetPlain %v", b, plain)
+			} else if plain {
+				spans = w.Spans(spans[:0])
+				got = got[:0]
+				for j := 0; j < len(spans); j += 2 {
+					got = append(got, fmt.Sprint(spans[j], spans[j+1]))
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("%q: ResetPlain, Spans %v, Words %v", b, got, want)
+				}
+			}
 		}
 	}
 }
 
-// TestWordMask8 checks the eight-byte word test on every ASCII byte at
-// every position.
-func TestWordMask8(t *testing.T) {
-	for c := range 128 {
-		for k := range 8 {
-			x := uint64(' ')*0x0101010101010101&^(0xff<<(8*k)) | uint64(c)<<(8*k)
-			var want uint64
-			if wordByte[c] {
-				want = 1 << k
-			}
-			if got := wordMask8(x); got != want {
-				t.Fatalf("byte %#x at %d: mask %08b, want %08b", c, k, got, want)
+// TestClassify8 checks the eight-byte classes on every byte value at every
+// position, among spaces and among letters.
+func TestClassify8(t *testing.T) {
+	for _, fill := range []uint64{' ', 'a'} {
+		for c := range 256 {
+			for k := range 8 {
+				x := fill*0x0101010101010101&^(0xff<<(8*k)) | uint64(c)<<(8*k)
+				var word, space uint64
+				if fill == 'a' {
+					word = 0xff &^ (1 << k)
+				} else {
+					space = 0xff &^ (1 << k)
+				}
+				if c < 0x80 && wordByte[c] {
+					word |= 1 << k
+				}
+				if c <= 0x20 {
+					space |= 1 << k
+				}
+				gw, gs, gb := classify8(x)
+				if gw != word || gs != space || (gb != 0) != !plainByte[c] {
+					t.Fatalf("byte %#x at %d among %q: word %08b space %08b bad %#x, want %08b %08b %v",
+						c, k, rune(fill), gw, gs, gb, word, space, !plainByte[c])
+				}
 			}
 		}
 	}
