@@ -3,6 +3,7 @@ package simhash
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 
 	"github.com/zeebo/xxh3"
 )
@@ -35,31 +36,37 @@ func Hash64Lower(token, buf []byte) (uint64, []byte) { return hashLower(token, b
 // mispredicted for about every other word of prose; the two extra formulas
 // cost less.
 func AppendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
-	return appendHash64Lower(dst, text, spans, buf, false)
-}
-
-// AppendHash64LowerCJK is AppendHash64Lower for text whose tokens are
-// mostly of three bytes (CJK characters): it hashes a three-byte token with
-// XXH3's formula for 1-3 bytes only, after a branch that is then well
-// predicted.
-func AppendHash64LowerCJK(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
-	return appendHash64Lower(dst, text, spans, buf, true)
-}
-
-// appendHash64Lower is AppendHash64Lower, or AppendHash64LowerCJK if threes.
-func appendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte, threes bool) ([]uint64, []byte) {
-	for k := 0; k+1 < len(spans); k += 2 {
-		s, e := int(spans[k]), int(spans[k+1])
-		n := e - s
-		if threes && n == 3 {
-			t := text[s:e]
-			dst = append(dst, small(uint64(lower8(t[0])), uint64(lower8(t[1])), uint64(lower8(t[2])), 3))
-			continue
+	dst, out := grow(dst, len(spans)/2)
+	later, nl := hashSpans(out, text, spans)
+	if nl <= len(later) {
+		for _, k := range later[:nl] {
+			out[k], buf = hashLower(text[spans[2*k]:spans[2*k+1]], buf)
 		}
-		if n < 1 || n > 16 || e < 8 || s+8 > len(text) {
-			var h uint64
-			h, buf = hashLower(text[s:e], buf)
-			dst = append(dst, h)
+		return dst, buf
+	}
+	for k := range out {
+		s, e := int(spans[2*k]), int(spans[2*k+1])
+		if n := e - s; uint(n-1) >= 16 || e < 8 || s > len(text)-8 {
+			out[k], buf = hashLower(text[s:e], buf)
+		}
+	}
+	return dst, buf
+}
+
+// hashSpans sets out[k] to the hash of each token k of AppendHash64Lower
+// that is 1 to 16 bytes long and at least eight bytes from either end of
+// the text. It returns the first tokens it leaves out and their number.
+// It makes no call and keeps few values, so that the compiler keeps them
+// in registers.
+func hashSpans(out []uint64, text []byte, spans []uint32) (later [8]int, nl int) {
+	for k := range out {
+		s, e := int(spans[2*k]), int(spans[2*k+1])
+		n := e - s
+		if uint(n-1) >= 16 || e < 8 || s > len(text)-8 {
+			if nl < len(later) {
+				later[nl] = k
+			}
+			nl++
 			continue
 		}
 		lo := lower64(binary.LittleEndian.Uint64(text[s:]))   // bytes s to s+7
@@ -78,9 +85,40 @@ func appendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte, th
 				h = h1
 			}
 		}
-		dst = append(dst, h)
+		out[k] = h
+	}
+	return later, nl
+}
+
+// AppendHash64LowerCJK is AppendHash64Lower for text whose tokens are
+// mostly of three bytes (CJK characters): it hashes a three-byte token with
+// XXH3's formula for 1-3 bytes only, after a branch that is then well
+// predicted.
+func AppendHash64LowerCJK(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
+	dst, out := grow(dst, len(spans)/2)
+	others := false // tokens of other lengths, hashed after
+	for k := range out {
+		if t := text[spans[2*k]:spans[2*k+1]]; len(t) == 3 {
+			out[k] = small(uint64(lower8(t[0])), uint64(lower8(t[1])), uint64(lower8(t[2])), 3)
+		} else {
+			others = true
+		}
+	}
+	if others {
+		for k := range out {
+			if t := text[spans[2*k]:spans[2*k+1]]; len(t) != 3 {
+				out[k], buf = hashLower(t, buf)
+			}
+		}
 	}
 	return dst, buf
+}
+
+// grow returns dst extended by n elements, and those elements.
+func grow(dst []uint64, n int) ([]uint64, []uint64) {
+	m := len(dst)
+	dst = slices.Grow(dst, n)[:m+n]
+	return dst, dst[m:]
 }
 
 // hashLower is Hash64Lower of token, of any length, with a branch on the
