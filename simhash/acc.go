@@ -118,13 +118,13 @@ func (a *Weighted64) Add(h uint64, w float64) {
 	if w == 1 {
 		return
 	}
-	w--
+	// v[i] += w-1 if bit i of h is set, else v[i] -= w-1, which IEEE
+	// arithmetic defines as v[i] += -(w-1): the sign bit is flipped for the
+	// clear bits, without a branch that random bits would make the
+	// processor mispredict half the time.
+	wb := math.Float64bits(w - 1)
 	for i := range a.v {
-		if h>>i&1 != 0 {
-			a.v[i] += w
-		} else {
-			a.v[i] -= w
-		}
+		a.v[i] += math.Float64frombits(wb ^ (^h>>i&1)<<63)
 	}
 }
 

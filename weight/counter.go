@@ -97,9 +97,10 @@ func (c *Counter) Terms() []Term {
 // Counter64 counts the occurrences of 64-bit feature hashes, as Counter
 // does for (hi, lo, key) features, with less work per occurrence: its
 // open-addressing table holds only the hash and the count of each feature
-// (16 bytes a slot) and the order of first occurrence is a list of slot
-// numbers, which also clears the table on Reset. The zero value is ready to
-// use. A Counter64 is not safe for concurrent use.
+// (16 bytes a slot), kept at most a quarter full so that most lookups take
+// one probe, and the order of first occurrence is a list of slot numbers,
+// which also clears the table on Reset. The zero value is ready to use. A
+// Counter64 is not safe for concurrent use.
 type Counter64 struct {
 	slots []Count64
 	order []uint32 // slot of each feature, in order of first occurrence
@@ -140,7 +141,7 @@ func (c *Counter64) AddAll(hs []uint64) {
 	slots := c.slots
 	mask := uint32(len(slots) - 1)
 	for _, h := range hs {
-		if 2*(n+1) > len(slots) {
+		if 4*(n+1) > len(slots) {
 			c.order = order[:n]
 			c.grow()
 			slots = c.slots
