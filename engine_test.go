@@ -705,3 +705,36 @@ func TestStripesOrderNearDuplicates(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(o *Options)
+		want string // in the error; "" for valid
+	}{
+		{"defaults", func(o *Options) {}, ""},
+		{"zero options", func(o *Options) { *o = Options{} }, ""},
+		{"k", func(o *Options) { o.K = 33 }, "k 33"},
+		{"policy", func(o *Options) { o.Policy.Long.MinSimilarity = 2 }, "long min similarity"},
+		{"durability", func(o *Options) { o.Durability = 9 }, "durability"},
+		{"commit delay", func(o *Options) { o.CommitDelay = -time.Millisecond }, "commit delay"},
+		{"index bytes", func(o *Options) { o.IndexBytesPerDocument = -1 }, "IndexBytesPerDocument"},
+		{"max text", func(o *Options) { o.MaxTextBytes = -1 }, "MaxTextBytes -1"},
+		{"max candidates", func(o *Options) { o.MaxCandidates = -2 }, "MaxCandidates -2"},
+		{"expected", func(o *Options) { o.ExpectedDocuments = -3 }, "ExpectedDocuments -3"},
+		{"bits", func(o *Options) { o.Fingerprint.Bits = 256 }, "not 256"},
+		{"nilsimsa", func(o *Options) { o.Fingerprint.Profile = "nilsimsa" }, "nilsimsa"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions()
+			tc.edit(&o)
+			err := o.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Validate: %v, want an error naming %q", err, tc.want)
+			}
+		})
+	}
+}
