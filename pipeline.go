@@ -1,9 +1,11 @@
 package neardup
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -208,7 +210,7 @@ type pipelineFP struct {
 	count64 bool
 	// fastWords: single word tokens, no stop words, 64 bits, counted: plain
 	// ASCII text takes countSpans; fastCJK: also CJK unigrams, so that
-	// common Chinese text (analysis.FoldCJK) takes countSpans too
+	// common Chinese text takes hashCJK
 	fastWords, fastCJK bool
 	// general turns the fast paths off (for the tests that compare them
 	// with the general path)
@@ -228,12 +230,13 @@ type pipelineState struct {
 	scratch analysis.Scratch
 	text    []byte // the normalized text being tokenized
 	lower   bool   // text is plain ASCII, not normalized: lower tokens
-	cjk     bool   // text is the output of analysis.FoldCJK: lower tokens
+	cjk     bool   // the tokens are in hashes already (hashCJK)
 	scanned bool   // text is plain ASCII, already in scan (f.fastWords)
 	tok     []byte // a lowered token
 	scan    analysis.ASCIIWords
 	spans   []uint32 // the token offsets of countSpans
-	hashes  []uint64 // the token hashes of countSpans
+	hashes  []uint64 // the token hashes of countSpans and hashCJK
+	seg     []byte   // the ASCII text between two ideographs, in hashCJK
 	idf     *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
@@ -284,8 +287,8 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	// Plain ASCII text (no control characters) needs no normalization for
 	// word tokens: its tokens are those of the normalized text, but for
 	// case, which words lowers token by token. Common Chinese text needs
-	// only analysis.FoldCJK, when the fast path can take it. (Both keep
-	// token offsets in 32 bits.)
+	// no normalized copy at all, when the fast path can take it (hashCJK).
+	// (Both keep token offsets in 32 bits.)
 	short := uint64(len(src)) < 1<<32 && !f.general
 	s.scanned = false
 	if f.fastWords && short {
@@ -299,9 +302,7 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	if s.lower {
 		s.text = src
 	} else {
-		if f.fastCJK && short {
-			s.norm, s.cjk = analysis.FoldCJK(s.norm[:0], src)
-		}
+		s.cjk = f.fastCJK && short && s.hashCJK(src)
 		if !s.cjk {
 			s.norm = s.scratch.Normalize(s.norm[:0], src)
 		}
@@ -345,7 +346,7 @@ func (f *pipelineFP) finish(s *pipelineState) {
 func (s *pipelineState) words() {
 	p := &s.f.p
 	if s.cjk {
-		s.countSpans(analysis.CJKSpans(s.spans[:0], s.text))
+		s.count(s.hashes)
 		return
 	}
 	if s.lower {
@@ -388,26 +389,118 @@ func (s *pipelineState) words() {
 	s.finish()
 }
 
-// countSpans counts the tokens text[spans[2k]:spans[2k+1]] of s.text (plain
-// ASCII, or the output of analysis.FoldCJK), lowered, by their 64-bit
-// hashes, in loops with no call per token and no token copied: the hashes,
-// lowered as they are read (simhash.AppendHash64Lower or, for Chinese, its
-// CJK variant), then the counts.
-// The spans come from analysis.ASCIIWords.Spans or analysis.CJKSpans.
+// countSpans counts the tokens text[spans[2k]:spans[2k+1]] of the plain
+// ASCII s.text, lowered, by their 64-bit hashes, in loops with no call per
+// token and no token copied: the hashes, lowered as they are read
+// (simhash.AppendHash64Lower), then the counts. The spans come from
+// analysis.ASCIIWords.Spans.
 func (s *pipelineState) countSpans(spans []uint32) {
 	s.spans = spans
-	if s.cjk {
-		s.hashes, s.tok = simhash.AppendHash64LowerCJK(s.hashes[:0], s.text, spans, s.tok)
-	} else {
-		s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, spans, s.tok)
-	}
+	s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, spans, s.tok)
+	s.count(s.hashes)
+}
+
+// count counts the features hs.
+func (s *pipelineState) count(hs []uint64) {
 	if s.f.count64 {
-		s.count64.AddAll(s.hashes)
+		s.count64.AddAll(hs)
 		return
 	}
-	for _, h := range s.hashes {
+	for _, h := range hs {
 		s.counter.Add(0, h, h)
 	}
+}
+
+// hashCJK puts in s.hashes the hashes of the tokens of common Chinese text
+// src (the text analysis.FoldCJK takes), in order, and reports true; or
+// reports false for other text. It makes one pass over src, with no
+// normalized copy: each ideograph is a token (simhash.Hash3 of its three
+// bytes); the ASCII text between two ideographs, with full-width forms
+// mapped to ASCII and CJK punctuation to spaces (word boundaries, as it is
+// in the normalized text), is gathered in s.seg and split into words as
+// plain ASCII. The fingerprint is then that of the general path: the
+// tokens of the normalized text, in order (TestPipelineFastPaths).
+func (s *pipelineState) hashCJK(src []byte) bool {
+	n := len(src)
+	// Written by index, with no branch per character: hs has room for
+	// every ideograph left, seg for all of src.
+	hs := slices.Grow(s.hashes[:0], n/3+1)
+	hs = hs[:cap(hs)]
+	seg := slices.Grow(s.seg[:0], n+1)
+	seg = seg[:cap(seg)]
+	nh, ns := 0, 0
+	word := 0 // 1 if seg[:ns] has a word byte
+	for i := 0; i < n; {
+		if src[i] < 0x80 {
+			j := i + 1
+			for j < n && src[j] < 0x80 {
+				j++
+			}
+			if !analysis.PlainASCII(src[i:j]) {
+				return false
+			}
+			for _, c := range src[i:j] {
+				word |= wordBit(c)
+			}
+			ns += copy(seg[ns:], src[i:j])
+			i = j
+			continue
+		}
+		// a three-byte character, read with the byte after it (or a 0)
+		var x uint32
+		if i+4 <= n {
+			x = binary.LittleEndian.Uint32(src[i:])
+		} else if i+3 == n {
+			x = uint32(src[i]) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
+		}
+		kind, b := analysis.CJKChar(x)
+		if kind == analysis.CJKNone {
+			return false
+		}
+		// without branches, from the kinds' values (1 0 1 and 0 1 1 in
+		// binary): han is 1 for an ideograph, k1 for it or an ASCII
+		// byte, 0 for punctuation, which becomes a space
+		k := int(kind)
+		han, k1 := k&^(k>>1)&1, byte(k&1)
+		b = b*k1 + ' '*(1-k1)
+		if word&han != 0 {
+			// the words of the ASCII text before this ideograph
+			hs = s.segWords(hs[:nh], seg[:ns])
+			nh = len(hs)
+			hs = slices.Grow(hs, (n-i)/3+1)
+			hs = hs[:cap(hs)]
+			word = 0
+		}
+		// an ideograph is a token; other characters go to seg, as their
+		// ASCII byte or as a space, which seg forgets at an ideograph
+		hs[nh] = simhash.Hash3(x)
+		nh += han
+		word |= wordBit(b) &^ han
+		seg[ns] = b
+		ns = (ns + 1) * (1 - han)
+		i += 3
+	}
+	hs = hs[:nh]
+	if word != 0 {
+		hs = s.segWords(hs, seg[:ns])
+	}
+	s.hashes, s.seg = hs, seg[:0]
+	return true
+}
+
+// wordBit is 1 if the byte c is an ASCII letter, digit or _, else 0.
+func wordBit(c byte) int { return int(wordBytes[c>>6] >> (c & 63) & 1) }
+
+// wordBytes marks the ASCII letters, digits and _, bit c&63 of word c>>6.
+var wordBytes = [4]uint64{0x03ff000000000000, 0x07fffffe87fffffe}
+
+// segWords appends to hs the hashes of the words of the plain ASCII seg,
+// lowered.
+func (s *pipelineState) segWords(hs []uint64, seg []byte) []uint64 {
+	s.scan.Reset(seg)
+	s.spans = s.scan.Spans(s.spans[:0])
+	hs, s.tok = simhash.AppendHash64Lower(hs, seg, s.spans, s.tok)
+	return hs
 }
 
 // bigram turns CJK characters into overlapping bigrams: each character

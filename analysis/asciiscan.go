@@ -30,18 +30,19 @@ type ASCIIWords struct {
 
 // Reset starts on text, which must be ASCII (bytes below 0x80); a byte
 // 0x80 or above is read as a non-word byte, which UAX #29 does not do.
-func (w *ASCIIWords) Reset(text []byte) { w.reset(text) }
+func (w *ASCIIWords) Reset(text []byte) { w.reset(text, false) }
 
 // ResetPlain is Reset if text holds only printable ASCII and ASCII white
 // space (as PlainASCII), and reports whether it does, from the same pass
-// over the text. After false, w must be Reset before use.
-func (w *ASCIIWords) ResetPlain(text []byte) bool { return w.reset(text) }
+// over the text, which stops at the first 64 bytes that are not. After
+// false, w must be Reset before use.
+func (w *ASCIIWords) ResetPlain(text []byte) bool { return w.reset(text, true) }
 
 // reset marks the word bytes of text in w.edges and its white space and
 // controls in w.spaces, then turns the words into edges (markJoins). It
-// reports whether text is plain (see ResetPlain); if it is not, it may
-// stop early.
-func (w *ASCIIWords) reset(text []byte) bool {
+// reports whether text is plain (see ResetPlain); if it is not and
+// plainOnly is set, it stops there.
+func (w *ASCIIWords) reset(text []byte, plainOnly bool) bool {
 	n := len(text)
 	nw := n/64 + 1
 	if cap(w.edges) < nw || cap(w.spaces) < nw {
@@ -72,6 +73,9 @@ func (w *ASCIIWords) reset(text []byte) bool {
 		}
 		b[i/64], sp[i/64] = m, s
 		if bad != 0 {
+			if plainOnly {
+				return false
+			}
 			plain = false
 		}
 	}

@@ -25,9 +25,9 @@ import (
 // above is a word boundary that no UAX #29 rule joins across.
 func FoldCJK(dst, src []byte) ([]byte, bool) {
 	// The output is never longer than src: it is written by index into
-	// spare capacity.
+	// spare capacity, four bytes at a time (one more than a character).
 	start := len(dst)
-	dst = slices.Grow(dst, len(src))
+	dst = slices.Grow(dst, len(src)+4)
 	out := dst[:cap(dst)]
 	j := start
 	n := len(src)
@@ -48,35 +48,105 @@ func FoldCJK(dst, src []byte) ([]byte, bool) {
 			j++
 			continue
 		}
-		if i+3 > n {
-			return dst[:start], false
+		// A three-byte character, read with the byte after it (or a 0).
+		var x uint32
+		if i+4 <= n {
+			x = binary.LittleEndian.Uint32(src[i:])
+		} else if i+3 == n {
+			x = uint32(c) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
 		}
-		c1, c2 := src[i+1], src[i+2]
-		if c1&0xc0 != 0x80 || c2&0xc0 != 0x80 {
+		kind, m := CJKChar(x)
+		switch kind {
+		case CJKNone:
 			return dst[:start], false
+		case CJKASCII:
+			// in place of the lead byte
+			x = x&^0xff | uint32(m)
 		}
-		switch {
-		case c >= 0xe5 && c <= 0xe9 || c == 0xe4 && c1 >= 0xb8: // U+4E00 to U+9FFF
-		case c == 0xe3 && c1 == 0x80 && c2 == 0x80: // U+3000
-			out[j] = ' '
-			i += 3
-			j++
-			continue
-		case c == 0xe3 && c1 == 0x80 && (c2 == 0x81 || c2 == 0x82 || c2 >= 0x88 && c2 <= 0x91):
-		case c == 0xe2 && c1 == 0x80 && (c2 == 0x94 || c2 == 0x9c || c2 == 0x9d):
-		case c == 0xef && (c1 == 0xbc && c2 >= 0x81 || c1 == 0xbd && c2 <= 0x9e): // U+FF01 to U+FF5E
-			out[j] = byte(int(c1&3)<<6|int(c2&0x3f)) + 0x20
-			i += 3
-			j++
-			continue
-		default:
-			return dst[:start], false
-		}
-		out[j], out[j+1], out[j+2] = c, c1, c2
+		binary.LittleEndian.PutUint32(out[j:], x)
 		i += 3
 		j += 3
+		if kind == CJKASCII {
+			j -= 2
+		}
 	}
 	return out[:j], true
+}
+
+// CJKKind is what CJKChar finds a character to be.
+type CJKKind uint8
+
+// The kinds of CJKChar.
+const (
+	// CJKNone: a character FoldCJK does not take, or not a three-byte
+	// character.
+	CJKNone CJKKind = iota
+	// CJKHan: a CJK Unified Ideograph, a token of its own.
+	CJKHan
+	// CJKBreak: punctuation that FoldCJK keeps, a word boundary.
+	CJKBreak
+	// CJKASCII: a full-width form or U+3000, which FoldCJK maps to one
+	// ASCII byte.
+	CJKASCII
+)
+
+// CJKChar returns the kind of the three-byte UTF-8 character held by the
+// low three bytes of x (its first byte lowest; the top byte is ignored)
+// among the characters FoldCJK takes, and for CJKASCII its ASCII byte
+// (full-width letters are not lowered). It has no branch: one table lookup
+// for the first two bytes, one bit of a mask for the third.
+func CJKChar(x uint32) (CJKKind, byte) {
+	row := cjkRow[(x&0x0f)<<6|x>>8&0x3f] & 7
+	if x&0xc0c0f0 != 0x8080e0 {
+		row = rowNone
+	}
+	t := x >> 16 & 0x3f
+	k := (cjkKind[row] + uint8(cjkShort[row]>>t&1)) * uint8(cjkTake[row]>>t&1)
+	return CJKKind(k), byte((x>>8&3)<<6|t) + 0x20
+}
+
+// The rows of FoldCJK: the three-byte characters sharing their first two
+// bytes.
+const (
+	rowNone     = iota
+	rowHan      // U+4E00 to U+9FFF
+	rowPunct    // U+2000 to U+203F: — “ ”
+	rowCJK      // U+3000 to U+303F: the ideographic space, 、。〈〉《》「」『』【】
+	rowFull     // U+FF00 to U+FF3F: full-width forms from U+FF01
+	rowFullHigh // U+FF40 to U+FF7F: full-width forms to U+FF5E
+)
+
+// cjkRow is the row of the character whose first two bytes are 0xe0 | i>>6
+// and 0x80 | i&0x3f.
+var cjkRow = func() (t [1024]uint8) {
+	for c := 0x4e00; c <= 0x9fff; c += 0x40 {
+		t[(c>>12)<<6|(c>>6)&0x3f] = rowHan
+	}
+	t[0x2000>>6] = rowPunct
+	t[(0x3<<6)|0] = rowCJK
+	t[(0xf<<6)|0x3c] = rowFull
+	t[(0xf<<6)|0x3d] = rowFullHigh
+	return t
+}()
+
+// cjkKind is the kind of the characters of a row, but for those that
+// become ASCII (one more).
+var cjkKind = [8]uint8{rowHan: uint8(CJKHan), rowPunct: uint8(CJKBreak), rowCJK: uint8(CJKBreak),
+	rowFull: uint8(CJKBreak), rowFullHigh: uint8(CJKBreak)}
+
+// cjkTake[row] has bit k set if FoldCJK takes the character of the row
+// whose last byte is 0x80 | k; cjkShort[row], if that character becomes
+// one ASCII byte.
+var cjkTake, cjkShort = [8]uint64{
+	rowHan:      ^uint64(0),
+	rowPunct:    1<<0x14 | 1<<0x1c | 1<<0x1d,
+	rowCJK:      1<<0 | 1<<1 | 1<<2 | (1<<0x12-1)&^(1<<8-1),
+	rowFull:     ^uint64(1),
+	rowFullHigh: 1<<0x1f - 1,
+}, [8]uint64{
+	rowCJK:      1,
+	rowFull:     ^uint64(0),
+	rowFullHigh: ^uint64(0),
 }
 
 // plainByte marks printable ASCII and ASCII white space: the bytes that

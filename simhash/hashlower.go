@@ -90,30 +90,6 @@ func hashSpans(out []uint64, text []byte, spans []uint32) (later [8]int, nl int)
 	return later, nl
 }
 
-// AppendHash64LowerCJK is AppendHash64Lower for text whose tokens are
-// mostly of three bytes (CJK characters): it hashes a three-byte token with
-// XXH3's formula for 1-3 bytes only, after a branch that is then well
-// predicted.
-func AppendHash64LowerCJK(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
-	dst, out := grow(dst, len(spans)/2)
-	others := false // tokens of other lengths, hashed after
-	for k := range out {
-		if t := text[spans[2*k]:spans[2*k+1]]; len(t) == 3 {
-			out[k] = small(uint64(lower8(t[0])), uint64(lower8(t[1])), uint64(lower8(t[2])), 3)
-		} else {
-			others = true
-		}
-	}
-	if others {
-		for k := range out {
-			if t := text[spans[2*k]:spans[2*k+1]]; len(t) != 3 {
-				out[k], buf = hashLower(t, buf)
-			}
-		}
-	}
-	return dst, buf
-}
-
 // grow returns dst extended by n elements, and those elements.
 func grow(dst []uint64, n int) ([]uint64, []uint64) {
 	m := len(dst)
@@ -147,6 +123,11 @@ func hashLower(token, buf []byte) (uint64, []byte) {
 	}
 	return hashEmpty, buf
 }
+
+// Hash3 returns Hash64 of the three bytes x&0xff, x>>8&0xff and
+// x>>16&0xff, in that order (a CJK character in UTF-8, read little-endian),
+// with a few multiplies and shifts.
+func Hash3(x uint32) uint64 { return small(uint64(x&0xff), uint64(x>>8&0xff), uint64(x>>16&0xff), 3) }
 
 // small is XXH3-64 of the n = 1 to 3 bytes whose first, middle and last
 // are c1, c2 and c3.

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestHash64Lower compares Hash64Lower and AppendHash64Lower(CJK) with Hash64 of
-// the token lowered by bytes.Map on random tokens of every length up to 40
-// bytes: ASCII letters of both cases, the bytes around them (@ [ ` {), and
-// any byte at all; AppendHash64Lower with the token at every offset from the
-// start and the end of a text up to 9 bytes.
+// TestHash64Lower compares Hash64Lower, AppendHash64Lower and Hash3 with
+// Hash64 of the token lowered by bytes.Map on random tokens of every length
+// up to 40 bytes: ASCII letters of both cases, the bytes around them (@ [ `
+// {), and any byte at all; AppendHash64Lower with the token at every offset
+// from the start and the end of a text up to 9 bytes.
 func TestHash64Lower(t *testing.T) {
 	alphabets := []string{
 		"aAzZmM@[`{09_.",
@@ -63,9 +63,14 @@ func TestHash64Lower(t *testing.T) {
 			spans := []uint32{uint32(pre), uint32(pre + n), 0, uint32(pre)}
 			var hs []uint64
 			hs, buf = AppendHash64Lower(hs, text, spans, buf)
-			hs, buf = AppendHash64LowerCJK(hs, text, spans, buf)
-			if hs[0] != got || hs[1] != Hash64(lowerASCII(text[:pre])) || hs[2] != hs[0] || hs[3] != hs[1] {
-				t.Fatalf("AppendHash64Lower(CJK) in %q: %#x, want %#x %#x", text, hs, got, Hash64(lowerASCII(text[:pre])))
+			if hs[0] != got || hs[1] != Hash64(lowerASCII(text[:pre])) {
+				t.Fatalf("AppendHash64Lower in %q: %#x, want %#x %#x", text, hs, got, Hash64(lowerASCII(text[:pre])))
+			}
+			if n == 3 {
+				x := uint32(tok[0]) | uint32(tok[1])<<8 | uint32(tok[2])<<16
+				if h := Hash3(x); h != Hash64(tok) {
+					t.Fatalf("Hash3(%q) = %#x, want %#x", tok, h, Hash64(tok))
+				}
 			}
 		}
 	}
