@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -240,12 +239,13 @@ type Engine struct {
 	ids      [idShards]idShard
 	counter  atomic.Uint64
 
-	// changes counts changes to the indexes (inserts, deletes, expiry
-	// passes, undone inserts). A batch decides its documents in parallel
-	// first; such a decision still holds when, by the time the document's
-	// turn comes, changes has moved only by the batch's own inserts and
-	// none of them is a candidate of the document.
-	changes atomic.Uint64
+	// Decisions are made without locks and checked under them: keyVers
+	// counts the inserts under each key stripe, removals the deletes,
+	// expiry passes and undone inserts. A decision made while neither the
+	// stripes of the document nor removals moved still holds, since every
+	// candidate of a document shares a stripe with it.
+	keyVers  [keyStripes]atomic.Uint32
+	removals atomic.Uint64
 
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingDoc // decided, not yet durable
@@ -858,17 +858,41 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 	return r, nil
 }
 
-// nearAny reports whether any of ps is a candidate of p: within the long
-// index's distance, or, both texts short, the short index's.
-func (e *Engine) nearAny(p *prepared, ps []*prepared) bool {
-	short := e.short != nil && e.isShort(p.runes)
-	for _, q := range ps {
-		d := bits.OnesCount64(p.ix ^ q.ix)
-		if d <= e.longK || short && d <= e.shortK && e.isShort(q.runes) {
-			return true
+// optimistic is a decision made without locks, with what is needed to
+// check it once the locks are held.
+type optimistic struct {
+	d        decision
+	err      error
+	stripes  []uint64 // the document's key stripes
+	vers     []uint32 // their versions before the decision
+	removals uint64   // removals before the decision
+}
+
+// decideOptimistic decides p without locks, noting the versions of its
+// stripes (appended to scratch) first.
+func (e *Engine) decideOptimistic(p *prepared, scratch []uint64) optimistic {
+	o := optimistic{removals: e.removals.Load(), stripes: e.stripes(p, scratch)}
+	o.vers = make([]uint32, len(o.stripes))
+	for i, k := range o.stripes {
+		o.vers[i] = e.keyVers[k].Load()
+	}
+	o.d, o.err = e.decide(p)
+	return o
+}
+
+// stillHolds reports whether nothing that could change o's decision has
+// happened since it was made: no insert under its stripes, no removal.
+// The caller holds the stripes.
+func (e *Engine) stillHolds(o *optimistic) bool {
+	if e.removals.Load() != o.removals {
+		return false
+	}
+	for i, k := range o.stripes {
+		if e.keyVers[k].Load() != o.vers[i] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // stripes returns the sorted, distinct key-lock stripes of p.
@@ -918,17 +942,15 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	ps := make([]prepared, len(ds))
 	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
 	// Decide a batch's documents on all cores first, against the indexes
-	// as they are now; the loop below uses each decision unless something
-	// that could change it happened meanwhile.
-	var spec []decision
-	var specErr []error
-	var v0 uint64
+	// as they are now; the loop below keeps each decision unless something
+	// that could change it happened meanwhile (see keyVers). A single
+	// document is decided the same way, just before its locks are taken.
+	var spec []optimistic
 	if check && len(ps) > 1 {
-		v0 = e.changes.Load()
-		spec, specErr = make([]decision, len(ps)), make([]error, len(ps))
+		spec = make([]optimistic, len(ps))
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
-				spec[i], specErr[i] = e.decide(&ps[i])
+				spec[i] = e.decideOptimistic(&ps[i], nil)
 			}
 		})
 	}
@@ -975,14 +997,24 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			errs[i], failed = fmt.Errorf("%w: %q at %v", ErrExpired, p.doc.ID, time.Unix(p.time, 0).UTC()), true
 			continue
 		}
-		stripes := e.stripes(p, (*keysp)[:0])
-		e.lockKeys(stripes)
 		var d decision
-		if check && spec != nil && e.changes.Load() == v0+uint64(len(inserted)) && !e.nearAny(p, inserted) {
-			d, err = spec[i], specErr[i]
-		} else if check {
-			d, err = e.decide(p)
+		var stripes []uint64
+		if check {
+			o := optimistic{}
+			if spec != nil {
+				o = spec[i]
+			} else {
+				o = e.decideOptimistic(p, (*keysp)[:0])
+			}
+			stripes = o.stripes
+			e.lockKeys(stripes)
+			d, err = o.d, o.err
+			if err == nil && !e.stillHolds(&o) {
+				d, err = e.decide(p) // under the locks: exact
+			}
 		} else {
+			stripes = e.stripes(p, (*keysp)[:0])
+			e.lockKeys(stripes)
 			d = decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 		}
 		if err != nil {
@@ -1014,8 +1046,12 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			e.short.Add(ent)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
-		e.changes.Add(1)
-		*keysp = stripes
+		for _, k := range stripes {
+			e.keyVers[k].Add(1)
+		}
+		if spec == nil {
+			*keysp = stripes
+		}
 		e.unlockKeys(stripes)
 		idl.Unlock()
 		if batch == nil {
@@ -1039,7 +1075,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 				}
 				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
 			}
-			e.changes.Add(1)
+			e.removals.Add(1)
 			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
 			e.failure.CompareAndSwap(nil, &err)
 		}
@@ -1206,7 +1242,7 @@ func (e *Engine) Delete(id string) error {
 	if err := e.db.Commit(b); err != nil {
 		return fmt.Errorf("neardup: delete %q: %w", id, err)
 	}
-	e.changes.Add(1)
+	e.removals.Add(1)
 	e.long.Remove(ref.seq)
 	if e.short != nil {
 		e.short.Remove(ref.seq)

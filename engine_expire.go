@@ -54,12 +54,12 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	e.expireMu.Lock()
 	defer e.expireMu.Unlock()
 	cutoff := e.cutoff()
-	e.changes.Add(1)
+	e.removals.Add(1)
 	rep.Indexed = e.long.ExpireBefore(cutoff)
 	if e.short != nil {
 		e.short.ExpireBefore(cutoff)
 	}
-	e.changes.Add(1)
+	e.removals.Add(1)
 	e.nExpired.Add(uint64(rep.Indexed))
 	end := store.HourStart(cutoff)
 	if end <= e.expiredTo {
