@@ -117,6 +117,7 @@ const (
 // ExpireBefore) becomes visible in chunks. Readers are never blocked for
 // longer than one chunk of a bulk change or one swap of rebuilt tables.
 type Index struct {
+	fmu sync.Mutex   // serializes flushes; taken before wmu, or tried while holding it
 	wmu sync.Mutex   // serializes writers
 	mu  sync.RWMutex // readers hold it shared; writers exclusively while changing what readers see
 
@@ -148,7 +149,8 @@ type Index struct {
 	pendTime       []int64
 	npend          atomic.Int32
 
-	bufCap, mainMin int // flush thresholds (tests lower them)
+	bufCap, mainMin int    // flush thresholds (tests lower them)
+	whileBuilding   func() // tests: called while Add builds a level without wmu
 }
 
 // New returns an empty index. It returns an error wrapping ErrOptions or
@@ -204,8 +206,20 @@ func (ix *Index) Add(e Entry) {
 		}
 		ix.materialize()
 	}
-	if len(ix.buf) >= ix.bufCap {
-		ix.flush(false)
+	// The buffer is full: sort it into a tier, letting other writers in
+	// while the tier is built, unless another flush is already under way
+	// (the buffer then grows until a later Add finds none).
+	if len(ix.buf) >= ix.bufCap && ix.fmu.TryLock() {
+		p := ix.planFlush(false)
+		fps := ix.fps
+		ix.wmu.Unlock()
+		if ix.whileBuilding != nil {
+			ix.whileBuilding()
+		}
+		l := buildLevel(ix.tabs, p.slots, fps)
+		ix.wmu.Lock()
+		ix.installFlush(p, l)
+		ix.fmu.Unlock()
 	}
 }
 
@@ -243,6 +257,8 @@ func (ix *Index) addLocked(e Entry) {
 // are visible when AddBatch returns. Until the batch is sorted in, queries
 // also scan it linearly, so they slow down during a large batch.
 func (ix *Index) AddBatch(es []Entry) {
+	ix.fmu.Lock()
+	defer ix.fmu.Unlock()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	ix.materialize()
@@ -299,6 +315,8 @@ func (ix *Index) allocLocked(e Entry) uint32 {
 
 // Remove deletes the entry with the given id and reports whether there was one.
 func (ix *Index) Remove(id uint64) bool {
+	ix.fmu.Lock()
+	defer ix.fmu.Unlock()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	ix.mu.Lock()
@@ -332,6 +350,8 @@ func (ix *Index) killLocked(s uint32) {
 // many it removed. Queries keep running meanwhile: removals are applied in
 // chunks, and rebuilt tables are swapped in at the end.
 func (ix *Index) ExpireBefore(t int64) int {
+	ix.fmu.Lock()
+	defer ix.fmu.Unlock()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	ix.materialize()
@@ -374,43 +394,69 @@ func (ix *Index) maybeCompact() {
 // flush merges the buffer into the first tier that can hold it together
 // with the smaller tiers, or, when the tiers have outgrown their share (or
 // full is set), rebuilds the main level from every live entry, which also
-// drops dead entries for good. Building happens outside the lock; only the
-// swap holds it. The caller holds wmu.
+// drops dead entries for good. Building happens outside the read-write
+// lock; only the swap holds it. The caller holds fmu and wmu.
 func (ix *Index) flush(full bool) {
-	slots := ix.appendLiveSlots(nil, ix.buf)
+	p := ix.planFlush(full)
+	ix.installFlush(p, buildLevel(ix.tabs, p.slots, ix.fps))
+}
+
+// flushPlan is what a flush builds and replaces.
+type flushPlan struct {
+	slots []uint32 // the slots of the new level
+	tier  int      // the level it replaces: 0 the main level (a full rebuild), j+1 tier j
+	nbuf  int      // entries at the head of the buffer it takes in
+	ndead int      // dead slots it frees (full rebuilds)
+}
+
+// planFlush chooses what flush(full) rebuilds. The caller holds fmu and
+// wmu; while it builds the level it may release wmu, since only flushes
+// change the levels and only whole plans free slots.
+func (ix *Index) planFlush(full bool) flushPlan {
+	p := flushPlan{nbuf: len(ix.buf)}
+	p.slots = ix.appendLiveSlots(nil, ix.buf)
 	for j := 0; ; j++ {
 		if j+1 < len(ix.levels) {
-			slots = ix.appendLive(slots, ix.levels[j+1])
+			p.slots = ix.appendLive(p.slots, ix.levels[j+1])
 		}
 		limit := ix.bufCap << (3 * (j + 1))
 		if full || limit > max(ix.mainMin, ix.n/4) {
 			break
 		}
-		if len(slots) <= limit {
-			l := buildLevel(ix.tabs, slots, ix.fps)
-			ix.mu.Lock()
-			for len(ix.levels) < j+2 {
-				ix.levels = append(ix.levels, nil)
-			}
-			clear(ix.levels[1 : j+1])
-			ix.levels[j+1] = l
-			ix.clearBufLocked()
-			ix.mu.Unlock()
-			return
+		if len(p.slots) <= limit {
+			p.tier = j + 1
+			return p
 		}
 	}
 	// Every live entry is in the main level, a tier or the buffer: walk the
 	// live bits, so fingerprints are read in slot order.
-	all := make([]uint32, 0, ix.n)
-	all = ix.appendLiveBits(all)
-	m := buildLevel(ix.tabs, all, ix.fps)
+	p.slots = ix.appendLiveBits(make([]uint32, 0, ix.n))
+	p.ndead = len(ix.dead)
+	return p
+}
+
+// installFlush swaps in the level built for p. Entries added to the
+// buffer and slots killed since p was planned stay where they are. The
+// caller holds fmu and wmu.
+func (ix *Index) installFlush(p flushPlan, l level) {
 	ix.mu.Lock()
-	ix.levels = []level{m}
-	ix.clearBufLocked()
+	if p.tier == 0 {
+		ix.levels = []level{l}
+	} else {
+		for len(ix.levels) < p.tier+1 {
+			ix.levels = append(ix.levels, nil)
+		}
+		clear(ix.levels[1:p.tier])
+		ix.levels[p.tier] = l
+	}
+	ix.dropBufHeadLocked(p.nbuf)
 	ix.mu.Unlock()
-	// The free and dead lists are the writers' alone.
-	ix.free = append(ix.free, ix.dead...)
-	ix.dead = ix.dead[:0]
+	if p.tier == 0 {
+		// The free and dead lists are the writers' alone. Slots killed
+		// while the level was built are still in it.
+		ix.free = append(ix.free, ix.dead[:p.ndead]...)
+		ix.dead = append(ix.dead[:0], ix.dead[p.ndead:]...)
+	}
 }
 
 // appendLiveBits appends every live slot in ascending order.
@@ -425,14 +471,17 @@ func (ix *Index) appendLiveBits(dst []uint32) []uint32 {
 	return dst
 }
 
-// clearBufLocked empties the buffer, releasing the memory a bulk load
-// made it grow to.
-func (ix *Index) clearBufLocked() {
-	if cap(ix.buf) > 4*ix.bufCap {
-		ix.buf, ix.bufFP = make([]uint32, 0, ix.bufCap), make([]uint64, 0, ix.bufCap)
+// dropBufHeadLocked removes the first n entries of the buffer, releasing
+// the memory a bulk load made it grow to.
+func (ix *Index) dropBufHeadLocked(n int) {
+	rest, restFP := ix.buf[n:], ix.bufFP[n:]
+	if cap(ix.buf) > 4*ix.bufCap && len(rest) <= ix.bufCap {
+		ix.buf = append(make([]uint32, 0, ix.bufCap), rest...)
+		ix.bufFP = append(make([]uint64, 0, ix.bufCap), restFP...)
 		return
 	}
-	ix.buf, ix.bufFP = ix.buf[:0], ix.bufFP[:0]
+	ix.buf = ix.buf[:copy(ix.buf, rest)]
+	ix.bufFP = ix.bufFP[:copy(ix.bufFP, restFP)]
 }
 
 func (ix *Index) appendLive(dst []uint32, l level) []uint32 {
