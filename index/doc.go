@@ -65,7 +65,9 @@
 //
 // Queries take a read lock and never block each other; changes are
 // serialized by a writer lock and take the read-write lock only briefly,
-// and a single Add usually not at all.
+// and a single Add usually not at all. An Add that fills the buffer builds
+// the new tier without the writer lock, so other writers go on meanwhile
+// (one flush at a time).
 // Keys depends on the design alone and takes no lock.
 //
 // # Designs
