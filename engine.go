@@ -75,8 +75,9 @@ type Options struct {
 	DropText bool
 	// Durability says when a write is acknowledged. Default GroupCommit.
 	Durability Durability
-	// CommitDelay bounds how long a group commit waits for more writes;
-	// 0 (default) commits as soon as the previous commit is done.
+	// CommitDelay bounds how long a group commit waits for more writes
+	// when writers are queueing (a lone writer never waits). 0 means
+	// store.DefaultCommitDelay (1 ms); negative never waits.
 	CommitDelay time.Duration
 	// InMemory keeps everything in memory (dir is then ignored); Open with
 	// dir "" implies it.
@@ -140,8 +141,8 @@ func (o *Options) Validate() error {
 	if o.Durability < GroupCommit || o.Durability > NoSync {
 		return fmt.Errorf("neardup: unknown durability %d", int(o.Durability))
 	}
-	if o.CommitDelay < 0 || o.CommitDelay > time.Second {
-		return fmt.Errorf("neardup: commit delay %v out of range [0, 1s]", o.CommitDelay)
+	if o.CommitDelay > time.Second {
+		return fmt.Errorf("neardup: commit delay %v over 1s", o.CommitDelay)
 	}
 	if !(o.IndexBytesPerDocument >= 0) {
 		return fmt.Errorf("neardup: IndexBytesPerDocument %v is not a size", o.IndexBytesPerDocument)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -123,7 +124,7 @@ func TestStore(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
-	for _, o := range []Options{{Durability: 7}, {CommitDelay: -1}, {CacheSize: -1}} {
+	for _, o := range []Options{{Durability: 7}, {CommitDelay: 2 * time.Second}, {CacheSize: -1}} {
 		if o.Validate() == nil {
 			t.Errorf("%+v accepted", o)
 		}
