@@ -74,7 +74,9 @@ type Policy struct {
 // `neardup bench index -k K`: p50 0.9 µs at k = 3, 25 µs at k = 6, 134 µs
 // at k = 8, 4 ms at k = 12, slower than a linear scan), so 6 is the widest
 // distance that still answers within the seeds' 3.6 ms budget per check at
-// 50M stored texts. Collections of a few million texts can afford
+// 50M stored texts (fingerprints of text cost more than random ones, and
+// 10 bits for short texts is answered by a scan: docs/EVALUATION.md,
+// "What the engine ships"). Collections of a few million texts can afford
 // Long.MaxDistance 12 for the best recall. Levenshtein 0.8 is where the
 // recall and false-positive curves bend on the short-text corpora (0.7 lets
 // 2.5% of MRPC's non-paraphrases through; 0.9 loses 12-20 points of recall).
