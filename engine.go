@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -247,6 +248,7 @@ type Engine struct {
 	// candidate of a document shares a stripe with it.
 	keyVers  [keyStripes]atomic.Uint32
 	removals atomic.Uint64
+	inserts  atomic.Uint64 // all inserts, for batches (see run)
 
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingDoc // decided, not yet durable
@@ -859,6 +861,19 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 	return r, nil
 }
 
+// nearAny reports whether any of ps is a candidate of p: within the long
+// index's distance, or, both texts short, the short index's.
+func (e *Engine) nearAny(p *prepared, ps []*prepared) bool {
+	short := e.short != nil && e.isShort(p.runes)
+	for _, q := range ps {
+		d := bits.OnesCount64(p.ix ^ q.ix)
+		if d <= e.longK || short && d <= e.shortK && e.isShort(q.runes) {
+			return true
+		}
+	}
+	return false
+}
+
 // optimistic is a decision made without locks, with what is needed to
 // check it once the locks are held.
 type optimistic struct {
@@ -947,7 +962,9 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	// that could change it happened meanwhile (see keyVers). A single
 	// document is decided the same way, just before its locks are taken.
 	var spec []optimistic
+	var inserts0 uint64
 	if check && len(ps) > 1 {
+		inserts0 = e.inserts.Load()
 		spec = make([]optimistic, len(ps))
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
@@ -1010,7 +1027,15 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			stripes = o.stripes
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
-			if err == nil && !e.stillHolds(&o) {
+			holds := e.stillHolds(&o)
+			if spec != nil {
+				// The batch's own inserts moved its stripes' versions;
+				// when nobody else inserted meanwhile, only those of
+				// them that are candidates of p matter.
+				holds = e.removals.Load() == o.removals && !e.nearAny(p, inserted) &&
+					(holds || e.inserts.Load() == inserts0+uint64(len(inserted)))
+			}
+			if err == nil && !holds {
 				d, err = e.decide(p) // under the locks: exact
 			}
 		} else {
@@ -1050,6 +1075,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		for _, k := range stripes {
 			e.keyVers[k].Add(1)
 		}
+		e.inserts.Add(1)
 		if spec == nil {
 			*keysp = stripes
 		}
