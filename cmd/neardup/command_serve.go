@@ -24,6 +24,8 @@ func newServeCmd() *cobra.Command {
 		{"data", "NEARDUP_DATA"},
 		{"retention", "NEARDUP_RETENTION"},
 		{"k", "NEARDUP_K"},
+		{"short-k", "NEARDUP_SHORT_K"},
+		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},
 		{"bits", "NEARDUP_BITS"},
 		{"max-body", "NEARDUP_MAX_BODY"},
@@ -38,6 +40,7 @@ func newServeCmd() *cobra.Command {
 		maxBody                         byteSize = server.DefaultMaxBody
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
+		shortK, expectedDocs            int
 		inMemory                        bool
 	)
 	cmd := &cobra.Command{
@@ -67,6 +70,11 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			eopts := neardup.DefaultOptions()
 			eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
 			eopts.K = k
+			if shortK != 0 {
+				eopts.Policy = neardup.DefaultPolicy()
+				eopts.Policy.Short.MaxDistance = shortK
+			}
+			eopts.ExpectedDocuments = expectedDocs
 			eopts.Retention = retention
 			if retention == 0 {
 				eopts.Retention = -1
@@ -96,6 +104,8 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&data, "data", "./neardup-data", "directory of the store, created if missing (NEARDUP_DATA)")
 	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
 	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
+	f.IntVar(&shortK, "short-k", 0, "Hamming distance within which short texts are candidates; 0 means the policy's default (NEARDUP_SHORT_K)")
+	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the index; 0 means 1M (NEARDUP_EXPECTED_DOCS)")
 	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+strings.Join(neardup.Profiles(), ", ")+" (NEARDUP_PROFILE)")
 	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")
 	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
