@@ -1028,12 +1028,12 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
 			holds := e.stillHolds(&o)
-			if spec != nil {
-				// The batch's own inserts moved its stripes' versions;
+			if !holds && spec != nil {
+				// The batch's own inserts may have moved p's stripes;
 				// when nobody else inserted meanwhile, only those of
 				// them that are candidates of p matter.
-				holds = e.removals.Load() == o.removals && !e.nearAny(p, inserted) &&
-					(holds || e.inserts.Load() == inserts0+uint64(len(inserted)))
+				holds = e.removals.Load() == o.removals && e.inserts.Load() == inserts0+uint64(len(inserted)) &&
+					!e.nearAny(p, inserted)
 			}
 			if err == nil && !holds {
 				d, err = e.decide(p) // under the locks: exact
