@@ -279,8 +279,8 @@ const shortIndexBytes = 800
 // (unrelated ones lie a median 26-30 bits apart, not 32), so a table's
 // bucket holds far more than its share. Measured with `neardup bench index
 // --data text -n 100000 -k 10`: 200-390 µs a query for the 11/1, 12/2 and
-// 13/3 designs (12/2 at 556 bytes an entry), about the cost of a scan,
-// which takes about 1 ns a fingerprint and 38 bytes an entry.
+// 13/3 designs (12/2 at 556 bytes an entry by index.EstimateDesign), about the cost of a scan,
+// which takes about 1 ns a fingerprint and an estimated 38 bytes an entry.
 func newShortIndex(expected int) (*index.Index, error) {
 	return index.New(index.Options{K: 0, ExpectedN: expected, Design: index.Design{Levels: []index.Level{{Blocks: 1, Key: 1}}}})
 }
