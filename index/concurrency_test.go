@@ -80,9 +80,18 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 // on, and queries running throughout; afterwards the index must hold
 // exactly the entries added and not removed.
 func TestConcurrentWriters(t *testing.T) {
-	for _, d := range []Design{Seed4x16(), {Levels: []Level{{7, 1}}}} {
-		t.Run(d.String(), func(t *testing.T) {
-			ix := newTestIndex(t, Options{K: 3, Design: d}, 8, 64)
+	for _, tc := range []struct {
+		d        Design
+		adaptive bool
+	}{{Seed4x16(), false}, {Design{Levels: []Level{{7, 1}}}, false}, {Seed4x16(), true}} {
+		d := tc.d
+		name := d.String()
+		if tc.adaptive {
+			// The design changes as the index grows and shrinks.
+			name += "-adaptive"
+		}
+		t.Run(name, func(t *testing.T) {
+			ix := newTestIndex(t, Options{K: 3, Design: d, Adaptive: tc.adaptive}, 8, 64)
 			// Builds take long enough for the other writers to add and
 			// remove entries meanwhile.
 			ix.whileBuilding = func() { time.Sleep(100 * time.Microsecond) }

@@ -54,6 +54,15 @@ type Options struct {
 	// Design, if not zero, is used instead of a chosen one; its MaxK must be
 	// at least K.
 	Design Design
+	// Adaptive makes the index choose its design again, for twice the
+	// entries it then holds, whenever it rebuilds all its tables (which it
+	// does as it grows by about a quarter, and after many removals): a
+	// growing index starts with few tables and gains tables as it needs
+	// them, at no cost beyond the rebuilds it makes anyway. ExpectedN (or
+	// Design) then only gives the first design. Keys change with the
+	// design, so an adaptive index's Keys must not be used to order
+	// operations. Default false: the design never changes.
+	Adaptive bool
 }
 
 // Validate reports whether the options are in range. Errors wrap ErrOptions
@@ -169,13 +178,23 @@ func New(opts Options) (*Index, error) {
 // K returns the largest distance the index answers through its tables.
 func (ix *Index) K() int { return ix.opts.K }
 
-// Design returns (a copy of) the design of the index.
+// Design returns (a copy of) the current design of the index.
 func (ix *Index) Design() Design {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	return Design{Levels: slices.Clone(ix.opts.Design.Levels)}
 }
 
-// Tables returns the number of tables.
-func (ix *Index) Tables() int { return len(ix.tabs) }
+// Adaptive reports whether the index chooses its design again as it
+// grows and shrinks (Options.Adaptive).
+func (ix *Index) Adaptive() bool { return ix.opts.Adaptive }
+
+// Tables returns the current number of tables.
+func (ix *Index) Tables() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.tabs)
+}
 
 // Len returns the number of entries.
 func (ix *Index) Len() int {
@@ -216,7 +235,7 @@ func (ix *Index) Add(e Entry) {
 		if ix.whileBuilding != nil {
 			ix.whileBuilding()
 		}
-		l := buildLevel(ix.tabs, p.slots, fps)
+		l := buildLevel(p.tabs, p.slots, fps)
 		ix.wmu.Lock()
 		ix.installFlush(p, l)
 		ix.fmu.Unlock()
@@ -398,7 +417,7 @@ func (ix *Index) maybeCompact() {
 // lock; only the swap holds it. The caller holds fmu and wmu.
 func (ix *Index) flush(full bool) {
 	p := ix.planFlush(full)
-	ix.installFlush(p, buildLevel(ix.tabs, p.slots, ix.fps))
+	ix.installFlush(p, buildLevel(p.tabs, p.slots, ix.fps))
 }
 
 // flushPlan is what a flush builds and replaces.
@@ -407,13 +426,17 @@ type flushPlan struct {
 	tier  int      // the level it replaces: 0 the main level (a full rebuild), j+1 tier j
 	nbuf  int      // entries at the head of the buffer it takes in
 	ndead int      // dead slots it frees (full rebuilds)
+	tabs  []table  // the tables it is built for
+	// design is the new design when a full rebuild changes it (Adaptive),
+	// zero otherwise.
+	design Design
 }
 
 // planFlush chooses what flush(full) rebuilds. The caller holds fmu and
 // wmu; while it builds the level it may release wmu, since only flushes
 // change the levels and only whole plans free slots.
 func (ix *Index) planFlush(full bool) flushPlan {
-	p := flushPlan{nbuf: len(ix.buf)}
+	p := flushPlan{nbuf: len(ix.buf), tabs: ix.tabs}
 	p.slots = ix.appendLiveSlots(nil, ix.buf)
 	for j := 0; ; j++ {
 		if j+1 < len(ix.levels) {
@@ -432,6 +455,12 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	// live bits, so fingerprints are read in slot order.
 	p.slots = ix.appendLiveBits(make([]uint32, 0, ix.n))
 	p.ndead = len(ix.dead)
+	if ix.opts.Adaptive {
+		d := ChooseDesign(ix.opts.K, max(2*len(p.slots), 1), ix.opts.MaxBytesPerEntry)
+		if d.String() != ix.opts.Design.String() {
+			p.design, p.tabs = d, buildTables(d)
+		}
+	}
 	return p
 }
 
@@ -442,6 +471,9 @@ func (ix *Index) installFlush(p flushPlan, l level) {
 	ix.mu.Lock()
 	if p.tier == 0 {
 		ix.levels = []level{l}
+		if !p.design.IsZero() {
+			ix.opts.Design, ix.tabs = p.design, p.tabs
+		}
 	} else {
 		for len(ix.levels) < p.tier+1 {
 			ix.levels = append(ix.levels, nil)
@@ -705,8 +737,12 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 // with the table number, so two fingerprints within distance K() share at
 // least one key (their keys are equal for every table on whose key bits
 // they agree). Distant fingerprints may share keys too. Keys depend only on
-// the design, not on the contents of the index.
+// the design, not on the contents of the index (but see Options.Adaptive).
 func (ix *Index) Keys(fp uint64, dst []uint64) []uint64 {
+	if ix.opts.Adaptive {
+		ix.mu.RLock()
+		defer ix.mu.RUnlock()
+	}
 	for t := range ix.tabs {
 		tab := &ix.tabs[t]
 		key := tab.permute(fp) >> (64 - uint(tab.keyBits))

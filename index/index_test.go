@@ -74,7 +74,8 @@ func TestIndexMatchesOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := rapid.SampledFrom(testDesigns).Draw(t, "design")
 		k := rapid.IntRange(0, d.MaxK()).Draw(t, "K")
-		ix := newTestIndex(t, Options{K: k, Design: d}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
+		adaptive := rapid.Bool().Draw(t, "adaptive")
+		ix := newTestIndex(t, Options{K: k, Design: d, Adaptive: adaptive}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
 		bases := rapid.SliceOfN(rapid.Uint64(), 1, 4).Draw(t, "bases")
 		gen := fpGen(bases)
 		model := oracle{}
@@ -317,6 +318,52 @@ func TestKeysShared(t *testing.T) {
 			if !shared {
 				t.Fatalf("%v: %016x and %016x (distance %d) share no key", d, a, b, bits.OnesCount64(a^b))
 			}
+		}
+	}
+}
+
+// TestAdaptiveDesign checks that an adaptive index trades its first design,
+// chosen for ExpectedN, for the one suited to what it holds at its next
+// full rebuild, and stays exact; a fixed index keeps its design.
+func TestAdaptiveDesign(t *testing.T) {
+	const k, budget, n = 6, 270, 40_000
+	first := ChooseDesign(k, 1<<20, budget)
+	want := ChooseDesign(k, 2*n, budget)
+	if first.String() == want.String() {
+		t.Fatalf("test needs different designs for 1M and %d entries, both %v", 2*n, first)
+	}
+	es := randomEntries(n, 5)
+	for _, adaptive := range []bool{false, true} {
+		ix, err := New(Options{K: k, ExpectedN: 1 << 20, MaxBytesPerEntry: budget, Adaptive: adaptive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Design().String(); got != first.String() {
+			t.Fatalf("adaptive %v: first design %s, want %s", adaptive, got, first)
+		}
+		ix.AddBatch(es[:n/2])
+		for _, e := range es[n/2:] {
+			ix.Add(e)
+		}
+		ix.flush(true)
+		end := first
+		if adaptive {
+			end = want
+		}
+		if got := ix.Design().String(); got != end.String() || ix.Tables() != end.Tables() {
+			t.Fatalf("adaptive %v: design %s with %d tables after %d entries, want %s", adaptive, got, ix.Tables(), n, end)
+		}
+		model := oracle{}
+		for _, e := range es {
+			model[e.ID] = e
+		}
+		r := rand.New(rand.NewPCG(9, 9))
+		for i := 0; i < n; i += 97 {
+			q := es[i].FP
+			for range r.IntN(k + 1) {
+				q ^= 1 << r.UintN(64)
+			}
+			checkQuery(t, ix, model, q, k)
 		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 // Snapshot format, all integers little-endian:
 //
 //	magic "NDUPIDX\x00", version uint32
-//	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels
+//	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels,
+//	flags uint32 (bit 0: Adaptive; absent in version 1)
 //	slot columns: fingerprints, ids, times, live bits, id map, free, dead
 //	levels (main, then tiers): per table dbits, directory, hi, slot arrays
 //	buffer: slots and fingerprints
@@ -27,7 +28,7 @@ import (
 // or hashing.
 const (
 	snapshotMagic   = "NDUPIDX\x00"
-	snapshotVersion = 1
+	snapshotVersion = 2
 	maxSnapshotLen  = 1 << 36 // elements per array a snapshot may claim
 )
 
@@ -114,6 +115,11 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		s.u32(uint32(l.Blocks))
 		s.u32(uint32(l.Key))
 	}
+	var flags uint32
+	if ix.opts.Adaptive {
+		flags |= 1
+	}
+	s.u32(flags)
 	words(s, ix.fps)
 	words(s, ix.ids)
 	s.u64(uint64(ix.times.base))
@@ -228,8 +234,9 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	if s.err == nil && string(magic) != snapshotMagic {
 		return nil, fmt.Errorf("%w: not an index snapshot", ErrSnapshot)
 	}
-	if v := s.u32(); s.err == nil && v != snapshotVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	version := s.u32()
+	if s.err == nil && (version < 1 || version > snapshotVersion) {
+		return nil, fmt.Errorf("%w: version %d, want 1 to %d", ErrSnapshot, version, snapshotVersion)
 	}
 	var o Options
 	o.K = int(s.u32())
@@ -241,6 +248,13 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	}
 	for range nl {
 		o.Design.Levels = append(o.Design.Levels, Level{Blocks: int(s.u32()), Key: int(s.u32())})
+	}
+	if version >= 2 {
+		flags := s.u32()
+		if s.err == nil && flags > 1 {
+			return nil, fmt.Errorf("%w: unknown flags %#x", ErrSnapshot, flags)
+		}
+		o.Adaptive = flags&1 != 0
 	}
 	if s.err != nil {
 		return nil, s.err

@@ -2,7 +2,9 @@ package index
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -120,4 +122,46 @@ func FuzzReadIndex(f *testing.F) {
 		ix.Add(Entry{ID: 1, FP: 1})
 		ix.ExpireBefore(0)
 	})
+}
+
+// TestSnapshotAdaptive checks that an adaptive index stays adaptive, with
+// its current design, after a round trip, and that version 1 snapshots
+// (written before the flags existed) still load, as fixed indexes.
+func TestSnapshotAdaptive(t *testing.T) {
+	ix := newTestIndex(t, Options{K: 3, Adaptive: true}, 8, 64)
+	ix.AddBatch(randomEntries(3000, 4))
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadIndex(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.opts.Adaptive || back.Design().String() != ix.Design().String() {
+		t.Fatalf("loaded adaptive %v design %v, want true %v", back.opts.Adaptive, back.Design(), ix.Design())
+	}
+
+	fixed, model := snapshotFixture(t)
+	buf.Reset()
+	if _, err := fixed.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	// Version 1: the same bytes without the flags word, which follows the
+	// design levels, and with the checksum computed again.
+	b := buf.Bytes()
+	flagsAt := len(snapshotMagic) + 4 + 4 + 8 + 8 + 4 + 8*len(fixed.opts.Design.Levels)
+	v1 := append(slices.Clone(b[:flagsAt]), b[flagsAt+4:len(b)-4]...)
+	v1[len(snapshotMagic)] = 1
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, castagnoli))
+	old, err := ReadIndex(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatalf("version 1 snapshot: %v", err)
+	}
+	if old.opts.Adaptive || old.Len() != len(model) || old.Design().String() != fixed.Design().String() {
+		t.Fatalf("version 1 snapshot loaded as adaptive %v, Len %d, design %v", old.opts.Adaptive, old.Len(), old.Design())
+	}
+	for _, e := range model {
+		checkQuery(t, old, model, e.FP, 3)
+	}
 }
