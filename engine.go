@@ -100,13 +100,18 @@ type Options struct {
 	// MaxCandidates bounds how many index candidates, nearest first, are
 	// verified per document. Default DefaultMaxCandidates (64).
 	MaxCandidates int
-	// ExpectedDocuments sizes the index; default 1M.
+	// ExpectedDocuments is the number of documents the store is expected to
+	// hold; default 1M. It sizes the id map and the lock stripes' key
+	// design. The index itself chooses its design for the documents it
+	// holds, again each time it rebuilds its tables (index.Options
+	// Adaptive), so a store that holds fewer documents is not slowed by
+	// tables it does not need yet.
 	ExpectedDocuments int
 	// IndexBytesPerDocument is the memory the index of all texts may use
 	// per document, which decides how many tables it has (index.Options
 	// MaxBytesPerEntry). Default DefaultIndexBytesPerDocument (270): at the
 	// default distance of 6 bits this allows 28 tables (design 8/2) from
-	// about a million documents on, which on SimHash fingerprints of text
+	// about half a million documents held on (7 below), which on SimHash fingerprints of text
 	// answers 5 times faster than the 7 tables of the leanest design (85
 	// bytes) at a million; 50 million documents then take about 13 GB.
 	// Set 60 for the leanest design.
@@ -223,9 +228,10 @@ type Engine struct {
 	// long holds every document, for the Long rule's distance; short holds
 	// the short ones (see isShort) for the wider Short rule distance, and is
 	// scanned (newShortIndex). short is nil when the Short rule is not
-	// wider. shortKeys stays empty: its table keys order short texts as
-	// long's order every text (see stripes).
+	// wider. longKeys and shortKeys stay empty: their table keys order
+	// every text and short texts (see stripes).
 	long, short   *index.Index
+	longKeys      *index.Index
 	shortKeys     *index.Index
 	longK, shortK int
 
@@ -441,7 +447,15 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.longK = scale(e.policy.Long.MaxDistance, e.bits)
 	e.shortK = scale(e.policy.Short.MaxDistance, e.bits)
 	var err error
-	if e.long, err = index.New(index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument}); err != nil {
+	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument}
+	// Stays empty, with the design chosen for ExpectedDocuments: only its
+	// keys are used, to order texts (see stripes), and they must not change
+	// as the long index changes its design.
+	if e.longKeys, err = index.New(longOpts); err != nil {
+		return nil, fmt.Errorf("neardup: open: %w", err)
+	}
+	longOpts.Adaptive = true
+	if e.long, err = index.New(longOpts); err != nil {
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}
 	if e.shortK > e.longK && e.policy.ShortLength > 0 {
@@ -913,7 +927,7 @@ func (e *Engine) stillHolds(o *optimistic) bool {
 
 // stripes returns the sorted, distinct key-lock stripes of p.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
-	dst = e.long.Keys(p.ix, dst)
+	dst = e.longKeys.Keys(p.ix, dst)
 	if e.short != nil && e.isShort(p.runes) {
 		n := len(dst)
 		dst = e.shortKeys.Keys(p.ix, dst)

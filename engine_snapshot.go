@@ -58,6 +58,10 @@ func (e *Engine) loadSnapshot() (bool, error) {
 		if ix.K() != k {
 			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
 		}
+		if want := which == "long"; ix.Adaptive() != want {
+			// Written before the long index adapted its design.
+			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v, want %v", which, ix.Adaptive(), want)
+		}
 		return ix, nil
 	}
 	long, err := load("long", e.long.K())
