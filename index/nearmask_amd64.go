@@ -1,0 +1,25 @@
+package index
+
+import "golang.org/x/sys/cpu"
+
+// useAVX512 reports whether nearMask may run nearMaskAVX512: the processor
+// and the operating system support the AVX-512 subsets it uses, Foundation
+// (512-bit and opmask registers, VPXORQ, VPSLLQ, VPTERNLOGQ), BW
+// (VPCMPUB, VPBROADCASTB, KMOVQ, KSHIFTRQ), VBMI (VPERMB) and VPOPCNTDQ (VPOPCNTQ):
+// Intel's Ice Lake and later processors that enable AVX-512, AMD's since
+// Zen 4. It is read
+// once, when the package is initialized, from the CPUID bits that
+// golang.org/x/sys/cpu has decoded, and never changes.
+var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
+	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512VPOPCNTDQ
+
+// nearMaskAVX512 is nearMask with AVX-512 (nearmask_amd64.s): eight
+// fingerprints per 512-bit register are XORed with the query and counted
+// with VPOPCNTQ, and the 64 distances, packed into bytes, are compared with
+// k at once. A slice shorter than 64 is read with masked loads, which never
+// touch memory past its end. It has nearMask's whole contract (negative k,
+// k >= 64, at most 64 entries tested) and must only be called when
+// useAVX512 is true.
+//
+//go:noescape
+func nearMaskAVX512(fps []uint64, q uint64, k int) uint64

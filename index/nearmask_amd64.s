@@ -1,0 +1,108 @@
+#include "textflag.h"
+
+// transpose8x8 holds VPERMB indexes: byte e of the result is byte
+// 8*(e%8) + e/8 of the source, which turns the byte holding the distance of
+// fingerprint e (see below) into byte e.
+DATA transpose8x8<>+0(SB)/8, $0x3830282018100800
+DATA transpose8x8<>+8(SB)/8, $0x3931292119110901
+DATA transpose8x8<>+16(SB)/8, $0x3a322a221a120a02
+DATA transpose8x8<>+24(SB)/8, $0x3b332b231b130b03
+DATA transpose8x8<>+32(SB)/8, $0x3c342c241c140c04
+DATA transpose8x8<>+40(SB)/8, $0x3d352d251d150d05
+DATA transpose8x8<>+48(SB)/8, $0x3e362e261e160e06
+DATA transpose8x8<>+56(SB)/8, $0x3f372f271f170f07
+GLOBL transpose8x8<>(SB), RODATA|NOPTR, $64
+
+// func nearMaskAVX512(fps []uint64, q uint64, k int) uint64
+//
+// Eight vectors of eight fingerprints are XORed with q and counted. Vector v
+// lane j then holds the distance of fingerprint 8v+j: at most 64, so one
+// byte. Shifting vector v left by 8v bits and ORing all eight puts it in
+// byte 8j+v of one vector, VPERMB moves it to byte 8v+j, and a single
+// VPCMPUB with k gives the 64-bit answer.
+//
+// A slice shorter than 64 is read with masked loads: lanes past its end are
+// not read (no fault), come out as distance 0, and their bits are cleared at
+// the end. Of a longer slice only the first 64 are read.
+//
+// Registers: SI = &fps[0], CX = len(fps), DX = k clamped to [0, 64],
+// R8 = the bits to keep, AX = result, Z0 = q in every quadword, Z1 = k in
+// every byte.
+TEXT ·nearMaskAVX512(SB), NOSPLIT, $0-48
+	MOVQ fps_base+0(FP), SI
+	MOVQ fps_len+8(FP), CX
+	MOVQ k+32(FP), DX
+	XORL AX, AX
+	TESTQ DX, DX
+	JS   done                  // k < 0: no distance is that small
+	MOVL $64, R9
+	CMPQ DX, R9
+	CMOVQGT R9, DX             // k = min(k, 64): a distance is at most 64
+	VPBROADCASTQ q+24(FP), Z0
+	VPBROADCASTB DX, Z1
+	MOVQ $-1, R8
+	CMPQ CX, R9
+	JGE  whole
+
+	// Fewer than 64: lane mask 1<<len - 1, eight bits per vector.
+	MOVL $1, R8
+	SHLQ CX, R8
+	DECQ R8
+	KMOVQ R8, K1
+	KSHIFTRQ $8, K1, K2
+	KSHIFTRQ $16, K1, K3
+	KSHIFTRQ $24, K1, K4
+	KSHIFTRQ $32, K1, K5
+	KSHIFTRQ $40, K1, K6
+	KSHIFTRQ $48, K1, K7
+	VPXORQ.Z 0(SI), Z0, K1, Z2
+	VPXORQ.Z 64(SI), Z0, K2, Z3
+	VPXORQ.Z 128(SI), Z0, K3, Z4
+	VPXORQ.Z 192(SI), Z0, K4, Z5
+	VPXORQ.Z 256(SI), Z0, K5, Z6
+	VPXORQ.Z 320(SI), Z0, K6, Z7
+	KSHIFTRQ $56, K1, K2
+	VPXORQ.Z 384(SI), Z0, K7, Z8
+	VPXORQ.Z 448(SI), Z0, K2, Z9
+	JMP  count
+
+whole:
+	VPXORQ 0(SI), Z0, Z2
+	VPXORQ 64(SI), Z0, Z3
+	VPXORQ 128(SI), Z0, Z4
+	VPXORQ 192(SI), Z0, Z5
+	VPXORQ 256(SI), Z0, Z6
+	VPXORQ 320(SI), Z0, Z7
+	VPXORQ 384(SI), Z0, Z8
+	VPXORQ 448(SI), Z0, Z9
+
+count:
+	VPOPCNTQ Z2, Z2
+	VPOPCNTQ Z3, Z3
+	VPOPCNTQ Z4, Z4
+	VPOPCNTQ Z5, Z5
+	VPOPCNTQ Z6, Z6
+	VPOPCNTQ Z7, Z7
+	VPOPCNTQ Z8, Z8
+	VPOPCNTQ Z9, Z9
+	VPSLLQ $8, Z3, Z3
+	VPSLLQ $16, Z4, Z4
+	VPSLLQ $24, Z5, Z5
+	VPSLLQ $32, Z6, Z6
+	VPSLLQ $40, Z7, Z7
+	VPSLLQ $48, Z8, Z8
+	VPSLLQ $56, Z9, Z9
+	VPTERNLOGQ $0xfe, Z4, Z3, Z2 // Z2 |= Z3 | Z4
+	VPTERNLOGQ $0xfe, Z7, Z6, Z5 // Z5 |= Z6 | Z7
+	VPORQ Z9, Z8, Z8
+	VPTERNLOGQ $0xfe, Z8, Z5, Z2 // Z2 |= Z5 | Z8
+	VMOVDQU64 transpose8x8<>(SB), Z10
+	VPERMB Z2, Z10, Z2
+	VPCMPUB $2, Z1, Z2, K1      // bit e = distance of fingerprint e <= k
+	KMOVQ K1, AX
+	ANDQ R8, AX
+	VZEROUPPER
+
+done:
+	MOVQ AX, ret+40(FP)
+	RET
