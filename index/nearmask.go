@@ -2,34 +2,26 @@ package index
 
 import "math/bits"
 
-// nearMask tests up to 64 fingerprints against a query at once. Bit i of the
-// result (i < len(fps)) is set exactly when bits.OnesCount64(fps[i]^q) <= k;
-// every other bit is zero. A negative k gives 0, and a k of 64 or more sets
-// all len(fps) low bits.
+// nearMaskGeneric tests up to 64 fingerprints against a query at once. Bit
+// i of the result (i < len(fps)) is set exactly when
+// bits.OnesCount64(fps[i]^q) <= k; every other bit is zero. A negative k
+// gives 0, and a k of 64 or more sets all len(fps) low bits.
 //
 // fps must hold at most 64 fingerprints (one word of a live bitset); of a
 // longer slice only the first 64 are tested.
 //
-// On amd64 processors with the AVX-512 subsets listed at useAVX512 it runs
-// nearMaskAVX512, which tests eight fingerprints per instruction (about
-// 0.15 ns per fingerprint for a whole word, against about 1.2 ns); elsewhere
-// it is nearMaskGeneric.
-func nearMask(fps []uint64, q uint64, k int) uint64 {
-	if useAVX512 {
-		return nearMaskAVX512(fps, q, k)
-	}
-	return nearMaskGeneric(fps, q, k)
-}
-
-// nearMaskGeneric is the portable nearMask: the same contract, one
-// fingerprint at a time and without branches. It walks the slice from its
-// end, shifting each answer in at the bottom, so that no shift count
-// depends on the index.
+// nearMaskGeneric is the portable version, one fingerprint at a time and
+// without branches. Callers use nearMask (nearmask_amd64.go,
+// nearmask_other.go), which has the same contract and, on amd64 processors
+// with the AVX-512 subsets listed at useAVX512, runs nearMaskAVX512: eight
+// fingerprints per instruction, about 0.15 ns per fingerprint for a whole
+// word against about 1.2 ns here.
 func nearMaskGeneric(fps []uint64, q uint64, k int) uint64 {
 	if len(fps) > 64 {
 		fps = fps[:64]
 	}
-	// With k1 = k+1 clamped to [0, 65] and a distance d in [0, 64], d-k1
+	// The slice is walked from its end, each answer shifted in at the
+	// bottom, so that no shift count depends on the index. With k1 = k+1 clamped to [0, 65] and a distance d in [0, 64], d-k1
 	// cannot overflow and is negative exactly when d <= k: its sign bit is
 	// the answer.
 	k1 := max(-1, min(k, 64)) + 1

@@ -13,6 +13,16 @@ import "golang.org/x/sys/cpu"
 var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
 	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512VPOPCNTDQ
 
+// nearMask is nearMaskGeneric's contract, as fast as the processor allows:
+// it jumps to nearMaskAVX512 when useAVX512 is set and to nearMaskGeneric
+// otherwise. It is written in assembly (nearmask_amd64.s) so that a call
+// costs one call: a Go function choosing between two calls is over the
+// inlining budget, and the second call costs as much as a fifth of the
+// AVX-512 test of a whole word.
+//
+//go:noescape
+func nearMask(fps []uint64, q uint64, k int) uint64
+
 // nearMaskAVX512 is nearMask with AVX-512 (nearmask_amd64.s): eight
 // fingerprints per 512-bit register are XORed with the query and counted
 // with VPOPCNTQ, and the 64 distances, packed into bytes, are compared with

@@ -13,6 +13,19 @@ DATA transpose8x8<>+48(SB)/8, $0x3e362e261e160e06
 DATA transpose8x8<>+56(SB)/8, $0x3f372f271f170f07
 GLOBL transpose8x8<>(SB), RODATA|NOPTR, $64
 
+// func nearMask(fps []uint64, q uint64, k int) uint64
+//
+// A tail jump, arguments in place: to nearMaskAVX512 where useAVX512 is
+// set, else to nearMaskGeneric (through the ABI wrapper the toolchain makes
+// for Go functions that assembly names).
+TEXT ·nearMask(SB), NOSPLIT, $0-48
+	CMPB ·useAVX512(SB), $0
+	JEQ  generic
+	JMP  ·nearMaskAVX512(SB)
+
+generic:
+	JMP ·nearMaskGeneric(SB)
+
 // func nearMaskAVX512(fps []uint64, q uint64, k int) uint64
 //
 // Eight vectors of eight fingerprints are XORed with q and counted. Vector v

@@ -2,12 +2,16 @@
 
 package index
 
-// useAVX512 is false off amd64, so nearMask is nearMaskGeneric and the
-// compiler drops its other branch.
+// nearMask is nearMaskGeneric: there is no assembly for this architecture.
+func nearMask(fps []uint64, q uint64, k int) uint64 {
+	return nearMaskGeneric(fps, q, k)
+}
+
+// useAVX512 is false off amd64.
 const useAVX512 = false
 
-// nearMaskAVX512 only exists so that nearMask and its tests compile off
-// amd64, where useAVX512 keeps it from being called; it is nearMaskGeneric.
+// nearMaskAVX512 exists off amd64 only so that the tests compile; as
+// useAVX512 is false it is never called. It is nearMaskGeneric.
 func nearMaskAVX512(fps []uint64, q uint64, k int) uint64 {
 	return nearMaskGeneric(fps, q, k)
 }
