@@ -60,6 +60,30 @@ func BenchmarkQuery(b *testing.B) {
 	}
 }
 
+// BenchmarkScan measures the linear scan that answers a k beyond the
+// design (the engine's index of short texts), per stored entry.
+func BenchmarkScan(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("n=%d/k=10", n), func(b *testing.B) {
+			es := randomEntries(n, 1)
+			ix, err := New(Options{K: 0, ExpectedN: n, Design: Design{Levels: []Level{{1, 1}}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ix.AddBatch(es)
+			r := rand.New(rand.NewPCG(2, 3))
+			var buf []Match
+			b.ReportAllocs()
+			for b.Loop() {
+				q := es[r.IntN(n)].FP ^ 1<<r.UintN(64)
+				buf = ix.Query(q, 10, buf[:0])
+			}
+			sinkMatches = buf
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
+	}
+}
+
 func BenchmarkAdd(b *testing.B) {
 	es := randomEntries(1<<20, 4)
 	ix, _ := New(Options{K: 3, ExpectedN: 1 << 20})

@@ -647,8 +647,8 @@ func (ix *Index) scanPending(q uint64, k int, visit visitor) {
 }
 
 // scanAll is the exact fallback for k beyond the design: a linear scan of
-// the slot columns, 64 slots (one word of live bits) at a time, with the
-// distance test first since matches are rare.
+// the slot columns, 64 slots (one word of live bits) at a time, each word
+// tested at once by nearMask.
 func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 	fps := ix.fps
 	for w, word := range ix.live {
@@ -656,18 +656,14 @@ func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 			continue
 		}
 		base := w * 64
-		block := fps[base:min(len(fps), base+64)]
-		for i := 0; i < len(block); i += 4 {
-			if i+4 <= len(block) && min(bits.OnesCount64(q^block[i]), bits.OnesCount64(q^block[i+1]),
-				bits.OnesCount64(q^block[i+2]), bits.OnesCount64(q^block[i+3])) > k {
-				continue
-			}
-			for j := i; j < min(i+4, len(block)); j++ {
-				if d := bits.OnesCount64(q ^ block[j]); d <= k && word>>j&1 != 0 {
-					var more bool
-					if k, more = visit(ix.ids[base+j], block[j], d); !more {
-						return
-					}
+		m := nearMask(fps[base:min(len(fps), base+64)], q, k) & word
+		for m != 0 {
+			j := bits.TrailingZeros64(m)
+			m &= m - 1
+			if d := bits.OnesCount64(q ^ fps[base+j]); d <= k {
+				var more bool
+				if k, more = visit(ix.ids[base+j], fps[base+j], d); !more {
+					return
 				}
 			}
 		}
