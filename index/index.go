@@ -621,29 +621,43 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			}
 		}
 	}
-	for i, y := range ix.bufFP {
-		if d := bits.OnesCount64(q ^ y); d <= k && ix.isLive(ix.buf[i]) {
-			var more bool
-			if k, more = visit(ix.ids[ix.buf[i]], y, d); !more {
-				return
+	more := eachNear(ix.bufFP, q, &k, func(i, d int) bool {
+		if !ix.isLive(ix.buf[i]) {
+			return true
+		}
+		var more bool
+		k, more = visit(ix.ids[ix.buf[i]], ix.bufFP[i], d)
+		return more
+	})
+	if more {
+		ix.scanPending(q, k, visit)
+	}
+}
+
+// eachNear calls f(i, d) for every fps[i] within *k of q, at distance d,
+// in order, testing 64 at a time with nearMask; f may lower *k, and stops
+// the walk by returning false. eachNear reports whether it ran to the end.
+func eachNear(fps []uint64, q uint64, k *int, f func(i, d int) bool) bool {
+	for b := 0; b < len(fps); b += 64 {
+		for m := nearMask(fps[b:min(len(fps), b+64)], q, *k); m != 0; m &= m - 1 {
+			i := b + bits.TrailingZeros64(m)
+			if d := bits.OnesCount64(q ^ fps[i]); d <= *k && !f(i, d) {
+				return false
 			}
 		}
 	}
-	ix.scanPending(q, k, visit)
+	return true
 }
 
 // scanPending visits the pending entries within k of q. The caller holds
 // mu shared.
 func (ix *Index) scanPending(q uint64, k int, visit visitor) {
 	n := int(ix.npend.Load())
-	for i, y := range ix.pendFP[:n] {
-		if d := bits.OnesCount64(q ^ y); d <= k {
-			var more bool
-			if k, more = visit(ix.pendID[i], y, d); !more {
-				return
-			}
-		}
-	}
+	eachNear(ix.pendFP[:n], q, &k, func(i, d int) bool {
+		var more bool
+		k, more = visit(ix.pendID[i], ix.pendFP[i], d)
+		return more
+	})
 }
 
 // scanAll is the exact fallback for k beyond the design: a linear scan of
