@@ -17,26 +17,33 @@ import "math/bits"
 // fingerprints per instruction, about 0.15 ns per fingerprint for a whole
 // word against about 1.2 ns here.
 func nearMaskGeneric(fps []uint64, q uint64, k int) uint64 {
+	return nearMaskPortable(fps, q, k)
+}
+
+// nearMaskPortable is nearMaskGeneric and nearMask32Generic: the same
+// test for 64-bit fingerprints and for 32-bit keys, compiled once for each
+// (the two types have different shapes, so neither pays for the other).
+func nearMaskPortable[T uint32 | uint64](fps []T, q T, k int) uint64 {
 	if len(fps) > 64 {
 		fps = fps[:64]
 	}
 	// The slice is walked from its end, each answer shifted in at the
-	// bottom, so that no shift count depends on the index. With k1 = k+1 clamped to [0, 65] and a distance d in [0, 64], d-k1
-	// cannot overflow and is negative exactly when d <= k: its sign bit is
-	// the answer.
+	// bottom, so that no shift count depends on the index. With k1 = k+1
+	// clamped to [0, 65] and a distance d in [0, 64], d-k1 cannot overflow
+	// and is negative exactly when d <= k: its sign bit is the answer.
 	k1 := max(-1, min(k, 64)) + 1
 	var m uint64
 	i := len(fps)
 	for ; i >= 4; i -= 4 {
 		f := fps[i-4 : i : i]
 		m = m<<4 |
-			uint64(bits.OnesCount64(f[3]^q)-k1)>>63<<3 |
-			uint64(bits.OnesCount64(f[2]^q)-k1)>>63<<2 |
-			uint64(bits.OnesCount64(f[1]^q)-k1)>>63<<1 |
-			uint64(bits.OnesCount64(f[0]^q)-k1)>>63
+			uint64(bits.OnesCount64(uint64(f[3]^q))-k1)>>63<<3 |
+			uint64(bits.OnesCount64(uint64(f[2]^q))-k1)>>63<<2 |
+			uint64(bits.OnesCount64(uint64(f[1]^q))-k1)>>63<<1 |
+			uint64(bits.OnesCount64(uint64(f[0]^q))-k1)>>63
 	}
 	for i--; i >= 0; i-- {
-		m = m<<1 | uint64(bits.OnesCount64(fps[i]^q)-k1)>>63
+		m = m<<1 | uint64(bits.OnesCount64(uint64(fps[i]^q))-k1)>>63
 	}
 	return m
 }

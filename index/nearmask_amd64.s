@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "nearmask_amd64.h"
 
 // transpose8x8 holds VPERMB indexes: byte e of the result is byte
 // 8*(e%8) + e/8 of the source, which turns the byte holding the distance of
@@ -14,17 +15,8 @@ DATA transpose8x8<>+56(SB)/8, $0x3f372f271f170f07
 GLOBL transpose8x8<>(SB), RODATA|NOPTR, $64
 
 // func nearMask(fps []uint64, q uint64, k int) uint64
-//
-// A tail jump, arguments in place: to nearMaskAVX512 where useAVX512 is
-// set, else to nearMaskGeneric (through the ABI wrapper the toolchain makes
-// for Go functions that assembly names).
 TEXT ·nearMask(SB), NOSPLIT, $0-48
-	CMPB ·useAVX512(SB), $0
-	JEQ  generic
-	JMP  ·nearMaskAVX512(SB)
-
-generic:
-	JMP ·nearMaskGeneric(SB)
+	NEARMASK_DISPATCH(·nearMaskAVX512, ·nearMaskGeneric)
 
 // func nearMaskAVX512(fps []uint64, q uint64, k int) uint64
 //
@@ -44,13 +36,7 @@ generic:
 TEXT ·nearMaskAVX512(SB), NOSPLIT, $0-48
 	MOVQ fps_base+0(FP), SI
 	MOVQ fps_len+8(FP), CX
-	MOVQ k+32(FP), DX
-	XORL AX, AX
-	TESTQ DX, DX
-	JS   done                  // k < 0: no distance is that small
-	MOVL $64, R9
-	CMPQ DX, R9
-	CMOVQGT R9, DX             // k = min(k, 64): a distance is at most 64
+	NEARMASK_K(64)
 	VPBROADCASTQ q+24(FP), Z0
 	VPBROADCASTB DX, Z1
 	MOVQ $-1, R8

@@ -10,10 +10,10 @@ import (
 	"unsafe"
 )
 
-// TestNearMaskGuardPage places slices of every length 0..64 right before a
-// page that cannot be read: an implementation that loads a fingerprint past
-// the end of its slice (say an unmasked vector load for the last few)
-// crashes the test instead of passing it.
+// TestNearMaskGuardPage places slices of every length 0..70 right before a
+// page that cannot be read, for nearMask and nearMask32: an implementation
+// that loads a value past the end of its slice (say an unmasked vector
+// load for the last few) crashes the test instead of passing it.
 func TestNearMaskGuardPage(t *testing.T) {
 	ps := os.Getpagesize()
 	mem, err := syscall.Mmap(-1, 0, 2*ps, syscall.PROT_READ|syscall.PROT_WRITE,
@@ -26,14 +26,24 @@ func TestNearMaskGuardPage(t *testing.T) {
 		t.Skipf("mprotect: %v", err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	page := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), ps/8)
-	q := r.Uint64()
+	t.Run("64", func(t *testing.T) {
+		checkGuardPage(t, unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), ps/8), r.Uint64(), r)
+	})
+	t.Run("32", func(t *testing.T) {
+		checkGuardPage(t, unsafe.Slice((*uint32)(unsafe.Pointer(&mem[0])), ps/4), r.Uint32(), r)
+	})
+}
+
+// checkGuardPage fills page with values one bit from q and tests the
+// slices of every length 0..70 that end at its end.
+func checkGuardPage[T uint32 | uint64](t *testing.T, page []T, q T, r *rand.Rand) {
+	w := width[T]()
 	for i := range page {
-		page[i] = q ^ 1<<r.UintN(64)
+		page[i] = q ^ 1<<r.IntN(w)
 	}
-	for n := 0; n <= 64; n++ {
+	for n := 0; n <= 70; n++ {
 		fps := page[len(page)-n:]
-		for _, k := range []int{-1, 0, 1, 2, 64} {
+		for _, k := range []int{-1, 0, 1, 2, w} {
 			checkNearMask(t, fps, q, k, nil)
 		}
 	}

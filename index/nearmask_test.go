@@ -11,41 +11,59 @@ import (
 
 var sinkMask uint64
 
-// naiveNearMask is nearMask's contract written as plainly as possible.
-func naiveNearMask(fps []uint64, q uint64, k int) uint64 {
+// naiveNearMask is the contract of nearMask and nearMask32 written as
+// plainly as possible.
+func naiveNearMask[T uint32 | uint64](fps []T, q T, k int) uint64 {
 	var m uint64
 	for i, fp := range fps {
-		if i < 64 && bits.OnesCount64(fp^q) <= k {
+		if i < 64 && bits.OnesCount64(uint64(fp^q)) <= k {
 			m |= 1 << i
 		}
 	}
 	return m
 }
 
-type nearMaskImpl struct {
+// width returns the number of bits of a T.
+func width[T uint32 | uint64]() int {
+	return bits.OnesCount64(uint64(^T(0)))
+}
+
+type nearMaskImpl[T uint32 | uint64] struct {
 	name string
-	fn   func([]uint64, uint64, int) uint64
+	fn   func([]T, T, int) uint64
 }
 
-// nearMaskImpls lists every implementation this machine can run: the
-// dispatcher, the portable one and, where the processor has it, AVX-512.
-func nearMaskImpls() []nearMaskImpl {
-	impls := []nearMaskImpl{{"nearMask", nearMask}, {"generic", nearMaskGeneric}}
-	if useAVX512 {
-		impls = append(impls, nearMaskImpl{"avx512", nearMaskAVX512})
+// nearMaskImpls lists every implementation of nearMask (T = uint64) or
+// nearMask32 (T = uint32) this machine can run: the dispatcher, the
+// portable one and, where the processor has it, AVX-512.
+func nearMaskImpls[T uint32 | uint64]() []nearMaskImpl[T] {
+	var impls any
+	switch any(T(0)).(type) {
+	case uint64:
+		is := []nearMaskImpl[uint64]{{"nearMask", nearMask}, {"generic", nearMaskGeneric}}
+		if useAVX512 {
+			is = append(is, nearMaskImpl[uint64]{"avx512", nearMaskAVX512})
+		}
+		impls = is
+	case uint32:
+		is := []nearMaskImpl[uint32]{{"nearMask32", nearMask32}, {"generic32", nearMask32Generic}}
+		if useAVX512 {
+			is = append(is, nearMaskImpl[uint32]{"avx512-32", nearMask32AVX512})
+		}
+		impls = is
 	}
-	return impls
+	return impls.([]nearMaskImpl[T])
 }
 
-// checkNearMask compares every implementation with naiveNearMask, and with
-// want unless it is nil.
-func checkNearMask(t *testing.T, fps []uint64, q uint64, k int, want *uint64) {
+// checkNearMask compares every implementation for T with naiveNearMask,
+// and with want unless it is nil.
+func checkNearMask[T uint32 | uint64](t *testing.T, fps []T, q T, k int, want *uint64) {
 	t.Helper()
 	ref := naiveNearMask(fps, q, k)
 	if want != nil && ref != *want {
 		t.Fatalf("naive(len %d, k %d) = %#x, want %#x", len(fps), k, ref, *want)
 	}
-	for _, im := range nearMaskImpls() {
+	for _, im := range nearMaskImpls[T]() {
 		if got := im.fn(fps, q, k); got != ref {
 			t.Fatalf("%s(len %d, q %#x, k %d) = %#x, want %#x (fps %#x)",
 				im.name, len(fps), q, k, got, ref, fps)
@@ -53,14 +71,15 @@ func checkNearMask(t *testing.T, fps []uint64, q uint64, k int, want *uint64) {
 	}
 }
 
-// atDistances returns fingerprints at the given distances from q, the
-// differing bits spread over the word.
-func atDistances(q uint64, ds ...int) []uint64 {
-	fps := make([]uint64, len(ds))
+// atDistances returns values at the given distances from q, the differing
+// bits spread over the word.
+func atDistances[T uint32 | uint64](q T, ds ...int) []T {
+	w := width[T]()
+	fps := make([]T, len(ds))
 	for i, d := range ds {
-		var x uint64
+		var x T
 		for j := range d {
-			x |= 1 << (j * 37 % 64) // 37 is odd: j*37 mod 64 visits every bit once
+			x |= 1 << (j * 37 % w) // 37 is odd: j*37 mod w visits every bit once
 		}
 		fps[i] = q ^ x
 	}
@@ -76,34 +95,59 @@ func upTo(n int) []int {
 	return ds
 }
 
-func TestNearMask(t *testing.T) {
-	if !useAVX512 {
-		t.Log("no AVX-512 (F, BW, VBMI, VPOPCNTDQ) here: only the portable nearMask is tested")
-	}
-	const q uint64 = 0x0123_4567_89ab_cdef
-	four := atDistances(q, 0, 1, 3, 64)
-	dist64 := atDistances(q, upTo(64)...)      // entry i at distance i
-	dist65 := atDistances(q, upTo(65)[1:]...)  // entry i at distance i+1
-	over := atDistances(q, make([]int, 70)...) // 70 copies of q
-	tests := []struct {
-		name string
-		fps  []uint64
-		k    int
-		want uint64
-	}{
+// nearMaskCase is one row of TestNearMask or TestNearMask32.
+type nearMaskCase[T uint32 | uint64] struct {
+	name string
+	fps  []T
+	k    int
+	want uint64
+}
+
+// widthCases returns the rows that depend only on T's width w: empty
+// slices, four values at distances 0, 1, 3 and w with k around them and at
+// the extremes, a single value, and 70 copies of q, of which only the first
+// 64 count.
+func widthCases[T uint32 | uint64](q T) []nearMaskCase[T] {
+	w := width[T]()
+	four := atDistances(q, 0, 1, 3, w)
+	over := atDistances(q, make([]int, 70)...)
+	return []nearMaskCase[T]{
 		{"empty", nil, 3, 0},
-		{"empty, k=64", []uint64{}, 64, 0},
+		{"empty, k=w", []T{}, w, 0},
 		{"four, k=-1", four, -1, 0},
 		{"four, k=MinInt", four, math.MinInt, 0},
 		{"four, k=0", four, 0, 0b0001},
 		{"four, k=1", four, 1, 0b0011},
 		{"four, k=2", four, 2, 0b0011},
 		{"four, k=3", four, 3, 0b0111},
-		{"four, k=63", four, 63, 0b0111},
-		{"four, k=64", four, 64, 0b1111},
+		{"four, k=w-1", four, w - 1, 0b0111},
+		{"four, k=w", four, w, 0b1111},
+		{"four, k=w+1", four, w + 1, 0b1111},
 		{"four, k=MaxInt", four, math.MaxInt, 0b1111},
-		{"one equal", []uint64{q}, 0, 1},
-		{"one complement", []uint64{^q}, 63, 0},
+		{"one equal", []T{q}, 0, 1},
+		{"one complement", []T{^q}, w - 1, 0},
+		{"70: first 64 only", over, 0, math.MaxUint64},
+	}
+}
+
+// runNearMaskCases runs widthCases(q) and then tests, checking every
+// implementation for T.
+func runNearMaskCases[T uint32 | uint64](t *testing.T, q T, tests []nearMaskCase[T]) {
+	if !useAVX512 {
+		t.Log("no AVX-512 (F, BW, VBMI, VPOPCNTDQ) here: only the portable version is tested")
+	}
+	for _, tt := range append(widthCases(q), tests...) {
+		t.Run(tt.name, func(t *testing.T) {
+			checkNearMask(t, tt.fps, q, tt.k, &tt.want)
+		})
+	}
+}
+
+func TestNearMask(t *testing.T) {
+	const q uint64 = 0x0123_4567_89ab_cdef
+	dist64 := atDistances(q, upTo(64)...)     // entry i at distance i
+	dist65 := atDistances(q, upTo(65)[1:]...) // entry i at distance i+1
+	runNearMaskCases(t, q, []nearMaskCase[uint64]{
 		{"9, k=4", dist64[:9], 4, 0x1f},
 		{"9, k=8", dist64[:9], 8, 0x1ff},
 		{"13, k=10", dist64[:13], 10, 0x7ff},
@@ -118,13 +162,7 @@ func TestNearMask(t *testing.T) {
 		{"64 from 1, k=63", dist65, 63, math.MaxUint64 >> 1},
 		{"64 from 1, k=64", dist65, 64, math.MaxUint64},
 		{"64 from 1, k=-5", dist65, -5, 0},
-		{"70: first 64 only", over, 0, math.MaxUint64},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkNearMask(t, tt.fps, q, tt.k, &tt.want)
-		})
-	}
+	})
 }
 
 // TestNearMaskRandom checks every length 0..70 and every k -1..65 on
@@ -132,31 +170,37 @@ func TestNearMask(t *testing.T) {
 // copies of q, so an implementation that tested entries past the slice
 // would set bits that must be zero.
 func TestNearMaskRandom(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 11))
-	buf := make([]uint64, 80)
+	checkNearMaskRandom(t, rand.New(rand.NewPCG(7, 11)), func(r *rand.Rand) uint64 { return r.Uint64() })
+}
+
+// checkNearMaskRandom is TestNearMaskRandom for T, k from -1 to T's width
+// plus one.
+func checkNearMaskRandom[T uint32 | uint64](t *testing.T, r *rand.Rand, random func(*rand.Rand) T) {
+	w := width[T]()
+	buf := make([]T, 80)
 	rounds := 20
 	if testing.Short() {
 		rounds = 3
 	}
 	for range rounds {
 		for n := 0; n <= 70; n++ {
-			q := r.Uint64()
+			q := random(r)
 			for i := range buf {
 				switch {
 				case i >= n:
 					buf[i] = q
 				case r.IntN(2) == 0:
-					buf[i] = r.Uint64()
+					buf[i] = random(r)
 				default: // near q: a few bits flipped, sometimes many
 					fp := q
-					for range r.IntN(8) + r.IntN(2)*r.IntN(64) {
-						fp ^= 1 << r.UintN(64)
+					for range r.IntN(8) + r.IntN(2)*r.IntN(w) {
+						fp ^= 1 << r.IntN(w)
 					}
 					buf[i] = fp
 				}
 			}
 			fps := buf[:n:n]
-			for k := -1; k <= 65; k++ {
+			for k := -1; k <= w+1; k++ {
 				checkNearMask(t, fps, q, k, nil)
 			}
 			checkNearMask(t, fps, q, math.MinInt, nil)
@@ -165,14 +209,19 @@ func TestNearMaskRandom(t *testing.T) {
 	}
 }
 
-// TestNearMaskChecksItself makes sure the comparison above can fail: a
+// TestNearMaskChecksItself makes sure the comparisons above can fail: a
 // wrong answer is reported.
 func TestNearMaskChecksItself(t *testing.T) {
-	fps := atDistances(0, 1, 2, 3)
+	checkNearMaskChecksItself[uint64](t)
+	checkNearMaskChecksItself[uint32](t)
+}
+
+func checkNearMaskChecksItself[T uint32 | uint64](t *testing.T) {
+	fps := atDistances(T(0), 1, 2, 3)
 	if got, want := naiveNearMask(fps, 0, 2), uint64(0b011); got != want {
 		t.Fatalf("naive = %#b, want %#b", got, want)
 	}
-	for _, im := range nearMaskImpls() {
+	for _, im := range nearMaskImpls[T]() {
 		if got := im.fn(fps, 0, 2); got == 0b111 || got == 0b001 {
 			t.Fatalf("%s = %#b: off by one in k", im.name, got)
 		}
@@ -180,14 +229,23 @@ func TestNearMaskChecksItself(t *testing.T) {
 }
 
 func FuzzNearMask(f *testing.F) {
-	f.Add([]byte{}, uint64(0), 3)
-	f.Add(make([]byte, 8*64), uint64(0), 0)
-	f.Add(make([]byte, 8*13), ^uint64(0), 64)
-	f.Add(make([]byte, 8*70), uint64(1), -1)
-	f.Fuzz(func(t *testing.T, data []byte, q uint64, k int) {
-		fps := make([]uint64, len(data)/8)
+	fuzzNearMask(f, binary.LittleEndian.Uint64)
+}
+
+// fuzzNearMask checks every implementation for T on values decoded from
+// the fuzzer's bytes (little-endian, a partial value at the end dropped),
+// seeded with slices of lengths that take each path of the AVX-512 code.
+func fuzzNearMask[T uint32 | uint64](f *testing.F, decode func([]byte) T) {
+	size, w := width[T]()/8, width[T]()
+	f.Add([]byte{}, T(0), 3)
+	f.Add(make([]byte, size*64), T(0), 0)
+	f.Add(make([]byte, size*13), ^T(0), w)
+	f.Add(make([]byte, size*17), T(1), 1)
+	f.Add(make([]byte, size*70), T(1), -1)
+	f.Fuzz(func(t *testing.T, data []byte, q T, k int) {
+		fps := make([]T, len(data)/size)
 		for i := range fps {
-			fps[i] = binary.LittleEndian.Uint64(data[8*i:])
+			fps[i] = decode(data[size*i:])
 		}
 		checkNearMask(t, fps, q, k, nil)
 	})
@@ -196,22 +254,29 @@ func FuzzNearMask(f *testing.F) {
 // BenchmarkNearMask scans 64k fingerprints in words of 64, as the linear
 // scan does, with k = 3; one in 64 entries is within k of the query.
 func BenchmarkNearMask(b *testing.B) {
+	benchNearMask(b, rand.New(rand.NewPCG(1, 2)).Uint64, 64, 61)
+}
+
+// benchNearMask tests 64k random values against a random query with every
+// implementation for T, k = 3, one in 64 values within k. Each word of 64
+// values is tested in one call of its first block values, for each block
+// size given.
+func benchNearMask[T uint32 | uint64](b *testing.B, random func() T, blocks ...int) {
 	const n = 1 << 16
-	r := rand.New(rand.NewPCG(1, 2))
-	q := r.Uint64()
-	fps := make([]uint64, n)
+	q := random()
+	fps := make([]T, n)
 	for i := range fps {
-		fps[i] = r.Uint64()
+		fps[i] = random()
 		if i%64 == 17 {
 			fps[i] = atDistances(q, 2)[0]
 		}
 	}
-	for _, im := range nearMaskImpls() {
-		for _, block := range []int{64, 61} {
+	for _, im := range nearMaskImpls[T]() {
+		for _, block := range blocks {
 			b.Run(fmt.Sprintf("%s/block=%d", im.name, block), func(b *testing.B) {
 				fn := im.fn
 				entries := n / 64 * block
-				b.SetBytes(int64(8 * entries))
+				b.SetBytes(int64(width[T]() / 8 * entries))
 				b.ReportAllocs()
 				var m uint64
 				for b.Loop() {

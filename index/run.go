@@ -154,29 +154,31 @@ func cmpU32(a, b uint32) int {
 	return 0
 }
 
-// scan calls f with the position of every entry of hi[lo:end] whose bits
-// differ from qh in at most k places: the cheap filter before the full
+// scanMaskMin is the bucket size from which scan tests entries with
+// nearMask32 rather than one by one. Below it the call costs more than it
+// saves (BenchmarkScan32); most buckets of a table sized by dirBits hold
+// fewer than 8 entries.
+const scanMaskMin = 10
+
+// scan calls f with the position of every entry of h whose bits differ
+// from qh in at most k places, in order: the cheap filter before the full
 // fingerprint is read. f returns false to stop; scan reports whether it ran
-// to the end.
+// to the end. Buckets of scanMaskMin entries or more are tested 64 at a
+// time with nearMask32, smaller ones one by one.
 func scan(h []uint32, qh uint32, k int, f func(i int) bool) bool {
-	i := 0
-	for ; i+4 <= len(h); i += 4 {
-		a := bits.OnesCount32(h[i] ^ qh)
-		b := bits.OnesCount32(h[i+1] ^ qh)
-		c := bits.OnesCount32(h[i+2] ^ qh)
-		d := bits.OnesCount32(h[i+3] ^ qh)
-		if min(a, b, c, d) > k {
-			continue
-		}
-		for j := i; j < i+4; j++ {
-			if bits.OnesCount32(h[j]^qh) <= k && !f(j) {
+	if len(h) < scanMaskMin {
+		for i, x := range h {
+			if bits.OnesCount32(x^qh) <= k && !f(i) {
 				return false
 			}
 		}
+		return true
 	}
-	for ; i < len(h); i++ {
-		if bits.OnesCount32(h[i]^qh) <= k && !f(i) {
-			return false
+	for b := 0; b < len(h); b += 64 {
+		for m := nearMask32(h[b:min(len(h), b+64)], qh, k); m != 0; m &= m - 1 {
+			if !f(b + bits.TrailingZeros64(m)) {
+				return false
+			}
 		}
 	}
 	return true
