@@ -15,8 +15,8 @@ func nearMask32(h []uint32, q uint32, k int) uint64
 // slice shorter than 64 is read with masked loads, which never touch
 // memory past its end. It has nearMask32's whole contract (negative k,
 // k >= 32, at most 64 keys tested) and must only be called when useAVX512
-// is true: it needs AVX-512 F, BW and VPOPCNTDQ, a subset of what
-// useAVX512 checks.
+// is true: it needs AVX-512 F, BW and VPOPCNTDQ and BMI2, a subset of
+// what useAVX512 checks.
 //
 //go:noescape
 func nearMask32AVX512(h []uint32, q uint32, k int) uint64

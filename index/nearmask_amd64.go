@@ -2,16 +2,18 @@ package index
 
 import "golang.org/x/sys/cpu"
 
-// useAVX512 reports whether nearMask may run nearMaskAVX512: the processor
-// and the operating system support the AVX-512 subsets it uses, Foundation
-// (512-bit and opmask registers, VPXORQ, VPSLLQ, VPTERNLOGQ), BW
-// (VPCMPUB, VPBROADCASTB, KMOVQ, KSHIFTRQ), VBMI (VPERMB) and VPOPCNTDQ (VPOPCNTQ):
-// Intel's Ice Lake and later processors that enable AVX-512, AMD's since
-// Zen 4. It is read
-// once, when the package is initialized, from the CPUID bits that
-// golang.org/x/sys/cpu has decoded, and never changes.
+// useAVX512 reports whether nearMask and nearMask32 may run
+// nearMaskAVX512 and nearMask32AVX512: the processor and the operating
+// system support the AVX-512 subsets they use, Foundation (512-bit and
+// opmask registers, VPXORQ, VPXORD, VPSLLQ, VPTERNLOGQ, VPCMPUD), BW
+// (VPCMPUB, VPBROADCASTB, KMOVQ, KSHIFTRQ, KUNPCKWD, KUNPCKDQ), VBMI
+// (VPERMB) and VPOPCNTDQ (VPOPCNTQ, VPOPCNTD), and BMI2 (BZHI), which every
+// such processor has: Intel's Ice Lake and later processors that enable
+// AVX-512, AMD's since Zen 4. It is read once, when the package is
+// initialized, from the CPUID bits that golang.org/x/sys/cpu has decoded,
+// and never changes.
 var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
-	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512VPOPCNTDQ
+	cpu.X86.HasAVX512VBMI && cpu.X86.HasAVX512VPOPCNTDQ && cpu.X86.HasBMI2
 
 // nearMask is nearMaskGeneric's contract, as fast as the processor allows:
 // it jumps to nearMaskAVX512 when useAVX512 is set and to nearMaskGeneric
