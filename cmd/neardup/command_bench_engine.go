@@ -148,7 +148,7 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
 	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes when writers queue (0: the default, 1ms; negative: never)")
-	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the indexes (0: the engine's default)")
+	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the id map, the lock stripes and the index's first design (0: the engine's default)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.BoolVar(&reopenOnly, "reopen-only", false, "with --dir, time the reopen of the restart store an earlier run left there, without filling it")

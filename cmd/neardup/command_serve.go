@@ -105,7 +105,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
 	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
 	f.IntVar(&shortK, "short-k", 0, "Hamming distance within which short texts are candidates; 0 means the policy's default (NEARDUP_SHORT_K)")
-	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the index; 0 means 1M (NEARDUP_EXPECTED_DOCS)")
+	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the id map and lock stripes (the index sizes itself); 0 means 1M (NEARDUP_EXPECTED_DOCS)")
 	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+strings.Join(neardup.Profiles(), ", ")+" (NEARDUP_PROFILE)")
 	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")
 	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
