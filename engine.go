@@ -248,14 +248,15 @@ type Engine struct {
 	ids      [idShards]idShard
 	counter  atomic.Uint64
 
-	// Decisions are made without locks and checked under them: keyVers
-	// counts the inserts under each key stripe, removals the deletes,
-	// expiry passes and undone inserts. A decision made while neither the
-	// stripes of the document nor removals moved still holds, since every
-	// candidate of a document shares a stripe with it.
-	keyVers  [keyStripes]atomic.Uint32
+	// Decisions are made without locks and checked under them: inserts
+	// numbers the inserts and recent holds the latest ones' fingerprints,
+	// removals counts the deletes, expiry passes and undone inserts. A
+	// decision still holds when nothing was removed and none of the
+	// inserts since it was made is a candidate of the document (see
+	// stillHolds).
 	removals atomic.Uint64
-	inserts  atomic.Uint64 // all inserts, for batches (see run)
+	inserts  atomic.Uint64
+	recent   [recentSize]recentInsert
 
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingDoc // decided, not yet durable
@@ -307,6 +308,18 @@ func stripeDesign(o index.Options) index.Design {
 	}
 	return index.ChooseDesign(o.K, o.ExpectedN, o.MaxBytesPerEntry)
 }
+
+// recentInsert is one slot of Engine.recent, written as a seqlock: stamp
+// is 0 while the slot is written, then the insert's number plus one,
+// shifted left by one, with the low bit set for a short text.
+type recentInsert struct {
+	stamp atomic.Uint64
+	fp    atomic.Uint64
+}
+
+// recentSize is how many inserts Engine.recent remembers: a decision whose
+// window saw more is made again under the locks.
+const recentSize = 1 << 14
 
 const (
 	idStripes  = 1 << 10
@@ -891,50 +904,70 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 	return r, nil
 }
 
-// nearAny reports whether any of ps is a candidate of p: within the long
-// index's distance, or, both texts short, the short index's.
-func (e *Engine) nearAny(p *prepared, ps []*prepared) bool {
-	short := e.short != nil && e.isShort(p.runes)
-	for _, q := range ps {
-		d := bits.OnesCount64(p.ix ^ q.ix)
-		if d <= e.longK || short && d <= e.shortK && e.isShort(q.runes) {
-			return true
-		}
-	}
-	return false
-}
-
 // optimistic is a decision made without locks, with what is needed to
 // check it once the locks are held.
 type optimistic struct {
 	d        decision
 	err      error
 	stripes  []uint64 // the document's key stripes
-	vers     []uint32 // their versions before the decision
+	inserts  uint64   // inserts before the decision
 	removals uint64   // removals before the decision
 }
 
-// decideOptimistic decides p without locks, noting the versions of its
-// stripes (appended to scratch) first.
+// decideOptimistic decides p without locks, noting first how many inserts
+// and removals there were, and p's stripes (appended to scratch).
 func (e *Engine) decideOptimistic(p *prepared, scratch []uint64) optimistic {
-	o := optimistic{removals: e.removals.Load(), stripes: e.stripes(p, scratch)}
-	o.vers = make([]uint32, len(o.stripes))
-	for i, k := range o.stripes {
-		o.vers[i] = e.keyVers[k].Load()
-	}
+	o := optimistic{removals: e.removals.Load(), inserts: e.inserts.Load(), stripes: e.stripes(p, scratch)}
 	o.d, o.err = e.decide(p)
 	return o
 }
 
-// stillHolds reports whether nothing that could change o's decision has
-// happened since it was made: no insert under its stripes, no removal.
-// The caller holds the stripes.
-func (e *Engine) stillHolds(o *optimistic) bool {
+// noteInsert numbers an insert of p, which the indexes already hold, and
+// remembers its fingerprint in recent. The caller holds p's stripes.
+func (e *Engine) noteInsert(p *prepared) {
+	n := e.inserts.Add(1) - 1
+	r := &e.recent[n%recentSize]
+	r.stamp.Store(0)
+	r.fp.Store(p.ix)
+	stamp := (n + 1) << 1
+	if e.short != nil && e.isShort(p.runes) {
+		stamp |= 1
+	}
+	r.stamp.Store(stamp)
+}
+
+// stillHolds reports whether nothing that could change o, p's decision,
+// has happened since it was made: no removal, and no insert of a
+// candidate of p (within the long rule's distance, or, both texts short,
+// the short rule's). The caller holds p's stripes.
+//
+// An insert that p's decision may have missed was numbered after o.inserts
+// was read (an insert is numbered after it enters the indexes), and a
+// candidate of p shares a stripe with it, so it was numbered before p's
+// stripes were locked: it is among the inserts from o.inserts to now. An
+// insert whose slot is being written or was already reused counts as a
+// candidate.
+func (e *Engine) stillHolds(o *optimistic, p *prepared) bool {
 	if e.removals.Load() != o.removals {
 		return false
 	}
-	for i, k := range o.stripes {
-		if e.keyVers[k].Load() != o.vers[i] {
+	end := e.inserts.Load()
+	if end-o.inserts > recentSize {
+		return false
+	}
+	short := e.short != nil && e.isShort(p.runes)
+	for n := o.inserts; n < end; n++ {
+		r := &e.recent[n%recentSize]
+		stamp := r.stamp.Load()
+		if stamp>>1 != n+1 {
+			return false
+		}
+		fp := r.fp.Load()
+		if r.stamp.Load() != stamp {
+			return false
+		}
+		d := bits.OnesCount64(p.ix ^ fp)
+		if d <= e.longK || short && stamp&1 != 0 && d <= e.shortK {
 			return false
 		}
 	}
@@ -989,12 +1022,12 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
 	// Decide a batch's documents on all cores first, against the indexes
 	// as they are now; the loop below keeps each decision unless something
-	// that could change it happened meanwhile (see keyVers). A single
-	// document is decided the same way, just before its locks are taken.
+	// that could change it happened meanwhile (see stillHolds), such as
+	// the insert of an earlier document of the batch that is a candidate.
+	// A single document is decided the same way, just before its locks are
+	// taken.
 	var spec []optimistic
-	var inserts0 uint64
 	if check && len(ps) > 1 {
-		inserts0 = e.inserts.Load()
 		spec = make([]optimistic, len(ps))
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
@@ -1057,15 +1090,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			stripes = o.stripes
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
-			holds := e.stillHolds(&o)
-			if !holds && spec != nil {
-				// The batch's own inserts may have moved p's stripes;
-				// when nobody else inserted meanwhile, only those of
-				// them that are candidates of p matter.
-				holds = e.removals.Load() == o.removals && e.inserts.Load() == inserts0+uint64(len(inserted)) &&
-					!e.nearAny(p, inserted)
-			}
-			if err == nil && !holds {
+			if err == nil && !e.stillHolds(&o, p) {
 				d, err = e.decide(p) // under the locks: exact
 			}
 		} else {
@@ -1102,10 +1127,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			e.short.Add(ent)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
-		for _, k := range stripes {
-			e.keyVers[k].Add(1)
-		}
-		e.inserts.Add(1)
+		e.noteInsert(p)
 		if spec == nil {
 			*keysp = stripes
 		}
