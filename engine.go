@@ -274,6 +274,8 @@ type Engine struct {
 	nExpired   atomic.Uint64
 	nDeleted   atomic.Uint64
 	keyScratch sync.Pool
+
+	fromSnapshot bool // Open loaded the indexes from a snapshot
 }
 
 // newShortIndex returns the index of short texts: one table of whole
@@ -518,7 +520,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		e.db.Close()
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 	}
-	e.openTime = time.Since(start)
+	e.openTime, e.fromSnapshot = time.Since(start), snapLoaded
 	if o.ExpiryInterval > 0 && o.Retention > 0 {
 		e.bg.Add(1)
 		go e.expiryLoop()

@@ -622,11 +622,14 @@ func TestSnapshotReopen(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	check := func(name string) {
+	check := func(name string, snapshot bool) {
 		t.Helper()
 		e, err := Open(dir, &o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
+		}
+		if e.fromSnapshot != snapshot {
+			t.Fatalf("%s: indexes loaded from the snapshot: %v, want %v", name, e.fromSnapshot, snapshot)
 		}
 		defer func() {
 			if err := e.Close(); err != nil {
@@ -646,12 +649,12 @@ func TestSnapshotReopen(t *testing.T) {
 	if _, err := os.Stat(snapshotPath(dir, "long")); err != nil {
 		t.Fatalf("no snapshot after Close: %v", err)
 	}
-	check("snapshot")
+	check("snapshot", true)
 	// Damage the snapshot written by that Close: Open must rebuild.
 	if err := os.WriteFile(snapshotPath(dir, "long"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	check("damaged snapshot")
+	check("damaged snapshot", false)
 	// A snapshot from an earlier Close is stale once the store changed.
 	old, err := os.ReadFile(snapshotPath(dir, "long"))
 	if err != nil {
@@ -669,7 +672,7 @@ func TestSnapshotReopen(t *testing.T) {
 	if err := os.WriteFile(snapshotPath(dir, "long"), old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	check("stale snapshot")
+	check("stale snapshot", false)
 }
 
 // TestStripesOrderNearDuplicates checks the invariant that ordering rests
