@@ -37,6 +37,7 @@ func newBenchServeCmd() *cobra.Command {
 		words                       int
 		duration, warmup            time.Duration
 		single, batchMode, inMemory bool
+		rate                        float64
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -48,7 +49,14 @@ throughput and latency percentiles, for single-document requests
 With --url it loads a running server, which must be on a loopback address;
 without, it starts one in this process on 127.0.0.1 with a temporary store,
 removed afterwards. Every document is new (a distinct synthetic text of
---words words), so every request writes to the store.`,
+--words words), so every request writes to the store.
+
+By default each connection sends its next request as soon as the last one
+is answered, which measures the most the server can do, with the latency
+of a saturated server. With --rate the requests are sent on a schedule
+(that many a second over all connections, each connection in turn) and
+latency counts from the scheduled time, so it includes any wait for a
+connection that was still busy: the latency a client sees at that load.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
@@ -60,6 +68,8 @@ removed afterwards. Every document is new (a distinct synthetic text of
 				return usagef("--batch must be in [1, %d]", server.DefaultMaxBatch)
 			case words < 1 || words > 100000:
 				return usagef("--words must be in [1, 100000]")
+			case !(rate >= 0 && rate <= 1e7):
+				return usagef("--rate must be in [0, 1e7] requests a second")
 			}
 			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
 				single, batchMode = true, true
@@ -87,10 +97,14 @@ removed afterwards. Every document is new (a distinct synthetic text of
 			}
 			out := cmd.OutOrStdout()
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d\n", base, words, duration, warmup, runtime.GOMAXPROCS(0))
+			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d", base, words, duration, warmup, runtime.GOMAXPROCS(0))
+			if rate > 0 {
+				fmt.Fprintf(out, ", %g requests a second scheduled", rate)
+			}
+			fmt.Fprintln(out)
 			fmt.Fprintln(tw, "mode\tconns\tdocs/req\trequests\treq/s\tdocs/s\tp50\tp99\tmax\terrors\t")
 			run := func(mode string, c, per int) error {
-				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup})
+				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup, rate: rate})
 				if err != nil {
 					return err
 				}
@@ -126,6 +140,7 @@ removed afterwards. Every document is new (a distinct synthetic text of
 	f.StringVar(&durability, "durability", "group", "durability of the in-process server's store: group, sync or nosync")
 	f.BoolVar(&inMemory, "in-memory", false, "the in-process server keeps its store in memory")
 	f.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to the file")
+	f.Float64Var(&rate, "rate", 0, "requests a second to send on a schedule, latency counted from the scheduled time (0: each connection back to back)")
 	return cmd
 }
 
@@ -183,6 +198,7 @@ type loadSpec struct {
 	conns, perReq    int
 	words            int
 	duration, warmup time.Duration
+	rate             float64 // requests a second over all connections; 0: back to back
 }
 
 type loadResult struct {
@@ -220,8 +236,11 @@ func (r *loadResult) errorSummary() string {
 }
 
 // loadServer runs spec.conns workers, each on its own keep-alive
-// connection, posting new documents back to back; requests completed after
-// the warm-up and before its end are measured.
+// connection, posting new documents back to back, or with spec.rate set,
+// each at its turn of a schedule of spec.rate requests a second (a request
+// whose time came while its connection was busy goes as soon as it is
+// free, and its latency counts from its time). Requests sent after the
+// warm-up and completed before its end are measured.
 func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 	u, err := url.Parse(spec.base)
 	if err != nil || u.Scheme != "http" || u.Host == "" {
@@ -251,9 +270,21 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 			c := &rawClient{host: u.Host, path: path}
 			defer c.close()
 			var body []byte
+			var interval time.Duration
+			next := start
+			if spec.rate > 0 {
+				interval = time.Duration(float64(time.Second) * float64(spec.conns) / spec.rate)
+				next = start.Add(interval * time.Duration(w) / time.Duration(spec.conns))
+			}
 			for ctx.Err() == nil {
 				body = gen.body(body[:0], spec.perReq)
 				t0 := time.Now()
+				if interval > 0 {
+					if wait := next.Sub(t0); wait > 0 {
+						time.Sleep(wait)
+					}
+					t0, next = next, next.Add(interval)
+				}
 				if t0.After(end) {
 					break
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,5 +88,31 @@ func TestBenchServe(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestBenchServeRate checks that --rate paces the requests: at 100 a
+// second for 500 ms no more than about 50 can be sent, where back to back
+// even a slow machine sends hundreds.
+func TestBenchServeRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"bench", "serve", "--single", "--duration", "500ms", "--warmup", "0s", "--conns", "4", "--rate", "100", "--in-memory"}, strings.NewReader(""), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var requests int
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[0] == "single" {
+			requests, _ = strconv.Atoi(f[3])
+		}
+	}
+	if requests < 1 || requests > 52 || !strings.Contains(out.String(), "100 requests a second scheduled") {
+		t.Fatalf("%d requests measured at --rate 100 for 500ms, want 1 to 52:\n%s", requests, out.String())
+	}
+	if code := run([]string{"bench", "serve", "--rate", "-1"}, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Fatalf("--rate -1: exit %d, want 2", code)
 	}
 }
