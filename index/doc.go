@@ -54,8 +54,9 @@
 // move, under the lock, into slots and a buffer of 512 scanned linearly;
 // from there they go into tiers of
 // sorted runs that grow eightfold (a log-structured merge), and all are
-// folded into the main level once the next tier would pass a quarter of
-// the index. Removed and expired entries are marked dead in place, skipped
+// folded into the main level once a merge would make a tier of more than
+// a quarter of the index, so that the main level is rebuilt once per
+// quarter of growth. Removed and expired entries are marked dead in place, skipped
 // by queries, and dropped at the next rebuild of the main level (forced
 // once they pass an eighth of the index). Rebuilds sort outside the lock;
 // readers wait only for the swap of the new tables or for one chunk (2048

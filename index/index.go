@@ -105,8 +105,8 @@ func (o Options) withDefaults() Options {
 // Sizes of the write buffers: new entries are scanned linearly until
 // bufCap of them accumulate, then sorted into tiers of sorted runs, tier j
 // holding at most bufCap*8^(j+1) entries (a log-structured merge); the tiers
-// are folded into the main level once the next one would pass
-// max(mainMin, Len()/4).
+// are folded into the main level once a merge would make a tier of more
+// than max(mainMin, Len()/4) entries.
 const (
 	pendCap   = 256
 	bufCap    = 512
@@ -442,11 +442,13 @@ func (ix *Index) planFlush(full bool) flushPlan {
 		if j+1 < len(ix.levels) {
 			p.slots = ix.appendLive(p.slots, ix.levels[j+1])
 		}
-		limit := ix.bufCap << (3 * (j + 1))
-		if full || limit > max(ix.mainMin, ix.n/4) {
+		// Fold everything into the main level once the tiers would hold
+		// more than a quarter of the index: a full rebuild then comes
+		// every quarter of growth, whatever the tiers' capacities.
+		if full || len(p.slots) > max(ix.mainMin, ix.n/4) {
 			break
 		}
-		if len(p.slots) <= limit {
+		if len(p.slots) <= ix.bufCap<<(3*(j+1)) {
 			p.tier = j + 1
 			return p
 		}
