@@ -51,9 +51,9 @@
 // Entries added one at a time first wait in pending arrays of 256 that
 // queries scan without taking the lock: Add writes an entry and then
 // publishes the new count. Every 256 adds (or before any other change) they
-// move, under the lock, into slots and a buffer of 512 scanned linearly;
-// from there they go into tiers of
-// sorted runs that grow eightfold (a log-structured merge), and all are
+// move, under the lock, into slots and a buffer of 512 (4096 with
+// AVX-512) scanned linearly; from there they go into tiers of sorted runs
+// that grow eightfold (a log-structured merge), and all are
 // folded into the main level once a merge would make a tier of more than
 // a quarter of the index, so that the main level is rebuilt once per
 // quarter of growth. Removed and expired entries are marked dead in place, skipped
