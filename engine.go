@@ -580,7 +580,7 @@ func (e *Engine) restore(buildIndex bool) error {
 		if buildIndex {
 			ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}
 			long = append(long, ent)
-			if e.short != nil && e.isShort(r.TextLen) {
+			if e.isShort(r.TextLen) {
 				short = append(short, ent)
 			}
 		}
@@ -627,11 +627,13 @@ func top64(fp Fingerprint) uint64 {
 }
 
 // isShort reports whether a text of n runes (before normalization) goes to
-// the short index. Normalization mostly shrinks text (white space runs,
+// the short index, if there is one. Normalization mostly shrinks text (white space runs,
 // control characters), so the bound is a quarter above the Policy's
 // normalized ShortLength: every pair the Short rule judges is in the short
 // index unless normalization shrinks a text by more than a fifth.
-func (e *Engine) isShort(n int) bool { return n < e.policy.ShortLength+e.policy.ShortLength/4 }
+func (e *Engine) isShort(n int) bool {
+	return e.short != nil && n < e.policy.ShortLength+e.policy.ShortLength/4
+}
 
 func (e *Engine) cutoff() int64 {
 	if e.opts.Retention < 0 {
@@ -816,7 +818,7 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 	cutoff := e.cutoff()
 	ms := e.long.Query(p.ix, e.longK, nil)
-	if e.short != nil && e.isShort(p.runes) {
+	if e.isShort(p.runes) {
 		ms = e.short.Query(p.ix, e.shortK, ms)
 	}
 	if len(ms) == 0 {
@@ -932,7 +934,7 @@ func (e *Engine) noteInsert(p *prepared) {
 	r.stamp.Store(0)
 	r.fp.Store(p.ix)
 	stamp := (n + 1) << 1
-	if e.short != nil && e.isShort(p.runes) {
+	if e.isShort(p.runes) {
 		stamp |= 1
 	}
 	r.stamp.Store(stamp)
@@ -957,7 +959,7 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared) bool {
 	if end-o.inserts > recentSize {
 		return false
 	}
-	short := e.short != nil && e.isShort(p.runes)
+	short := e.isShort(p.runes)
 	for n := o.inserts; n < end; n++ {
 		r := &e.recent[n%recentSize]
 		stamp := r.stamp.Load()
@@ -979,7 +981,7 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared) bool {
 // stripes returns the sorted, distinct key-lock stripes of p.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	dst = e.longKeys.Keys(p.ix, dst)
-	if e.short != nil && e.isShort(p.runes) {
+	if e.isShort(p.runes) {
 		n := len(dst)
 		dst = e.shortKeys.Keys(p.ix, dst)
 		for i := n; i < len(dst); i++ {
@@ -1125,7 +1127,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		e.markPending(&doc)
 		ent := index.Entry{ID: seq, FP: p.ix, Time: p.time}
 		e.long.Add(ent)
-		if e.short != nil && e.isShort(p.runes) {
+		if e.isShort(p.runes) {
 			e.short.Add(ent)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
