@@ -471,7 +471,7 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	p.ndead = len(ix.dead)
 	if ix.opts.Adaptive {
 		d := ChooseDesign(ix.opts.K, max(2*len(p.slots), 1), ix.opts.MaxBytesPerEntry)
-		if d.String() != ix.opts.Design.String() {
+		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
 			p.design, p.tabs = d, buildTables(d)
 		}
 	}
