@@ -21,7 +21,7 @@
 // # Layout
 //
 // Each table keeps, per entry, only the 32 bits that follow its directory
-// bits and a 4-byte slot number, in two arrays sorted by permuted
+// bits (all of them, in 8 bytes, with Options.Wide) and a 4-byte slot number, in two arrays sorted by permuted
 // fingerprint; the bucket directory holds offsets. Ids, fingerprints and
 // times live once, in slot columns. The 32 stored bits filter candidates
 // before the full fingerprint is read, so a query touches, per table, one
@@ -107,12 +107,25 @@
 // grows from empty uses the design its size calls for, at no cost beyond
 // the rebuilds it makes anyway; ExpectedN then only picks the first one.
 //
+// # Beyond the design's k
+//
+// A query for a k beyond the design's is still answered exactly. With a
+// design of one level of single-block keys (4/1, 5/1, ...), whose blocks
+// cut all 64 bits, the tables can still be used: two fingerprints within k
+// differ in at most r_i bits of some block i whenever the radii r_i add up
+// to k-m+1 for m blocks, so table i is probed with every key within r_i
+// bits of the query's (multi-index hashing, Norouzi, Punjani and Fleet,
+// CVPR 2012). With Options.Wide each table keeps the whole fingerprint
+// next to the slot, so a probed bucket is tested at once without loading
+// fingerprints. Otherwise, or when a cost model (probe.go) predicts that
+// probing costs more, as it does for small indexes, the query is a linear
+// scan of the fingerprints.
+//
 // # Scans
 //
-// A query for a k beyond the design's is answered exactly by a linear scan
-// of the fingerprints, 64 at a time (one word of live bits); the buffer,
-// the pending entries and buckets of 10 entries or more are tested the
-// same way. On processors with AVX-512 (F, BW, VBMI, VPOPCNTDQ) and BMI2
+// The linear scan tests the fingerprints 64 at a time (one word of live
+// bits); the buffer, the pending entries and buckets of 10 entries or more
+// (32 in wide tables) are tested the same way. On processors with AVX-512 (F, BW, VBMI, VPOPCNTDQ) and BMI2
 // the test of 64 fingerprints is a few vector instructions (nearMask,
 // nearMask32: about 0.15-0.3 ns a fingerprint against 1-1.5 ns in plain
 // Go); elsewhere it is portable Go.

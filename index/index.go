@@ -43,7 +43,8 @@ var ErrOptions = errors.New("index: bad options")
 type Options struct {
 	// K is the largest distance queries answer through the tables, 0..32.
 	// It has no default: zero means exact duplicates only. Queries for a
-	// larger k still answer exactly, by a linear scan.
+	// larger k still answer exactly, by probing several keys per table
+	// or by a linear scan (see Wide).
 	K int
 	// ExpectedN is the number of entries the index is expected to hold; it
 	// only guides the choice of design. Default DefaultExpectedN.
@@ -63,6 +64,12 @@ type Options struct {
 	// design, so an adaptive index's Keys must not be used to order
 	// operations. Default false: the design never changes.
 	Adaptive bool
+	// Wide keeps all 64 bits of every entry in each table, 4 bytes more
+	// per entry and table. It speeds up queries beyond K with designs of
+	// one level of single-block keys (4/1, 5/1, ...), which probe several
+	// keys per table (see Query): candidates are then checked against
+	// their whole fingerprint without loading it. Default false.
+	Wide bool
 }
 
 // Validate reports whether the options are in range. Errors wrap ErrOptions
@@ -171,6 +178,7 @@ type Index struct {
 	npend          atomic.Int32
 
 	bufCap, mainMin int    // flush thresholds (tests lower them)
+	probe           int    // tests: 1 probes beyond K whenever the design allows, -1 never, 0 by cost
 	whileBuilding   func() // tests: called while Add builds a level without wmu
 }
 
@@ -183,7 +191,7 @@ func New(opts Options) (*Index, error) {
 	opts = opts.withDefaults()
 	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap(), mainMin: mainMin,
 		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap)}
-	ix.levels = []level{buildLevel(ix.tabs, nil, nil)}
+	ix.levels = []level{buildLevel(ix.tabs, nil, nil, opts.Wide)}
 	return ix, nil
 }
 
@@ -247,7 +255,7 @@ func (ix *Index) Add(e Entry) {
 		if ix.whileBuilding != nil {
 			ix.whileBuilding()
 		}
-		l := buildLevel(p.tabs, p.slots, fps)
+		l := buildLevel(p.tabs, p.slots, fps, ix.opts.Wide)
 		ix.wmu.Lock()
 		ix.installFlush(p, l)
 		ix.fmu.Unlock()
@@ -429,7 +437,7 @@ func (ix *Index) maybeCompact() {
 // lock; only the swap holds it. The caller holds fmu and wmu.
 func (ix *Index) flush(full bool) {
 	p := ix.planFlush(full)
-	ix.installFlush(p, buildLevel(p.tabs, p.slots, ix.fps))
+	ix.installFlush(p, buildLevel(p.tabs, p.slots, ix.fps, ix.opts.Wide))
 }
 
 // flushPlan is what a flush builds and replaces.
@@ -557,6 +565,12 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 		return
 	}
 	if k > ix.opts.K {
+		if radii := probeRadii(ix.opts.Design, k); ix.probeCheaper(radii) {
+			if ix.searchProbe(q, k, radii, visit) {
+				ix.scanRecent(q, k, visit)
+			}
+			return
+		}
 		ix.scanAll(q, k, visit)
 		return
 	}
@@ -574,22 +588,17 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			// directory and bucket loads of different tables are
 			// independent, so the processor overlaps their misses.
 			var lo, hi [probeGroup]int
-			var qh [probeGroup]uint32
 			for i := range tabs {
 				r := &l[t0+i]
 				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
-				lo[i], hi[i], qh[i] = r.bucket(pq[i], xbits)
+				lo[i], hi[i] = r.bucket(pq[i], xbits)
 			}
 			// Touch every cache line of every bucket before scanning any:
 			// the loads are independent, so their misses overlap instead
 			// of arriving one line at a time during the scans.
-			var touch uint32
+			var touch uint64
 			for i := range tabs {
-				h := l[t0+i].hi
-				for j := lo[i]; j < hi[i]; j += 16 {
-					touch += h[j]
-				}
-
+				touch += l[t0+i].touch(lo[i], hi[i])
 			}
 			runtime.KeepAlive(touch)
 			for i := range tabs {
@@ -624,7 +633,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 					n = 0
 					return true
 				}
-				more := scan(r.hi[lo[i]:hi[i]], qh[i], k, func(j int) bool {
+				more := r.scanBucket(lo[i], hi[i], pq[i], k, func(j int) bool {
 					cand[n] = int32(j)
 					n++
 					return n < candBatch || check()
@@ -635,6 +644,12 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			}
 		}
 	}
+	ix.scanRecent(q, k, visit)
+}
+
+// scanRecent visits the entries of the buffer and the pending ones within
+// k of q. The caller holds mu shared.
+func (ix *Index) scanRecent(q uint64, k int, visit visitor) {
 	more := eachNear(ix.bufFP, q, &k, func(i, d int) bool {
 		if !ix.isLive(ix.buf[i]) {
 			return true
@@ -701,8 +716,9 @@ func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 
 // Query appends to dst every entry within distance k of fp, each once, and
 // returns the extended slice. Matches are ordered by distance, then ID. For
-// k above K() the answer is still exact but found by a linear scan; for
-// negative k it is empty.
+// k above K() the answer is still exact, found by probing several keys per
+// table or by a linear scan, whichever the index predicts to be cheaper
+// (see Options.Wide); for negative k it is empty.
 func (ix *Index) Query(fp uint64, k int, dst []Match) []Match {
 	start := len(dst)
 	ix.mu.RLock()

@@ -75,7 +75,10 @@ func TestIndexMatchesOracle(t *testing.T) {
 		d := rapid.SampledFrom(testDesigns).Draw(t, "design")
 		k := rapid.IntRange(0, d.MaxK()).Draw(t, "K")
 		adaptive := rapid.Bool().Draw(t, "adaptive")
-		ix := newTestIndex(t, Options{K: k, Design: d, Adaptive: adaptive}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
+		wide := rapid.Bool().Draw(t, "wide")
+		ix := newTestIndex(t, Options{K: k, Design: d, Adaptive: adaptive, Wide: wide}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
+		// Queries beyond K are answered by multi-probe or by a scan.
+		ix.probe = rapid.IntRange(-1, 1).Draw(t, "probe")
 		bases := rapid.SliceOfN(rapid.Uint64(), 1, 4).Draw(t, "bases")
 		gen := fpGen(bases)
 		model := oracle{}
@@ -117,7 +120,7 @@ func TestIndexMatchesOracle(t *testing.T) {
 				}
 			default:
 				q := gen.Draw(t, "q")
-				qk := rapid.IntRange(-1, k+1).Draw(t, "k")
+				qk := rapid.IntRange(-1, k+12).Draw(t, "k")
 				checkQuery(t, ix, model, q, qk)
 			}
 			if ix.Len() != len(model) {

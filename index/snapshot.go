@@ -17,9 +17,10 @@ import (
 //
 //	magic "NDUPIDX\x00", version uint32
 //	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels,
-//	flags uint32 (bit 0: Adaptive; absent in version 1)
+//	flags uint32 (bit 0: Adaptive, bit 1: Wide; absent in version 1)
 //	slot columns: fingerprints, ids, times, live bits, id map, free, dead
-//	levels (main, then tiers): per table dbits, directory, hi, slot arrays
+//	levels (main, then tiers): per table dbits, directory, hi (with Wide:
+//	rest) and slot arrays
 //	buffer: slots and fingerprints
 //	CRC-32C (Castagnoli) of everything before it
 //
@@ -119,6 +120,9 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	if ix.opts.Adaptive {
 		flags |= 1
 	}
+	if ix.opts.Wide {
+		flags |= 2
+	}
 	s.u32(flags)
 	words(s, ix.fps)
 	words(s, ix.ids)
@@ -140,7 +144,11 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		for _, r := range l {
 			s.u32(uint32(r.dbits))
 			words(s, r.dir)
-			words(s, r.hi)
+			if ix.opts.Wide {
+				words(s, r.rest)
+			} else {
+				words(s, r.hi)
+			}
 			words(s, r.slot)
 		}
 	}
@@ -251,10 +259,11 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	}
 	if version >= 2 {
 		flags := s.u32()
-		if s.err == nil && flags > 1 {
+		if s.err == nil && flags > 3 {
 			return nil, fmt.Errorf("%w: unknown flags %#x", ErrSnapshot, flags)
 		}
 		o.Adaptive = flags&1 != 0
+		o.Wide = flags&2 != 0
 	}
 	if s.err != nil {
 		return nil, s.err
@@ -294,7 +303,11 @@ func ReadIndex(r io.Reader) (*Index, error) {
 			var r tableRun
 			r.dbits = uint(s.u32())
 			r.dir = readWords[uint32](s)
-			r.hi = readWords[uint32](s)
+			if o.Wide {
+				r.rest = readWords[uint64](s)
+			} else {
+				r.hi = readWords[uint32](s)
+			}
 			r.slot = readWords[uint32](s)
 			*l = append(*l, r)
 		}
@@ -364,7 +377,11 @@ func (ix *Index) check() error {
 			if r.dbits < 1 || r.dbits > 28 || int(r.dbits) > ix.tabs[t].keyBits || len(r.dir) != 1<<r.dbits+1 {
 				return errors.New("bad directory size")
 			}
-			if len(r.hi) != len(r.slot) || len(r.slot) != l.size() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != len(r.hi) {
+			n := len(r.hi) + len(r.rest)
+			if ix.opts.Wide && len(r.hi) != 0 || !ix.opts.Wide && len(r.rest) != 0 {
+				return errors.New("table bits do not match the options")
+			}
+			if n != len(r.slot) || len(r.slot) != l.size() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != n {
 				return errors.New("directory does not match its table")
 			}
 			for i := 1; i < len(r.dir); i++ {
@@ -380,7 +397,7 @@ func (ix *Index) check() error {
 		}
 	}
 	if len(ix.levels[0]) == 0 {
-		ix.levels[0] = buildLevel(ix.tabs, nil, nil)
+		ix.levels[0] = buildLevel(ix.tabs, nil, nil, ix.opts.Wide)
 	}
 	return nil
 }

@@ -130,20 +130,13 @@ func FuzzReadIndex(f *testing.F) {
 func TestSnapshotAdaptive(t *testing.T) {
 	ix := newTestIndex(t, Options{K: 3, Adaptive: true}, 8, 64)
 	ix.AddBatch(randomEntries(3000, 4))
-	var buf bytes.Buffer
-	if _, err := ix.WriteTo(&buf); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadIndex(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	back := roundTrip(t, ix)
 	if !back.opts.Adaptive || back.Design().String() != ix.Design().String() {
 		t.Fatalf("loaded adaptive %v design %v, want true %v", back.opts.Adaptive, back.Design(), ix.Design())
 	}
 
 	fixed, model := snapshotFixture(t)
-	buf.Reset()
+	var buf bytes.Buffer
 	if _, err := fixed.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -164,4 +157,54 @@ func TestSnapshotAdaptive(t *testing.T) {
 	for _, e := range model {
 		checkQuery(t, old, model, e.FP, 3)
 	}
+}
+
+// TestSnapshotWide checks that a wide index keeps its extra bits through a
+// round trip and answers queries beyond K by probing as before.
+func TestSnapshotWide(t *testing.T) {
+	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: true}, 8, 64)
+	ix.probe = 1
+	model := oracle{}
+	for _, e := range randomEntries(3000, 5) {
+		ix.Add(e)
+		model[e.ID] = e
+	}
+	back := roundTrip(t, ix)
+	back.probe = 1
+	if !back.opts.Wide {
+		t.Fatal("loaded index is not wide")
+	}
+	for _, l := range back.levels {
+		for _, r := range l {
+			if len(r.rest) != len(r.slot) || r.hi != nil {
+				t.Fatalf("loaded run has %d wide entries, %d narrow, for %d slots", len(r.rest), len(r.hi), len(r.slot))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	n := 0
+	for _, e := range model {
+		if n++; n > 300 {
+			break
+		}
+		q := e.FP
+		for range 8 {
+			q ^= 1 << r.UintN(64)
+		}
+		checkQuery(t, back, model, q, 10)
+	}
+}
+
+// roundTrip writes ix to a snapshot and reads it back.
+func roundTrip(t *testing.T, ix *Index) *Index {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := ix.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadIndex(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }

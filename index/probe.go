@@ -1,0 +1,221 @@
+package index
+
+import (
+	"math/bits"
+	"runtime"
+)
+
+// Distances beyond the design.
+//
+// A design of one level whose tables each key on one of m blocks (4/1, 5/1,
+// and so on) cuts the 64 bits into m disjoint blocks. Two fingerprints
+// within distance k then differ in at most ρ_i bits of block i for some i,
+// whenever the radii ρ_i add up to k-m+1 or more: otherwise each block
+// holds at least ρ_i+1 differences, k+1 in all. So a query for any k can
+// still use the tables, by looking up in table i every key within ρ_i bits
+// of the query's (multi-index hashing: Norouzi, Punjani and Fleet, "Fast
+// Search in Hamming Space with Multi-Index Hashing", CVPR 2012). It pays
+// one bucket lookup per key probed, C(b,0)+...+C(b,ρ) for a block of b
+// bits, instead of a scan of every stored fingerprint; the index takes
+// whichever its cost model predicts to be cheaper (probeCheaper).
+
+// Cost model of probeCheaper, in nanoseconds, fitted on SimHash
+// fingerprints of generated English at k=10 with the 4/1 design and Wide
+// (`neardup bench index --data text -k 10 --table-k 3 --design 4/1
+// --wide`, 100k, 300k and 1M entries: 31, 50 and 102 µs a query, against
+// 15, 71 and 400 µs for the scan). Text fingerprints cluster, so a probed bucket near
+// a text's key holds several times its share of entries: candidateNs is
+// the cost of one uniform share's entry, clustering included.
+const (
+	probeNs     = 60   // one bucket lookup
+	candidateNs = 13   // one entry of a uniform share of the probed buckets
+	narrowNs    = 30   // the same without Wide (200 µs at 1M), whose candidates are loaded
+	scanNs      = 0.4  // one fingerprint of a linear scan with AVX-512
+	scanNsSmall = 0.15 // the same while the fingerprints fit in cache (scanSmall)
+	scanNsPlain = 1.1  // one fingerprint of a scan without AVX-512
+	scanSmall   = 1 << 18
+)
+
+// probeRadii returns the radius each table is probed with to answer
+// distance k, or nil when the design is not one level of single-block
+// keys of less than 64 bits. Radii sum to k-m+1 for m tables (a table of
+// radius -1 is skipped); the first tables, whose blocks are the widest,
+// get the larger ones.
+func probeRadii(d Design, k int) []int {
+	if len(d.Levels) != 1 || d.Levels[0].Key != 1 || d.Levels[0].Blocks < 2 || k < 0 {
+		return nil
+	}
+	m := d.Levels[0].Blocks
+	r := make([]int, m)
+	for i := range r {
+		r[i] = k / m
+		if i > k%m {
+			r[i]--
+		}
+	}
+	return r
+}
+
+// probeCost predicts the nanoseconds of a probed query at radii over n
+// entries, and the probes it makes.
+func probeCost(tabs []table, radii []int, n int, wide bool) (ns float64, probes int) {
+	var share float64
+	for i, t := range tabs {
+		keys := 0
+		for j := 0; j <= radii[i]; j++ {
+			keys += binomial(t.keyBits, j)
+		}
+		probes += keys
+		share += float64(keys) / float64(uint64(1)<<t.keyBits)
+	}
+	per := float64(narrowNs)
+	if wide {
+		per = candidateNs
+	}
+	return float64(probes)*probeNs + share*float64(n)*per, probes
+}
+
+// probeCheaper reports whether a query at distance k over the index's
+// current slots costs less by probing (with radii) than by scanning.
+func (ix *Index) probeCheaper(radii []int) bool {
+	if radii == nil || ix.probe < 0 {
+		return false
+	}
+	if ix.probe > 0 {
+		return true
+	}
+	n := len(ix.fps)
+	ns, _ := probeCost(ix.tabs, radii, n, ix.opts.Wide)
+	per := scanNsPlain
+	if useAVX512 {
+		per = scanNs
+		if n < scanSmall {
+			per = scanNsSmall
+		}
+	}
+	return ns < float64(n)*per
+}
+
+// searchProbe visits every entry of the levels within k of q by probing
+// each table i with every key within radii[i] bits of q's, and reports
+// whether visit asked to go on. Each match is reported once: through the
+// first table whose block holds no more differences than its radius, and
+// there by the probe whose flipped bits are exactly the match's
+// differences in that block. The caller holds mu shared and scans the
+// buffer and the pending entries itself.
+func (ix *Index) searchProbe(q uint64, k int, radii []int, visit visitor) bool {
+	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
+	for t := range ix.tabs {
+		tab := &ix.tabs[t]
+		kb := uint(tab.keyBits)
+		p := tab.permute(q)
+		n := 0
+		for f := 0; f <= radii[t]; f++ {
+			// Every f-subset c of the kb key bits, in increasing order
+			// (Gosper's hack); the probe flips them in p's key.
+			for c := uint64(1)<<f - 1; c < 1<<kb; {
+				flips[n] = c
+				if n++; n == len(flips) {
+					if k = ix.probeBatch(q, p, k, t, radii, flips[:n], visit); k < 0 {
+						return false
+					}
+					n = 0
+				}
+				if c == 0 {
+					break
+				}
+				u := c & -c
+				v := c + u
+				c = v + (v^c)/u>>2
+			}
+		}
+		if k = ix.probeBatch(q, p, k, t, radii, flips[:n], visit); k < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// probeBatch runs the probes of table t that flip the given key bits of p
+// (q permuted), level by level: it finds every probe's bucket first and
+// touches their cache lines, so that the misses overlap, and then scans
+// them. It returns the distance bound to go on with, or -1 when visit
+// asked to stop.
+func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, flips []uint64, visit visitor) int {
+	tab := &ix.tabs[t]
+	kb := uint(tab.keyBits)
+	for _, l := range ix.levels {
+		if len(l) == 0 {
+			continue
+		}
+		r := &l[t]
+		// Narrowing a bucket to the key bits beyond the directory pays
+		// when they are several: a bucket holds about 2^xbits keys.
+		xbits := uint(max(0, min(int(kb)-int(r.dbits), 32)))
+		if xbits < 3 {
+			xbits = 0
+		}
+		var lo, hi [probeGroup]int
+		var touch uint64
+		for i, c := range flips {
+			lo[i], hi[i] = r.bucket(p^c<<(64-kb), xbits)
+		}
+		for i := range flips {
+			touch += r.touch(lo[i], hi[i])
+		}
+		runtime.KeepAlive(touch)
+		var cand [candBatch]uint32
+		var fps [candBatch]uint64
+		for i, c := range flips {
+			f := bits.OnesCount64(c)
+			if f > k || lo[i] == hi[i] {
+				continue
+			}
+			// As in search, candidates that pass the stored bits are
+			// checked in batches, so their fingerprint loads overlap. The
+			// stored bits differ from the probe's in k-f places at most
+			// for every entry this probe reports.
+			slots := r.slot[lo[i]:hi[i]]
+			n := 0
+			check := func() bool {
+				for j := range n {
+					fps[j] = ix.fps[cand[j]]
+				}
+				for j := range n {
+					s, fp := cand[j], fps[j]
+					x := q ^ fp
+					d := bits.OnesCount64(x)
+					if d > k || tab.permute(x)>>(64-kb) != c || firstProbedTable(ix.tabs, radii, x) != t || !ix.isLive(s) {
+						continue
+					}
+					var more bool
+					if k, more = visit(ix.ids[s], fp, d); !more {
+						return false
+					}
+				}
+				n = 0
+				return true
+			}
+			more := r.scanBucket(lo[i], hi[i], p^c<<(64-kb), k-f, func(j int) bool {
+				cand[n] = slots[j]
+				n++
+				return n < candBatch || check()
+			}) && check()
+			if !more {
+				return -1
+			}
+		}
+	}
+	return k
+}
+
+// firstProbedTable returns the first table whose key bits of x (the
+// difference of two fingerprints) are within its radius.
+func firstProbedTable(tabs []table, radii []int, x uint64) int {
+	for i := range tabs {
+		if bits.OnesCount64(x&tabs[i].keyMask) <= radii[i] {
+			return i
+		}
+	}
+	return len(tabs)
+}
