@@ -23,6 +23,8 @@ import (
 // benchIndexConfig holds the flags of `neardup bench index`.
 type benchIndexConfig struct {
 	n, k, queries int
+	tableK        int // K the tables are built for (-1: k)
+	wide          bool
 	design        string
 	data          string
 	seed          uint64
@@ -120,8 +122,14 @@ scheme is measured in the same run as a baseline.`,
 			if err != nil {
 				return usageError{fmt.Errorf("bench index: %w", err)}
 			}
-			if !d.IsZero() && d.MaxK() < c.k {
-				return usagef("bench index: design %s answers k <= %d, not %d", d, d.MaxK(), c.k)
+			if c.tableK < 0 {
+				c.tableK = c.k
+			}
+			if c.tableK > c.k {
+				return usagef("bench index: --table-k %d is above -k %d", c.tableK, c.k)
+			}
+			if !d.IsZero() && d.MaxK() < c.tableK {
+				return usagef("bench index: design %s answers k <= %d, not %d", d, d.MaxK(), c.tableK)
 			}
 			res, err := runBenchIndex(c, d, cmd.ErrOrStderr())
 			if err != nil {
@@ -133,6 +141,8 @@ scheme is measured in the same run as a baseline.`,
 	f := cmd.Flags()
 	f.IntVarP(&c.n, "n", "n", 1_000_000, "number of fingerprints")
 	f.IntVarP(&c.k, "k", "k", 3, "distance the index is built for and queried with")
+	f.IntVar(&c.tableK, "table-k", -1, "distance the tables are built for, when below -k (queries beyond it probe several keys per table or scan, whichever the index predicts cheaper; -1: -k)")
+	f.BoolVar(&c.wide, "wide", false, "keep all 64 bits of each entry in every table (index.Options.Wide), for queries beyond --table-k")
 	f.IntVar(&c.queries, "queries", 100_000, "number of timed queries")
 	f.StringVar(&c.design, "design", "auto", `table design: auto, seed (4/1), manku20 (6/3), manku16 (4/1,4/1), or levels like 5/2`)
 	f.StringVar(&c.data, "data", "random", "fingerprints: random, or text (SimHash of generated English)")
@@ -208,7 +218,7 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	before := heapAfterGC()
 	start := time.Now()
 	cpu := processCPU()
-	ix, err := index.New(index.Options{K: c.k, ExpectedN: c.n, Design: d, MaxBytesPerEntry: c.maxBytes})
+	ix, err := index.New(index.Options{K: c.tableK, Wide: c.wide, ExpectedN: c.n, Design: d, MaxBytesPerEntry: c.maxBytes})
 	if err != nil {
 		return res, usageError{fmt.Errorf("bench index: %w", err)}
 	}
@@ -252,7 +262,7 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	if c.adds > 0 {
 		fmt.Fprintf(log, "bench index: online adds\n")
 		m := min(c.adds, len(es))
-		fresh, _ := index.New(index.Options{K: c.k, ExpectedN: m, Design: ix0Design(d, res.Design)})
+		fresh, _ := index.New(index.Options{K: c.tableK, Wide: c.wide, ExpectedN: m, Design: ix0Design(d, res.Design)})
 		start = time.Now()
 		cpu = processCPU()
 		for _, e := range es[:m] {
