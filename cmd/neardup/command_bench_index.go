@@ -41,6 +41,7 @@ type benchIndexConfig struct {
 type benchIndexResult struct {
 	N                int     `json:"n"`
 	K                int     `json:"k"`
+	TableK           int     `json:"table_k"`
 	Data             string  `json:"data"`
 	Design           string  `json:"design"`
 	Tables           int     `json:"tables"`
@@ -188,7 +189,7 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 }
 
 func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {
-	res := benchIndexResult{N: c.n, K: c.k, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	res := benchIndexResult{N: c.n, K: c.k, TableK: c.tableK, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	fmt.Fprintf(log, "bench index: generating %d %s fingerprints\n", c.n, c.data)
 	var es []index.Entry
 	var err error

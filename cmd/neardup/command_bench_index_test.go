@@ -32,6 +32,24 @@ func TestBenchIndexJSON(t *testing.T) {
 	}
 }
 
+// TestBenchIndexBeyondTables queries a wide 4/1 index at k=10, beyond
+// its tables: the answers (by probing or scan) must still be exact, also
+// after a snapshot round trip.
+func TestBenchIndexBeyondTables(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "index", "-n", "3000", "-k", "10", "--table-k", "3", "--design", "seed", "--wide", "--data", "text", "--queries", "300", "--adds", "300", "--snapshot", "--json"}
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var r benchIndexResult
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if r.K != 10 || r.TableK != 3 || r.Tables != 4 || r.Recall != 1 || r.SnapshotBytes <= 0 {
+		t.Fatalf("report %+v", r)
+	}
+}
+
 func TestBenchIndexErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-n", "0"},
@@ -39,6 +57,8 @@ func TestBenchIndexErrors(t *testing.T) {
 		{"--data", "xml"},
 		{"--design", "9/9/9"},
 		{"-k", "4", "--design", "seed"},
+		{"-k", "3", "--table-k", "4"},
+		{"-k", "10", "--table-k", "4", "--design", "seed"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(append([]string{"bench", "index"}, args...), nil, &stdout, &stderr); code != 2 {
