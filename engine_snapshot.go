@@ -56,6 +56,7 @@ func (e *Engine) loadSnapshot() (bool, error) {
 			return nil, err
 		}
 		if ix.K() != k {
+			// Written before the short index had tables.
 			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
 		}
 		if want := which == "long"; ix.Adaptive() != want {
