@@ -175,7 +175,7 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 	}
 	switch r.Measure {
 	case Jaccard:
-		s.Jaccard = similarity.Jaccard(a.Shingles, b.Shingles)
+		s.Jaccard = similarity.Jaccard(a.Shingles(), b.Shingles())
 		sim = s.Jaccard
 	case Cosine:
 		s.Cosine = a.Cosine(b)
@@ -188,7 +188,7 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 		return false, sim, s
 	}
 	if r.Measure != Jaccard {
-		s.Jaccard = similarity.Jaccard(a.Shingles, b.Shingles)
+		s.Jaccard = similarity.Jaccard(a.Shingles(), b.Shingles())
 	}
 	if r.Measure != Cosine {
 		s.Cosine = a.Cosine(b)

@@ -49,8 +49,8 @@ func TestPolicyVerify(t *testing.T) {
 				t.Fatalf("dup = %v, want %v (sim %v, scores %+v)", dup, tc.dup, sim, s)
 			}
 			want := Scores{
-				Jaccard:     similarity.Jaccard(a.Shingles, b.Shingles),
-				Cosine:      similarity.Cosine(a.Vector, b.Vector),
+				Jaccard:     similarity.Jaccard(a.Shingles(), b.Shingles()),
+				Cosine:      similarity.Cosine(a.Vector(), b.Vector()),
 				Levenshtein: similarity.LevenshteinRatio(a.Runes, b.Runes),
 			}
 			switch tc.measure {

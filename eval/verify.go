@@ -70,9 +70,9 @@ func (c *Sketches) Score(a, b *similarity.Sketch, m neardup.Measure) float64 {
 	}
 	switch m {
 	case neardup.Jaccard:
-		s = similarity.Jaccard(a.Shingles, b.Shingles)
+		s = similarity.Jaccard(a.Shingles(), b.Shingles())
 	case neardup.Cosine:
-		s = similarity.Cosine(a.Vector, b.Vector)
+		s = similarity.Cosine(a.Vector(), b.Vector())
 	default:
 		n := max(a.Len(), b.Len())
 		if n == 0 {

@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
@@ -40,31 +41,70 @@ type Scores struct {
 // MRPC, Chinese STS-B 5 against <= 3, BQ): 0.903, 0.764, 0.836, 0.732,
 // against 0.795, 0.699, 0.829, 0.731 for word 2-shingles. They keep local
 // word order, and one edited word changes only the few grams around it.
-// A Sketch is immutable once made and safe to share between goroutines.
+//
+// NewSketch computes the shingles and the vector when they are first asked
+// for, so a sketch used only for the Levenshtein ratio never pays for them
+// (they took about half the CPU of verifying short texts). A Sketch is
+// immutable once made, apart from that, and safe to share between
+// goroutines.
 type Sketch struct {
 	// Runes is the normalized text.
 	Runes []rune
-	// Shingles is the sorted set of shingle hashes, without repeats.
-	Shingles []uint64
-	// Vector is the token vector, sorted by token hash.
-	Vector Vector
-	norm   float64
+
+	text     []byte    // the normalized text, until the rest is computed
+	once     sync.Once // computes shingles, vector and norm from text
+	shingles []uint64
+	vector   Vector
+	norm     float64
 }
 
 // NewSketch returns the Sketch of text with term-frequency weights. It
 // accepts any bytes.
-func NewSketch(text []byte) *Sketch { return NewSketchIDF(text, nil) }
+func NewSketch(text []byte) *Sketch {
+	norm := analysis.Normalize(make([]byte, 0, len(text)), text)
+	return &Sketch{Runes: runes(norm), text: norm}
+}
 
 // NewSketchIDF is NewSketch with tf-idf weights: each token's count times
 // idf(token). A nil idf means weight 1 for every token (plain tf). tok is
-// only valid during the call.
+// only valid during the call, and idf is not called after NewSketchIDF
+// returns.
 func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
-	norm := analysis.Normalize(make([]byte, 0, len(text)), text)
-	s := &Sketch{Runes: make([]rune, 0, utf8.RuneCount(norm))}
-	for _, r := range string(norm) {
-		s.Runes = append(s.Runes, r)
+	if idf == nil {
+		return NewSketch(text)
 	}
-	s.Shingles = shingles(norm, len(s.Runes))
+	norm := analysis.Normalize(make([]byte, 0, len(text)), text)
+	s := &Sketch{Runes: runes(norm)}
+	s.once.Do(func() { s.fill(norm, idf) })
+	return s
+}
+
+// runes returns the runes of the normalized text norm.
+func runes(norm []byte) []rune {
+	rs := make([]rune, 0, utf8.RuneCount(norm))
+	for _, r := range string(norm) {
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// Shingles returns the sorted set of shingle hashes, without repeats.
+func (s *Sketch) Shingles() []uint64 {
+	s.once.Do(func() { s.fill(s.text, nil) })
+	return s.shingles
+}
+
+// Vector returns the token vector, sorted by token hash.
+func (s *Sketch) Vector() Vector {
+	s.once.Do(func() { s.fill(s.text, nil) })
+	return s.vector
+}
+
+// fill computes the shingles, the vector and its norm from the normalized
+// text norm, with idf weights if idf is not nil, and drops the text.
+func (s *Sketch) fill(norm []byte, idf func(tok []byte) float64) {
+	s.text = nil
+	s.shingles = shingles(norm, len(s.Runes))
 	// keys holds the token hashes in text order, then sorted. With idf,
 	// idfs remembers each distinct token's weight (a function of the token,
 	// so of its hash).
@@ -92,11 +132,10 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 		if idfs != nil {
 			w *= idfs[keys[i]]
 		}
-		s.Vector = append(s.Vector, Term{Key: keys[i], Weight: w})
+		s.vector = append(s.vector, Term{Key: keys[i], Weight: w})
 		i = j
 	}
-	s.norm = s.Vector.Norm()
-	return s
+	s.norm = s.vector.Norm()
 }
 
 // shingles returns the sorted set of character n-gram hashes of the
@@ -149,8 +188,11 @@ func shingles(norm []byte, n int) []uint64 {
 func (s *Sketch) Len() int { return len(s.Runes) }
 
 // Cosine returns the cosine similarity of the term vectors of s and o, as
-// Cosine(s.Vector, o.Vector) but with the norms the sketches keep.
-func (s *Sketch) Cosine(o *Sketch) float64 { return cosine(s.Vector, o.Vector, s.norm, o.norm) }
+// Cosine(s.Vector(), o.Vector()) but with the norms the sketches keep.
+func (s *Sketch) Cosine(o *Sketch) float64 {
+	a, b := s.Vector(), o.Vector() // computes the norms too
+	return cosine(a, b, s.norm, o.norm)
+}
 
 // Compare returns the similarity of a and b by every measure. Jaccard and
 // cosine cost O(size of the sketches); the Levenshtein ratio is exact and
@@ -158,8 +200,8 @@ func (s *Sketch) Cosine(o *Sketch) float64 { return cosine(s.Vector, o.Vector, s
 // skipped (about a millisecond for two different 5,000-rune texts).
 func Compare(a, b *Sketch) Scores {
 	return Scores{
-		Jaccard:     Jaccard(a.Shingles, b.Shingles),
-		Cosine:      cosine(a.Vector, b.Vector, a.norm, b.norm),
+		Jaccard:     Jaccard(a.Shingles(), b.Shingles()),
+		Cosine:      a.Cosine(b),
 		Levenshtein: LevenshteinRatio(a.Runes, b.Runes),
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -88,6 +89,32 @@ func TestSketchIDF(t *testing.T) {
 	}
 	if c := Compare(NewSketchIDF(a, idf), NewSketchIDF(b, idf)).Cosine; c != 0 {
 		t.Errorf("tf-idf cosine = %v, want 0", c)
+	}
+}
+
+// TestSketchShared checks that a sketch whose shingles and vector are
+// computed on first use gives the same answers when many goroutines ask
+// at once (run with -race) as one built with its weights given up front.
+func TestSketchShared(t *testing.T) {
+	text := []byte("The quick brown fox jumps over the lazy dog; 狐狸跳过了懒狗。")
+	one := func([]byte) float64 { return 1 }
+	eager := NewSketchIDF(text, one)
+	other := NewSketch([]byte("the quick brown fox jumped over a lazy dog"))
+	want := Compare(eager, other)
+	lazy := NewSketch(text)
+	var wg sync.WaitGroup
+	got := make([]Scores, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = Compare(lazy, other) })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Fatalf("goroutine %d: %+v, want %+v", i, g, want)
+		}
+	}
+	if !slices.Equal(lazy.Shingles(), eager.Shingles()) || !slices.Equal(lazy.Vector(), eager.Vector()) {
+		t.Fatal("lazy and eager sketches differ")
 	}
 }
 
