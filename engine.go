@@ -875,7 +875,7 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 			}
 		}
 		e.nCands.Add(1)
-		dup, sim, scores := e.policy.Verify(mine, other, dist, e.bits)
+		dup, sim, scores := e.policy.verify(mine, other, dist, e.bits, false)
 		if !dup {
 			e.nRejected.Add(1)
 			continue

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/neardup/neardup/similarity"
 )
@@ -154,6 +155,16 @@ const maxEditRunes = 2000
 // runes unless the rule's measure is Levenshtein: edit distance is the
 // costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
+	return p.verify(a, b, distance, bits, true)
+}
+
+// verify is Verify. Without exact, a pair the Levenshtein measure turns
+// down may stop its edit distance as soon as it exceeds what MinSimilarity
+// allows, so its sim (and Scores.Levenshtein) is then an upper bound on
+// the ratio, still below MinSimilarity: the engine needs the decision
+// only, and unrelated short texts within the Short rule's distance are
+// most of what it verifies.
+func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact bool) (dup bool, sim float64, s Scores) {
 	if bits <= 0 {
 		bits = 64
 	}
@@ -181,7 +192,11 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 		s.Cosine = a.Cosine(b)
 		sim = s.Cosine
 	default:
-		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
+		if exact || r.MinSimilarity <= 0 {
+			s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
+		} else {
+			s.Levenshtein = boundedRatio(a.Runes, b.Runes, r.MinSimilarity)
+		}
 		sim = s.Levenshtein
 	}
 	if sim < r.MinSimilarity {
@@ -197,4 +212,18 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
 	}
 	return true, sim, s
+}
+
+// boundedRatio is similarity.LevenshteinRatio(a, b) when that is at least
+// min; otherwise it is some value below min, at least the ratio: the edit
+// distance stops once it exceeds the most that min allows.
+func boundedRatio(a, b []rune, min float64) float64 {
+	n := max(len(a), len(b))
+	if n == 0 {
+		return 1
+	}
+	// The most edits a ratio of min allows; the slack absorbs rounding in
+	// n*(1-min) when that is a whole number.
+	bound := int(math.Floor(float64(n)*(1-min) + 1e-9))
+	return 1 - float64(similarity.Levenshtein(a, b, bound))/float64(n)
 }

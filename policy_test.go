@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -110,5 +111,47 @@ func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
 	if d := got - want; d > 1e-12 || d < -1e-12 {
 		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// TestVerifyBounded checks that the engine's verification, which may stop
+// the edit distance of a pair it turns down early, decides every pair as
+// Verify does and reports the same scores for duplicates.
+func TestVerifyBounded(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	words := strings.Fields("the of and to in is was for on that with as by at from his her it an are")
+	text := func(n int) string {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(ws, " ")
+	}
+	for _, min := range []float64{0.8, 0.5, 0.95, 0.6} {
+		p := DefaultPolicy()
+		p.Short.MinSimilarity = min
+		for i := range 400 {
+			a := text(1 + r.IntN(60))
+			b := a
+			switch i % 3 {
+			case 0:
+				b = text(1 + r.IntN(60)) // unrelated
+			case 1: // a few edits
+				bs := []rune(b)
+				for range 1 + r.IntN(len(bs)/3+1) {
+					bs[r.IntN(len(bs))] = 'x'
+				}
+				b = string(bs)
+			}
+			sa, sb := similarity.NewSketch([]byte(a)), similarity.NewSketch([]byte(b))
+			dup, sim, s := p.Verify(sa, sb, 3, 64)
+			bdup, bsim, bs := p.verify(sa, sb, 3, 64, false)
+			if dup != bdup || dup && (sim != bsim || s != bs) {
+				t.Fatalf("min %v, %q vs %q: Verify %v %v %+v, bounded %v %v %+v", min, a, b, dup, sim, s, bdup, bsim, bs)
+			}
+			if !dup && (bsim < sim || bsim >= min) {
+				t.Fatalf("min %v, %q vs %q: bounded sim %v for a turned-down pair of ratio %v", min, a, b, bsim, sim)
+			}
+		}
 	}
 }
