@@ -81,11 +81,11 @@ func (ix *Index) probeCheaper(radii []int) bool {
 	if radii == nil || ix.probe < 0 {
 		return false
 	}
-	if ix.probe > 0 {
-		return true
-	}
 	n := len(ix.fps)
-	ns, _ := probeCost(ix.tabs, radii, n, ix.opts.Wide)
+	ns, probes := probeCost(ix.tabs, radii, n, ix.opts.Wide)
+	if ix.probe > 0 {
+		return probes <= 1<<12 // tests: not the million probes of 2/1 at k 13
+	}
 	per := scanNsPlain
 	if useAVX512 {
 		per = scanNs
