@@ -86,6 +86,15 @@ func (ix *Index) probeCheaper(radii []int) bool {
 	if ix.probe > 0 {
 		return probes <= 1<<12 // tests: not the million probes of 2/1 at k 13
 	}
+	// Every level (the main one and each tier) is probed: the lookups
+	// repeat per level, the entries are shared among them.
+	levels := 0
+	for _, l := range ix.levels {
+		if l.size() > 0 {
+			levels++
+		}
+	}
+	ns += float64(probes*max(0, levels-1)) * probeNs
 	per := scanNsPlain
 	if useAVX512 {
 		per = scanNs
