@@ -118,16 +118,16 @@
 // bits of the query's (multi-index hashing, Norouzi, Punjani and Fleet,
 // CVPR 2012). With Options.Wide each table keeps the whole fingerprint
 // next to the slot, so a probed bucket is tested at once without loading
-// fingerprints. Otherwise, or when a cost model (probe.go) predicts that
-// probing costs more, as it does for small indexes, the query is a linear
-// scan of the fingerprints.
+// fingerprints. With other designs, or when a cost model (probe.go)
+// predicts that probing costs more, as it does for small indexes, the
+// query is a linear scan of the fingerprints.
 //
 // # Scans
 //
 // The linear scan tests the fingerprints 64 at a time (one word of live
 // bits); the buffer, the pending entries and buckets of 10 entries or more
-// (32 in wide tables) are tested the same way. On processors with AVX-512 (F, BW, VBMI, VPOPCNTDQ) and BMI2
-// the test of 64 fingerprints is a few vector instructions (nearMask,
+// (32 in wide tables) are tested the same way. On processors with AVX-512
+// (F, BW, VBMI, VPOPCNTDQ) and BMI2 the test of 64 fingerprints is a few vector instructions (nearMask,
 // nearMask32: about 0.15-0.3 ns a fingerprint against 1-1.5 ns in plain
 // Go); elsewhere it is portable Go.
 //
