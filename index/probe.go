@@ -180,6 +180,32 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, flips []uint64, 
 			if f > k || lo[i] == hi[i] {
 				continue
 			}
+			// hit reports whether the entry of slot s, of fingerprint fp,
+			// is one this probe reports, and at what distance.
+			hit := func(s uint32, fp uint64) (int, bool) {
+				x := q ^ fp
+				d := bits.OnesCount64(x)
+				return d, d <= k && tab.permute(x)>>(64-kb) == c && firstProbedTable(ix.tabs, radii, x) == t && ix.isLive(s)
+			}
+			if r.rest != nil && hi[i]-lo[i] < scan64MaskMin {
+				// A small wide bucket: tested in place, without the
+				// calls and batches of the general path.
+				qr := (p ^ c<<(64-kb)) << r.dbits
+				for j := lo[i]; j < hi[i]; j++ {
+					if bits.OnesCount64(r.rest[j]^qr) > k-f {
+						continue
+					}
+					s := r.slot[j]
+					fp := ix.fps[s]
+					if d, ok := hit(s, fp); ok {
+						var more bool
+						if k, more = visit(ix.ids[s], fp, d); !more {
+							return -1
+						}
+					}
+				}
+				continue
+			}
 			// As in search, candidates that pass the stored bits are
 			// checked in batches, so their fingerprint loads overlap. The
 			// stored bits differ from the probe's in k-f places at most
@@ -192,9 +218,8 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, flips []uint64, 
 				}
 				for j := range n {
 					s, fp := cand[j], fps[j]
-					x := q ^ fp
-					d := bits.OnesCount64(x)
-					if d > k || tab.permute(x)>>(64-kb) != c || firstProbedTable(ix.tabs, radii, x) != t || !ix.isLive(s) {
+					d, ok := hit(s, fp)
+					if !ok {
 						continue
 					}
 					var more bool
