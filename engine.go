@@ -536,6 +536,9 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 // per table), the two indexes in parallel.
 func (e *Engine) restore(buildIndex bool) error {
 	cutoff := e.cutoff()
+	if err := e.sizeIDMap(); err != nil {
+		return err
+	}
 	type chunk struct {
 		refs   []docRef
 		hashes []uint64
@@ -616,6 +619,36 @@ func (e *Engine) restore(buildIndex bool) error {
 	}
 	e.counter.Store(maxCounter)
 	return err
+}
+
+// sizeIDMap sizes the empty id map for the documents the store may hold
+// when that is more than Options.ExpectedDocuments, so that the restore
+// does not grow it step by step: a store of 10M documents opened with the
+// default 1M took 17 s to rebuild after a crash instead of 11-12 s
+// (`neardup bench engine --restart-docs 10000000`). Counters grow with
+// the time of insertion, so the inserts between the first record and the
+// last bound the documents kept; the size is at most 16 times
+// ExpectedDocuments, in case documents were inserted with times far apart
+// from the order of insertion.
+func (e *Engine) sizeIDMap() error {
+	first, last, ok, err := e.db.SeqSpan()
+	if err != nil {
+		return fmt.Errorf("neardup: %w", err)
+	}
+	lo, hi := store.Counter(first), store.Counter(last)
+	if !ok || hi < lo {
+		return nil
+	}
+	n := min(int(hi-lo+1), 16*e.opts.ExpectedDocuments)
+	if n <= e.opts.ExpectedDocuments {
+		return nil
+	}
+	for i := range e.ids {
+		if len(e.ids[i].m) == 0 {
+			e.ids[i].m = make(map[uint64]docRef, n/idShards+n/idShards/8)
+		}
+	}
+	return nil
 }
 
 // top64 returns the bits of fp the index holds: all of a 64-bit

@@ -561,6 +561,35 @@ func (s *DB) Scan(from, to uint64, fn func(Record) error) error {
 	return s.ScanViews(from, to, func(v *View) error { return fn(v.Record()) })
 }
 
+// SeqSpan returns the sequence numbers of the first and the last record,
+// by two seeks; ok is false when the store holds no record.
+func (s *DB) SeqSpan() (first, last uint64, ok bool, err error) {
+	if s.closed.Load() {
+		return 0, 0, false, ErrClosed
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixRecord}, UpperBound: []byte{prefixRecord + 1}})
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("store: seq span: %w", err)
+	}
+	seq := func() (uint64, error) {
+		k := it.Key()
+		if len(k) != 9 {
+			return 0, fmt.Errorf("%w: key %x", ErrCorrupt, k)
+		}
+		return binary.BigEndian.Uint64(k[1:]), nil
+	}
+	if it.First() {
+		if first, err = seq(); err == nil && it.Last() {
+			last, err = seq()
+			ok = err == nil
+		}
+	}
+	if cerr := it.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("store: seq span: %w", cerr)
+	}
+	return first, last, ok, err
+}
+
 // ScanViews is Scan without copies: fn sees each record through a View
 // valid only during the call. It is the fast path for rebuilding an index.
 func (s *DB) ScanViews(from, to uint64, fn func(*View) error) error {

@@ -198,3 +198,26 @@ func TestDeleteBeforeGivesBackDisk(t *testing.T) {
 		t.Errorf("%d records left, want %d", n, perHour)
 	}
 }
+
+func TestSeqSpan(t *testing.T) {
+	db, err := Open("", &Options{InMemory: true, Durability: NoSync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, _, ok, err := db.SeqSpan(); ok || err != nil {
+		t.Fatalf("empty store: ok %v, err %v", ok, err)
+	}
+	seqs := []uint64{MakeSeq(7200, 5), MakeSeq(3600, 9), MakeSeq(10800, 2), MakeSeq(7200, 1)}
+	for _, seq := range seqs {
+		b := db.NewBatch()
+		b.Put(&Doc{Record: Record{Seq: seq, ID: fmt.Sprint(seq), Fingerprint: make([]byte, 8)}, Text: []byte("t")})
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, last, ok, err := db.SeqSpan()
+	if !ok || err != nil || first != MakeSeq(3600, 9) || last != MakeSeq(10800, 2) {
+		t.Fatalf("SeqSpan = %x, %x, %v, %v; want %x, %x", first, last, ok, err, MakeSeq(3600, 9), MakeSeq(10800, 2))
+	}
+}
