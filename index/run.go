@@ -73,8 +73,12 @@ func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 	n := len(slots)
 	db := uint(dirBits(t.keyBits, n))
 	r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
-	for _, s := range slots {
-		r.dir[t.permute(fps[s])>>(64-db)+1]++
+	// The permuted fingerprints are computed once, for the count and then
+	// for the placement.
+	perm := make([]uint64, n)
+	for i, s := range slots {
+		perm[i] = t.permute(fps[s])
+		r.dir[perm[i]>>(64-db)+1]++
 	}
 	for c := 1; c < len(r.dir); c++ {
 		r.dir[c] += r.dir[c-1]
@@ -82,8 +86,8 @@ func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 	pos := make([]uint32, 1<<db)
 	copy(pos, r.dir[:1<<db])
 	if db <= groupBits+4 || n < 1<<16 {
-		for _, s := range slots {
-			p := t.permute(fps[s])
+		for i, s := range slots {
+			p := perm[i]
 			c := p >> (64 - db)
 			j := pos[c]
 			pos[c]++
@@ -101,8 +105,8 @@ func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 		}
 		cells := make([]uint32, n)
 		vals := make([]uint64, n)
-		for _, s := range slots {
-			p := t.permute(fps[s])
+		for i, s := range slots {
+			p := perm[i]
 			c := uint32(p >> (64 - db))
 			g := c >> gshift
 			j := gpos[g]
