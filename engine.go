@@ -290,7 +290,8 @@ type Engine struct {
 // Measured with `neardup bench index --data text -k 10 --table-k 3
 // --design 4/1 --wide`: 50 µs a query at 300k entries and 100 µs at 1M,
 // against 71 and 400 µs for the scan, which stays the choice below about
-// 200k entries. It costs about 40 bytes an entry more than the scan alone.
+// 200k entries (more while recent additions sit in tiers, each probed in
+// turn). It costs about 40 bytes an entry more than the scan alone.
 func newShortIndex(expected int) (*index.Index, error) {
 	return index.New(index.Options{K: 3, ExpectedN: expected, Design: index.Seed4x16(), Wide: true})
 }

@@ -178,7 +178,7 @@ type Index struct {
 	npend          atomic.Int32
 
 	bufCap, mainMin int    // flush thresholds (tests lower them)
-	probe           int    // tests: 1 probes beyond K whenever the design allows, -1 never, 0 by cost
+	probe           int    // tests: 1 probes beyond K where the design allows it in at most 4096 probes, -1 never, 0 by cost
 	whileBuilding   func() // tests: called while Add builds a level without wmu
 }
 
