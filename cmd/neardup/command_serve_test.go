@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,6 +59,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "extra"}, nil, "unknown command"},
 		{[]string{"bench", "serve", "--url", "http://example.com:80"}, nil, "loopback"},
 		{[]string{"bench", "serve", "--conns", "0"}, nil, "--conns"},
+		{[]string{"bench", "serve", "--no-engine", "--url", "http://127.0.0.1:1"}, nil, "--no-engine"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -73,20 +75,48 @@ func TestServeUsage(t *testing.T) {
 	}
 }
 
-// TestBenchServe runs the load generator briefly against an in-process
-// server and checks that it reports both modes.
-func TestBenchServe(t *testing.T) {
+// benchServe runs bench serve with args, skipped in short mode, and returns
+// its report.
+func benchServe(t *testing.T, args ...string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
 	var out, errb bytes.Buffer
-	code := run([]string{"bench", "serve", "--duration", "300ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2", "--in-memory"}, strings.NewReader(""), &out, &errb)
-	if code != 0 {
+	if code := run(append([]string{"bench", "serve"}, args...), strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
+	return out.String()
+}
+
+// TestBenchServe runs the load generator briefly against an in-process
+// server and checks that it reports both modes.
+func TestBenchServe(t *testing.T) {
+	out := benchServe(t, "--duration", "300ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2", "--in-memory")
 	for _, want := range []string{"single", "batch", "p99", "req/s"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestBenchServeNoEngine checks that --no-engine serves both modes without
+// errors and says so in its report.
+func TestBenchServeNoEngine(t *testing.T) {
+	out := benchServe(t, "--no-engine", "--duration", "200ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2")
+	if !strings.Contains(out, "no engine") {
+		t.Errorf("the report does not say there is no engine:\n%s", out)
+	}
+	for _, mode := range []string{"single", "batch"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 10 && f[0] == mode {
+				n, _ := strconv.Atoi(f[3])
+				found = n > 0 && f[9] == "0"
+			}
+		}
+		if !found {
+			t.Errorf("no %s row with requests and no errors:\n%s", mode, out)
 		}
 	}
 }
@@ -95,24 +125,17 @@ func TestBenchServe(t *testing.T) {
 // second for 500 ms no more than about 50 can be sent, where back to back
 // even a slow machine sends hundreds.
 func TestBenchServeRate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
-	var out, errb bytes.Buffer
-	code := run([]string{"bench", "serve", "--single", "--duration", "500ms", "--warmup", "0s", "--conns", "4", "--rate", "100", "--in-memory"}, strings.NewReader(""), &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
+	out := benchServe(t, "--single", "--duration", "500ms", "--warmup", "0s", "--conns", "4", "--rate", "100", "--in-memory")
 	var requests int
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if f := strings.Fields(line); len(f) > 3 && f[0] == "single" {
 			requests, _ = strconv.Atoi(f[3])
 		}
 	}
-	if requests < 1 || requests > 52 || !strings.Contains(out.String(), "100 requests a second scheduled") {
-		t.Fatalf("%d requests measured at --rate 100 for 500ms, want 1 to 52:\n%s", requests, out.String())
+	if requests < 1 || requests > 52 || !strings.Contains(out, "100 requests a second scheduled") {
+		t.Fatalf("%d requests measured at --rate 100 for 500ms, want 1 to 52:\n%s", requests, out)
 	}
-	if code := run([]string{"bench", "serve", "--rate", "-1"}, strings.NewReader(""), &out, &errb); code != 2 {
+	if code := run([]string{"bench", "serve", "--rate", "-1"}, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 		t.Fatalf("--rate -1: exit %d, want 2", code)
 	}
 }
