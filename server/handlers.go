@@ -94,7 +94,7 @@ func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) 
 		return err
 	}
 	var in documentIn
-	if err := decodeStrict(b, &in); err != nil {
+	if err := decodeDocument(b, &in); err != nil {
 		return err
 	}
 	if in.Text == "" {
@@ -156,32 +156,10 @@ func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) 
 	trimmed := bytes.TrimLeft(b, " \t\r\n")
 	ndjson := strings.HasPrefix(contentType, "application/x-ndjson") || strings.HasPrefix(contentType, "application/jsonl")
 	if !ndjson && len(trimmed) > 0 && trimmed[0] == '[' {
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		dec.DisallowUnknownFields()
-		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(err)
+		if ins, ok := fastDocuments(trimmed, s.opts.MaxBatch); ok {
+			return ins, nil
 		}
-		var ins []documentIn
-		for dec.More() {
-			if len(ins) == s.opts.MaxBatch {
-				return nil, s.batchTooLarge()
-			}
-			var in documentIn
-			if err := dec.Decode(&in); err != nil {
-				return nil, prefixError(fmt.Sprintf("document %d", len(ins)), jsonError(err))
-			}
-			ins = append(ins, in)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, jsonError(err)
-		}
-		if _, err := dec.Token(); err == nil {
-			return nil, newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON array")
-		}
-		if len(ins) == 0 {
-			return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
-		}
-		return ins, nil
+		return s.parseArray(trimmed)
 	}
 	var ins []documentIn
 	line := 0
@@ -200,10 +178,41 @@ func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) 
 			return nil, s.batchTooLarge()
 		}
 		var in documentIn
-		if err := decodeStrict(l, &in); err != nil {
+		if err := decodeDocument(l, &in); err != nil {
 			return nil, prefixError(fmt.Sprintf("line %d", line), err)
 		}
 		ins = append(ins, in)
+	}
+	if len(ins) == 0 {
+		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
+	}
+	return ins, nil
+}
+
+// parseArray decodes a batch sent as a JSON array with encoding/json,
+// whose errors say which document is wrong and where.
+func (s *Server) parseArray(trimmed []byte) ([]documentIn, error) {
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonError(err)
+	}
+	var ins []documentIn
+	for dec.More() {
+		if len(ins) == s.opts.MaxBatch {
+			return nil, s.batchTooLarge()
+		}
+		var in documentIn
+		if err := dec.Decode(&in); err != nil {
+			return nil, prefixError(fmt.Sprintf("document %d", len(ins)), jsonError(err))
+		}
+		ins = append(ins, in)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonError(err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON array")
 	}
 	if len(ins) == 0 {
 		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")

@@ -229,6 +229,16 @@ func invalidUTF8At(b []byte) *apiError {
 
 // decodeStrict decodes one JSON value from b into v, rejecting fields v does
 // not define and anything after the value.
+// decodeDocument decodes one posted document: by fastDocument when it can,
+// else by decodeStrict.
+func decodeDocument(b []byte, in *documentIn) error {
+	if d, ok := fastDocument(b); ok {
+		*in = d
+		return nil
+	}
+	return decodeStrict(b, in)
+}
+
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -287,9 +297,12 @@ func (bp *bufferPool) put(b *bytes.Buffer) {
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := s.bufs.get()
 	defer s.bufs.put(buf)
-	if err := json.NewEncoder(buf).Encode(v); err != nil {
-		writeError(w, newError(http.StatusInternalServerError, "internal", "encoding the response: "+err.Error()))
-		return
+	if !appendFast(buf, v) {
+		buf.Reset()
+		if err := json.NewEncoder(buf).Encode(v); err != nil {
+			writeError(w, newError(http.StatusInternalServerError, "internal", "encoding the response: "+err.Error()))
+			return
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
