@@ -182,7 +182,7 @@ func BenchmarkLevenshtein(b *testing.B) {
 // texts of several lengths; max = -1 means unbounded.
 func benchLevenshtein(b *testing.B, dist func(a, b []rune, max int) int) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{32, 140, 1000, 5000} {
+	for _, n := range []int{32, 140, 350, 1000, 5000} {
 		x := []rune(words(r, n))[:n]
 		near := mutate(r, x, 1+n/50)
 		far := []rune(words(r, n))[:n]
@@ -202,6 +202,13 @@ func benchLevenshtein(b *testing.B, dist func(a, b []rune, max int) int) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sinkInt = dist(x, far, 10)
+			}
+		})
+		// The bound of short-text verification: a ratio of 0.8.
+		b.Run(fmt.Sprintf("far-bound20pct/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt = dist(x, far, n/5)
 			}
 		})
 	}
