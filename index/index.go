@@ -164,6 +164,11 @@ type Index struct {
 
 	// levels[0] is the main level; levels[j+1] is tier j (nil when empty).
 	levels []level
+	// tierFP[j] holds the fingerprints of level j (a tier, j >= 1) in the
+	// order of its first table's slots, so that a query probing the main
+	// level can scan a small tier instead (see probePlan); nil for the
+	// main level and empty tiers.
+	tierFP [][]uint64
 	buf    []uint32 // newest slots, scanned linearly (may hold dead slots)
 	bufFP  []uint64 // their fingerprints
 
@@ -178,7 +183,7 @@ type Index struct {
 	npend          atomic.Int32
 
 	bufCap, mainMin int    // flush thresholds (tests lower them)
-	probe           int    // tests: 1 probes beyond K where the design allows it in at most 4096 probes, -1 never, 0 by cost
+	probe           int    // tests: 1 probes beyond K where the design allows it in at most 4096 probes, 2 the same but scanning every tier, -1 never, 0 by cost
 	whileBuilding   func() // tests: called while Add builds a level without wmu
 }
 
@@ -256,8 +261,9 @@ func (ix *Index) Add(e Entry) {
 			ix.whileBuilding()
 		}
 		l := buildLevel(p.tabs, p.slots, fps, ix.opts.Wide)
+		lfp := tierFingerprints(p, l, fps)
 		ix.wmu.Lock()
-		ix.installFlush(p, l)
+		ix.installFlush(p, l, lfp)
 		ix.fmu.Unlock()
 	}
 }
@@ -437,7 +443,21 @@ func (ix *Index) maybeCompact() {
 // lock; only the swap holds it. The caller holds fmu and wmu.
 func (ix *Index) flush(full bool) {
 	p := ix.planFlush(full)
-	ix.installFlush(p, buildLevel(p.tabs, p.slots, ix.fps, ix.opts.Wide))
+	l := buildLevel(p.tabs, p.slots, ix.fps, ix.opts.Wide)
+	ix.installFlush(p, l, tierFingerprints(p, l, ix.fps))
+}
+
+// tierFingerprints returns the fingerprints of l, the level built for p,
+// in the order of its first table's slots when it is a tier, else nil.
+func tierFingerprints(p flushPlan, l level, fps []uint64) []uint64 {
+	if p.tier == 0 || len(l) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(l[0].slot))
+	for i, s := range l[0].slot {
+		out[i] = fps[s]
+	}
+	return out
 }
 
 // flushPlan is what a flush builds and replaces.
@@ -486,13 +506,14 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	return p
 }
 
-// installFlush swaps in the level built for p. Entries added to the
-// buffer and slots killed since p was planned stay where they are. The
-// caller holds fmu and wmu.
-func (ix *Index) installFlush(p flushPlan, l level) {
+// installFlush swaps in the level built for p, with lfp its fingerprints
+// when it is a tier. Entries added to the buffer and slots killed since p
+// was planned stay where they are. The caller holds fmu and wmu.
+func (ix *Index) installFlush(p flushPlan, l level, lfp []uint64) {
 	ix.mu.Lock()
 	if p.tier == 0 {
 		ix.levels = []level{l}
+		ix.tierFP = nil
 		if !p.design.IsZero() {
 			ix.opts.Design, ix.tabs = p.design, p.tabs
 		}
@@ -500,8 +521,13 @@ func (ix *Index) installFlush(p flushPlan, l level) {
 		for len(ix.levels) < p.tier+1 {
 			ix.levels = append(ix.levels, nil)
 		}
+		for len(ix.tierFP) < len(ix.levels) {
+			ix.tierFP = append(ix.tierFP, nil)
+		}
 		clear(ix.levels[1:p.tier])
+		clear(ix.tierFP[1:p.tier])
 		ix.levels[p.tier] = l
+		ix.tierFP[p.tier] = lfp
 	}
 	ix.dropBufHeadLocked(p.nbuf)
 	ix.mu.Unlock()
@@ -565,8 +591,9 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 		return
 	}
 	if k > ix.opts.K {
-		if radii := probeRadii(ix.opts.Design, k); ix.probeCheaper(radii) {
-			if ix.searchProbe(q, k, radii, visit) {
+		radii := probeRadii(ix.opts.Design, k)
+		if scan, ok := ix.probePlan(radii); ok {
+			if ix.searchProbe(q, k, radii, scan, visit) && ix.scanTiers(q, k, scan, visit) {
 				ix.scanRecent(q, k, visit)
 			}
 			return

@@ -17,9 +17,9 @@ import (
 // Search in Hamming Space with Multi-Index Hashing", CVPR 2012). It pays
 // one bucket lookup per key probed, C(b,0)+...+C(b,ρ) for a block of b
 // bits, instead of a scan of every stored fingerprint; the index takes
-// whichever its cost model predicts to be cheaper (probeCheaper).
+// whichever its cost model predicts to be cheaper (probePlan).
 
-// Cost model of probeCheaper, in nanoseconds, fitted on SimHash
+// Cost model of probePlan, in nanoseconds, fitted on SimHash
 // fingerprints of generated English at k=10 with the 4/1 design and Wide
 // (`neardup bench index --data text -k 10 --table-k 3 --design 4/1
 // --wide`, 100k, 300k and 1M entries: 31, 50 and 102 µs a query, against
@@ -75,34 +75,79 @@ func probeCost(tabs []table, radii []int, n int, wide bool) (ns float64, probes 
 	return float64(probes)*probeNs + share*float64(n)*per, probes
 }
 
-// probeCheaper reports whether a query at distance k over the index's
-// current slots costs less by probing (with radii) than by scanning.
-func (ix *Index) probeCheaper(radii []int) bool {
+// probePlan reports whether a query at distance k over the index's
+// current entries costs less by probing (with radii) than by a scan of
+// every slot, and which tiers that probing scans instead (bit j of scan
+// for level j): a small tier costs less to scan than to probe with every
+// key, since each level pays all the lookups.
+func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 	if radii == nil || ix.probe < 0 {
-		return false
+		return 0, false
+	}
+	if ix.probe > 0 {
+		_, probes := probeCost(ix.tabs, radii, 0, ix.opts.Wide)
+		// Tests: not the million probes of 2/1 at k 13. Mode 2 scans
+		// every tier.
+		if ix.probe == 2 {
+			for j := 1; j < len(ix.levels); j++ {
+				if ix.levels[j].size() > 0 {
+					scan |= 1 << j
+				}
+			}
+		}
+		return scan, probes <= 1<<12
+	}
+	probed := 0.0
+	for j, l := range ix.levels {
+		n := l.size()
+		if n == 0 {
+			continue
+		}
+		viaProbe, _ := probeCost(ix.tabs, radii, n, ix.opts.Wide)
+		if viaScan := float64(n) * scanCost(n); j > 0 && viaScan < viaProbe {
+			scan |= 1 << j
+			probed += viaScan
+		} else {
+			probed += viaProbe
+		}
 	}
 	n := len(ix.fps)
-	ns, probes := probeCost(ix.tabs, radii, n, ix.opts.Wide)
-	if ix.probe > 0 {
-		return probes <= 1<<12 // tests: not the million probes of 2/1 at k 13
+	return scan, probed < float64(n)*scanCost(n)
+}
+
+// scanCost is the cost model's nanoseconds per fingerprint of a linear scan
+// of n of them.
+func scanCost(n int) float64 {
+	switch {
+	case !useAVX512:
+		return scanNsPlain
+	case n < scanSmall:
+		return scanNsSmall
 	}
-	// Every level (the main one and each tier) is probed: the lookups
-	// repeat per level, the entries are shared among them.
-	levels := 0
-	for _, l := range ix.levels {
-		if l.size() > 0 {
-			levels++
+	return scanNs
+}
+
+// scanTiers visits the entries within k of q of the tiers that scan marks
+// (see probePlan) and reports whether visit asked to go on. The caller
+// holds mu shared.
+func (ix *Index) scanTiers(q uint64, k int, scan uint64, visit visitor) bool {
+	for j := range ix.levels {
+		if scan&(1<<j) == 0 || ix.levels[j].size() == 0 {
+			continue
+		}
+		slots := ix.levels[j][0].slot
+		if !eachNear(ix.tierFP[j], q, &k, func(i, d int) bool {
+			if !ix.isLive(slots[i]) {
+				return true
+			}
+			var more bool
+			k, more = visit(ix.ids[slots[i]], ix.tierFP[j][i], d)
+			return more
+		}) {
+			return false
 		}
 	}
-	ns += float64(probes*max(0, levels-1)) * probeNs
-	per := scanNsPlain
-	if useAVX512 {
-		per = scanNs
-		if n < scanSmall {
-			per = scanNsSmall
-		}
-	}
-	return ns < float64(n)*per
+	return true
 }
 
 // searchProbe visits every entry of the levels within k of q by probing
@@ -112,7 +157,7 @@ func (ix *Index) probeCheaper(radii []int) bool {
 // there by the probe whose flipped bits are exactly the match's
 // differences in that block. The caller holds mu shared and scans the
 // buffer and the pending entries itself.
-func (ix *Index) searchProbe(q uint64, k int, radii []int, visit visitor) bool {
+func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit visitor) bool {
 	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
 	for t := range ix.tabs {
 		tab := &ix.tabs[t]
@@ -125,7 +170,7 @@ func (ix *Index) searchProbe(q uint64, k int, radii []int, visit visitor) bool {
 			for c := uint64(1)<<f - 1; c < 1<<kb; {
 				flips[n] = c
 				if n++; n == len(flips) {
-					if k = ix.probeBatch(q, p, k, t, radii, flips[:n], visit); k < 0 {
+					if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
 						return false
 					}
 					n = 0
@@ -138,7 +183,7 @@ func (ix *Index) searchProbe(q uint64, k int, radii []int, visit visitor) bool {
 				c = v + (v^c)/u>>2
 			}
 		}
-		if k = ix.probeBatch(q, p, k, t, radii, flips[:n], visit); k < 0 {
+		if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
 			return false
 		}
 	}
@@ -150,11 +195,11 @@ func (ix *Index) searchProbe(q uint64, k int, radii []int, visit visitor) bool {
 // touches their cache lines, so that the misses overlap, and then scans
 // them. It returns the distance bound to go on with, or -1 when visit
 // asked to stop.
-func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, flips []uint64, visit visitor) int {
+func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, flips []uint64, visit visitor) int {
 	tab := &ix.tabs[t]
 	kb := uint(tab.keyBits)
-	for _, l := range ix.levels {
-		if len(l) == 0 {
+	for j, l := range ix.levels {
+		if len(l) == 0 || scan&(1<<j) != 0 {
 			continue
 		}
 		r := &l[t]

@@ -330,6 +330,10 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	if err := ix.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
 	}
+	ix.tierFP = make([][]uint64, len(ix.levels))
+	for j := 1; j < len(ix.levels); j++ {
+		ix.tierFP[j] = tierFingerprints(flushPlan{tier: j}, ix.levels[j], ix.fps)
+	}
 	return ix, nil
 }
 

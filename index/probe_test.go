@@ -1,0 +1,105 @@
+package index
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// flipRandom flips up to n random bits of fp.
+func flipRandom(r *rand.Rand, fp uint64, n int) uint64 {
+	for range n {
+		fp ^= 1 << r.UintN(64)
+	}
+	return fp
+}
+
+// TestProbeScansTiers checks queries beyond K that probe the main level and
+// scan the tiers, and those that probe every level: whenever two tiers or
+// more hold entries, some of them replaced or removed, queries near stored
+// fingerprints find what the oracle finds.
+func TestProbeScansTiers(t *testing.T) {
+	for _, wide := range []bool{false, true} {
+		// A buffer of 4 and no folding into the main level: tiers of
+		// up to 32, 256 and 2048 entries.
+		ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: wide}, 4, 1<<20)
+		r := rand.New(rand.NewPCG(9, 9))
+		model := oracle{}
+		var fps []uint64
+		checked := 0
+		for i := range 1500 {
+			fp := r.Uint64()
+			if i > 0 && r.IntN(2) == 0 {
+				fp = flipRandom(r, fps[r.IntN(len(fps))], r.IntN(8))
+			}
+			fps = append(fps, fp)
+			e := Entry{ID: uint64(r.IntN(1000)), FP: fp, Time: int64(i)}
+			ix.Add(e)
+			model[e.ID] = e
+			if r.IntN(8) == 0 {
+				id := uint64(r.IntN(1000))
+				ix.Remove(id)
+				delete(model, id)
+			}
+			tiers := 0
+			for j := 1; j < len(ix.levels); j++ {
+				if ix.levels[j].size() > 0 {
+					tiers++
+				}
+			}
+			if tiers < 2 || i%5 != 0 {
+				continue
+			}
+			checked++
+			for _, mode := range []int{2, 1} {
+				ix.probe = mode
+				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10)); !ok || (scan != 0) != (mode == 2) {
+					t.Fatalf("wide %v, mode %d: probePlan = %b, %v", wide, mode, scan, ok)
+				}
+				for range 20 {
+					checkQuery(t, ix, model, flipRandom(r, fps[r.IntN(len(fps))], r.IntN(7)), 10)
+				}
+			}
+		}
+		if checked < 20 {
+			t.Fatalf("wide %v: two tiers or more held entries at only %d checks", wide, checked)
+		}
+	}
+}
+
+// TestProbePlan checks the cost model's choice in a grown index: a large
+// main level is probed, a small tier scanned, and a small index scanned
+// whole.
+func TestProbePlan(t *testing.T) {
+	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: true}, 4096, 1<<20)
+	radii := probeRadii(ix.opts.Design, 10)
+	ix.AddBatch(randomEntries(5000, 3))
+	if _, ok := ix.probePlan(radii); ok {
+		t.Fatal("an index of 5,000 entries probes at k 10; a scan costs less")
+	}
+	es := randomEntries(400000, 4)
+	for i := range es {
+		es[i].ID += 1 << 32
+	}
+	ix.AddBatch(es)
+	ix.fmu.Lock()
+	ix.wmu.Lock()
+	ix.flush(true) // everything into the main level
+	ix.wmu.Unlock()
+	ix.fmu.Unlock()
+	for i := range 5000 {
+		ix.Add(Entry{ID: 1<<40 + uint64(i), FP: uint64(i) * 0x9e3779b97f4a7c15})
+	}
+	tier := -1
+	for j := 1; j < len(ix.levels); j++ {
+		if ix.levels[j].size() > 0 {
+			tier = j
+		}
+	}
+	if tier < 0 || ix.levels[0].size() < 400000 {
+		t.Fatalf("main level of %d entries and no tier", ix.levels[0].size())
+	}
+	scan, ok := ix.probePlan(radii)
+	if !ok || scan != 1<<tier {
+		t.Fatalf("probePlan = %b, %v; want the main level probed and tier %d scanned", scan, ok, tier)
+	}
+}
