@@ -875,16 +875,36 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 		m   Match
 		seq uint64
 	}
+	// A candidate is verified before its record is read when its text
+	// tells: most candidates of short texts are turned down, and then one
+	// store read is enough.
+	hourCut := store.HourStart(cutoff)
 	for _, c := range cands {
-		rec, err := e.record(c.seq)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted or expired meanwhile
+		if c.seq < hourCut {
+			continue // stored in an hour before the window's start: expired
 		}
-		if err != nil {
-			return r, fmt.Errorf("neardup: %w", err)
+		var rec store.Record
+		loaded := false
+		// load reads the candidate's record and reports whether the
+		// candidate is still one: stored, in the window, not p itself.
+		load := func() (bool, error) {
+			loaded = true
+			var err error
+			rec, err = e.record(c.seq)
+			if errors.Is(err, store.ErrNotFound) {
+				return false, nil // deleted or expired meanwhile
+			}
+			if err != nil {
+				return false, fmt.Errorf("neardup: %w", err)
+			}
+			return rec.Time >= cutoff && rec.ID != p.doc.ID, nil
 		}
-		if rec.Time < cutoff || rec.ID == p.doc.ID {
-			continue
+		if e.bits != 64 || e.opts.DropText {
+			if ok, err := load(); err != nil {
+				return r, err
+			} else if !ok {
+				continue
+			}
 		}
 		dist := c.dist
 		if e.bits != 64 {
@@ -908,11 +928,26 @@ func (e *Engine) decide(p *prepared) (decision, error) {
 				mine = p.getSketch()
 			}
 		}
+		if other == nil && !loaded {
+			// No text: deleted, or stored without one.
+			if ok, err := load(); err != nil {
+				return r, err
+			} else if !ok {
+				continue
+			}
+		}
 		e.nCands.Add(1)
 		dup, sim, scores := e.policy.verify(mine, other, dist, e.bits, false)
 		if !dup {
 			e.nRejected.Add(1)
 			continue
+		}
+		if !loaded {
+			if ok, err := load(); err != nil {
+				return r, err
+			} else if !ok {
+				continue
+			}
 		}
 		best = append(best, struct {
 			m   Match

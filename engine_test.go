@@ -462,6 +462,11 @@ func TestRetention(t *testing.T) {
 	if _, err := e.CheckAndInsert(ctx, Document{ID: "recent", Text: recent}); err != nil {
 		t.Fatal(err)
 	}
+	// Seen at 11:02, in the hour the cutoff will fall in.
+	edge := genText(r, 200)
+	if _, err := e.Insert(ctx, Document{ID: "edge", Text: edge, Time: time.Date(2026, 1, 1, 11, 2, 0, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
 	// Inside the window both are found.
 	if res, _ := e.Check(ctx, Document{ID: "q", Text: old}); !res.Duplicate {
 		t.Fatal("old document not found inside the window")
@@ -469,6 +474,9 @@ func TestRetention(t *testing.T) {
 	clock.Advance(95 * time.Minute) // 13:05: old is 2h35m old, recent 1h35m
 	if res, _ := e.Check(ctx, Document{ID: "q", Text: old}); res.Duplicate {
 		t.Fatalf("expired document returned before any expiry pass: %+v", res)
+	}
+	if res, _ := e.Check(ctx, Document{ID: "q", Text: edge}); res.Duplicate {
+		t.Fatalf("document expired 3 minutes ago returned: %+v", res)
 	}
 	if _, err := e.Get("old"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Get of expired: %v", err)
@@ -481,9 +489,10 @@ func TestRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The old hour (10:00-11:00) ended before the cutoff (11:05), so it is
-	// gone from the store as well as the index.
-	if rep.Indexed != 101 || rep.Stored != 101 {
-		t.Fatalf("expiry removed %+v, want 101 from index and store", rep)
+	// gone from the store as well as the index; edge leaves the index, and
+	// the store with its hour.
+	if rep.Indexed != 102 || rep.Stored != 101 {
+		t.Fatalf("expiry removed %+v, want 102 from the index and 101 from the store", rep)
 	}
 	if st := e.Stats(); st.Documents != 1 {
 		t.Fatalf("documents after expiry = %d, want 1", st.Documents)
@@ -494,6 +503,28 @@ func TestRetention(t *testing.T) {
 	// The old id can be used again.
 	if res, err := e.CheckAndInsert(ctx, Document{ID: "old", Text: old}); err != nil || !res.Inserted {
 		t.Fatalf("re-insert after expiry: %+v, %v", res, err)
+	}
+}
+
+// TestCheckNotItsOwnDuplicate checks that Check does not count a stored
+// document with the checked document's id as a match, and does count it
+// under another id.
+func TestCheckNotItsOwnDuplicate(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{40, 300} { // a short text and a long one
+		text := genText(r, n)
+		id := fmt.Sprint("doc", n)
+		if _, err := e.Insert(ctx, Document{ID: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := e.Check(ctx, Document{ID: id, Text: text}); err != nil || res.Duplicate || len(res.Matches) != 0 {
+			t.Fatalf("Check of %s under its own id: %+v, %v", id, res, err)
+		}
+		if res, err := e.Check(ctx, Document{ID: "other", Text: text}); err != nil || !res.Duplicate || *res.DuplicateOf != id {
+			t.Fatalf("Check of %s under another id: %+v, %v", id, res, err)
+		}
 	}
 }
 
