@@ -46,7 +46,7 @@ func TestProbeScansTiers(t *testing.T) {
 					tiers++
 				}
 			}
-			if tiers < 2 || i%5 != 0 {
+			if tiers < 2 || i%15 != 0 {
 				continue
 			}
 			checked++
@@ -60,7 +60,7 @@ func TestProbeScansTiers(t *testing.T) {
 				}
 			}
 		}
-		if checked < 20 {
+		if checked < 30 {
 			t.Fatalf("wide %v: two tiers or more held entries at only %d checks", wide, checked)
 		}
 	}
