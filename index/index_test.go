@@ -119,6 +119,16 @@ func TestIndexMatchesOracle(t *testing.T) {
 				if got := ix.ExpireBefore(cut); got != want {
 					t.Fatalf("ExpireBefore(%d) = %d, want %d", cut, got, want)
 				}
+			case op == 7:
+				// A batch, over a group's size at times.
+				qs := rapid.SliceOfN(gen, 0, 3*batchGroup/2).Draw(t, "qs")
+				qk := rapid.IntRange(-1, k+12).Draw(t, "k")
+				got := ix.QueryBatch(qs, qk)
+				for i, q := range qs {
+					if want := model.query(q, qk); !slices.Equal(got[i], want) {
+						t.Fatalf("QueryBatch: query %d of %d (k %d) = %v, want %v", i, len(qs), qk, got[i], want)
+					}
+				}
 			default:
 				q := gen.Draw(t, "q")
 				qk := rapid.IntRange(-1, k+12).Draw(t, "k")

@@ -1,0 +1,86 @@
+package index
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// QueryBatch returns, for each qs[i], what Query(qs[i], k, nil) returns.
+// Where the index answers k by a linear scan of its slots (k beyond the
+// tables, probing not predicted cheaper), the queries are scanned
+// together: each cache-sized chunk of slots is tested against every query
+// of a group before the next chunk is read, so the slots come from memory
+// once per group instead of once per query. Otherwise the queries run one
+// by one. Groups run on all cores; each takes the read lock once, so
+// writers wait for at most one group.
+func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
+	out := make([][]Match, len(qs))
+	parallelFor((len(qs)+batchGroup-1)/batchGroup, len(qs) > batchGroup, func(gi int) {
+		g := gi * batchGroup
+		group := qs[g:min(len(qs), g+batchGroup)]
+		res := out[g : g+len(group)]
+		ix.mu.RLock()
+		if ix.scansAll(k) && len(group) > 1 {
+			ix.scanAllBatch(group, k, res)
+		} else {
+			for i, q := range group {
+				ix.search(q, k, func(id, fp uint64, d int) (int, bool) {
+					res[i] = append(res[i], Match{ID: id, FP: fp, Distance: d})
+					return k, true
+				})
+			}
+		}
+		ix.mu.RUnlock()
+	})
+	for _, ms := range out {
+		if len(ms) > 1 {
+			slices.SortFunc(ms, compareMatch)
+		}
+	}
+	return out
+}
+
+const (
+	batchGroup = 64 // queries QueryBatch scans together under one read lock
+	chunkWords = 32 // live words (2,048 slots, 16 KiB of fingerprints) a chunk of the batched scan covers
+)
+
+// scansAll reports whether search answers k by scanAll. The caller holds
+// mu shared.
+func (ix *Index) scansAll(k int) bool {
+	if k <= ix.opts.K {
+		return false
+	}
+	_, probe := ix.probePlan(probeRadii(ix.opts.Design, k))
+	return !probe
+}
+
+// scanAllBatch is scanAll for several queries: out[i] receives the entries
+// within k of qs[i]. The caller holds mu shared.
+func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
+	fps := ix.fps
+	for w0 := 0; w0 < len(ix.live); w0 += chunkWords {
+		w1 := min(len(ix.live), w0+chunkWords)
+		for i, q := range qs {
+			for w := w0; w < w1; w++ {
+				word := ix.live[w]
+				if word == 0 {
+					continue
+				}
+				base := w * 64
+				for m := nearMask(fps[base:min(len(fps), base+64)], q, k) & word; m != 0; m &= m - 1 {
+					s := base + bits.TrailingZeros64(m)
+					if d := bits.OnesCount64(q ^ fps[s]); d <= k {
+						out[i] = append(out[i], Match{ID: ix.ids[s], FP: fps[s], Distance: d})
+					}
+				}
+			}
+		}
+	}
+	for i, q := range qs {
+		ix.scanPending(q, k, func(id, fp uint64, d int) (int, bool) {
+			out[i] = append(out[i], Match{ID: id, FP: fp, Distance: d})
+			return k, true
+		})
+	}
+}
