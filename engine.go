@@ -850,12 +850,46 @@ type candidate struct {
 }
 
 // decide finds and verifies the candidates of p. It takes no locks.
-func (e *Engine) decide(p *prepared) (decision, error) {
+func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil, false) }
+
+// queryShortBatch queries the short-text index for every short document of
+// ps at once (index.QueryBatch): out[i] holds ps[i]'s matches, or is nil
+// for a document that is not short or has failed, or when fewer than two
+// are short.
+func (e *Engine) queryShortBatch(ps []prepared) [][]index.Match {
+	out := make([][]index.Match, len(ps))
+	var qs []uint64
+	var at []int
+	for i := range ps {
+		if ps[i].err == nil && e.isShort(ps[i].runes) {
+			qs = append(qs, ps[i].ix)
+			at = append(at, i)
+		}
+	}
+	if len(qs) < 2 {
+		return out
+	}
+	for j, ms := range e.short.QueryBatch(qs, e.shortK) {
+		if ms == nil {
+			ms = []index.Match{} // queried, no match
+		}
+		out[at[j]] = ms
+	}
+	return out
+}
+
+// decideWith is decide with the short-text index's matches for p given
+// when haveShort is set, instead of queried.
+func (e *Engine) decideWith(p *prepared, short []index.Match, haveShort bool) (decision, error) {
 	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 	cutoff := e.cutoff()
 	ms := e.long.Query(p.ix, e.longK, nil)
 	if e.isShort(p.runes) {
-		ms = e.short.Query(p.ix, e.shortK, ms)
+		if haveShort {
+			ms = append(ms, short...)
+		} else {
+			ms = e.short.Query(p.ix, e.shortK, ms)
+		}
 	}
 	if len(ms) == 0 {
 		return r, nil
@@ -1104,9 +1138,15 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	var spec []optimistic
 	if check && len(ps) > 1 {
 		spec = make([]optimistic, len(ps))
+		// The counters are read before any index is: what is inserted or
+		// removed from then on is checked by stillHolds.
+		removals, inserts := e.removals.Load(), e.inserts.Load()
+		short := e.queryShortBatch(ps)
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
-				spec[i] = e.decideOptimistic(&ps[i], nil)
+				o := &spec[i]
+				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], nil)}
+				o.d, o.err = e.decideWith(&ps[i], short[i], short[i] != nil)
 			}
 		})
 	}
