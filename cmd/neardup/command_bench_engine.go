@@ -27,13 +27,17 @@ type benchEngineResult struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	Durability string `json:"durability"`
 
-	Writers         int     `json:"writers,omitempty"`
-	Docs            int     `json:"docs,omitempty"`
-	TextBytes       int     `json:"text_bytes,omitempty"`
-	Seconds         float64 `json:"seconds,omitempty"`
-	DocsPerSecond   float64 `json:"docs_per_second,omitempty"`
-	MBPerSecond     float64 `json:"mb_per_second,omitempty"`
-	CPUSeconds      float64 `json:"cpu_seconds,omitempty"`
+	Writers       int     `json:"writers,omitempty"`
+	Docs          int     `json:"docs,omitempty"`
+	TextBytes     int     `json:"text_bytes,omitempty"`
+	Seconds       float64 `json:"seconds,omitempty"`
+	DocsPerSecond float64 `json:"docs_per_second,omitempty"`
+	MBPerSecond   float64 `json:"mb_per_second,omitempty"`
+	CPUSeconds    float64 `json:"cpu_seconds,omitempty"`
+	// StealSeconds is the CPU time the hypervisor took from this machine
+	// during the throughput run (absent when none, -1 when not known); see
+	// hostSteal.
+	StealSeconds    float64 `json:"steal_seconds,omitempty"`
 	DocsPerCPUSec   float64 `json:"docs_per_cpu_second,omitempty"`
 	Acknowledged    int64   `json:"acknowledged,omitempty"`
 	StoredAfterOpen int     `json:"stored_after_reopen,omitempty"`
@@ -88,7 +92,8 @@ directory by default, removed afterwards):
               to restore the index from them.
 
 Either part is skipped when its count is 0. It reports wall time and CPU time
-(user+sys), since the machine may be shared.`,
+(user+sys), since the machine may be shared, and on Linux the CPU time the
+hypervisor took from the machine during the throughput run (steal).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dur, err := store.ParseDurability(durability)
@@ -130,6 +135,10 @@ Either part is skipped when its count is 0. It reports wall time and CPU time
 			if docs > 0 {
 				fmt.Fprintf(out, "throughput: %d docs of %d bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
 					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
+				if res.StealSeconds >= 0 {
+					fmt.Fprintf(out, "host steal during the run: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
+						res.StealSeconds, 100*res.StealSeconds/(res.Seconds*float64(res.GOMAXPROCS)), res.GOMAXPROCS)
+				}
 			}
 			if restart > 0 {
 				fmt.Fprintf(out, "restart: %d docs: fill %.1f s; reopen rebuilding the index %.2f s (cpu %.2f s, %d documents); close with snapshot %.2f s; reopen from the snapshot %.2f s (cpu %.2f s); store %.0f MiB, heap %.0f MiB\n",
@@ -189,6 +198,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	var next, acked atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr atomic.Pointer[error]
+	steal := startSteal()
 	cpu0, t0 := cpuSeconds(), time.Now()
 	for range writers {
 		wg.Go(func() {
@@ -210,6 +220,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	}
 	wg.Wait()
 	elapsed, cpu := time.Since(t0).Seconds(), cpuSeconds()-cpu0
+	stolen := steal.seconds()
 	st := e.Stats()
 	if p := firstErr.Load(); p != nil {
 		e.Close()
@@ -227,7 +238,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability,
 		Writers: writers, Docs: docs, TextBytes: textBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
-		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu,
+		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,
 		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored)),
 		CandidatesPerDoc: float64(st.Candidates) / float64(docs), RejectedPerDoc: float64(st.Rejected) / float64(docs)}
 	return nil

@@ -58,6 +58,12 @@ of a saturated server. With --rate the requests are sent on a schedule
 (that many a second over all connections, each connection in turn) and
 latency counts from the scheduled time, so it includes any wait for a
 connection that was still busy: the latency a client sees at that load.
+It also gives the latency from each request's actual send, which leaves
+out the generator's own late wake-ups (a sleep can overshoot by
+milliseconds on a virtual machine).
+
+On Linux the report ends with the CPU time the hypervisor took from the
+machine during the runs (steal): where it is large, so is the noise.
 
 With --no-engine the in-process server answers every document as new
 without fingerprinting, checking or storing it: what is left is the cost
@@ -120,6 +126,13 @@ under on this machine.`,
 			}
 			fmt.Fprintln(out)
 			fmt.Fprintln(tw, "mode\tconns\tdocs/req\trequests\treq/s\tdocs/s\tp50\tp99\tmax\terrors\t")
+			// With --rate, the latency from each request's actual send is
+			// reported too: the generator's own late wake-ups (time.Sleep
+			// overshoots by milliseconds on a busy or virtual machine)
+			// count in the latency from the schedule, not in this one.
+			var sentNotes []string
+			steal := startSteal()
+			began := time.Now()
 			run := func(mode string, c, per int) error {
 				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup, rate: rate})
 				if err != nil {
@@ -128,9 +141,26 @@ under on this machine.`,
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%v\t%v\t%v\t%s\t\n", mode, c, per, r.requests,
 					float64(r.requests)/r.elapsed.Seconds(), float64(r.requests*per)/r.elapsed.Seconds(),
 					r.pct(0.50), r.pct(0.99), r.pct(1), r.errorSummary())
+				if rate > 0 {
+					sentNotes = append(sentNotes, fmt.Sprintf("  %s: p50 %v, p99 %v, max %v", mode,
+						durationPct(r.sent, 0.50), durationPct(r.sent, 0.99), durationPct(r.sent, 1)))
+				}
 				return nil
 			}
-			defer tw.Flush()
+			defer func() {
+				tw.Flush()
+				if len(sentNotes) > 0 {
+					fmt.Fprintln(out, "latency from the actual send (the schedule's delays left out):")
+					for _, n := range sentNotes {
+						fmt.Fprintln(out, n)
+					}
+				}
+				if s := steal.seconds(); s >= 0 {
+					procs := runtime.GOMAXPROCS(0)
+					fmt.Fprintf(out, "host steal during the runs: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
+						s, 100*s/(time.Since(began).Seconds()*float64(procs)), procs)
+				}
+			}()
 			if single {
 				if err := run("single", conns, 1); err != nil {
 					return err
@@ -267,15 +297,21 @@ type loadResult struct {
 	requests  int
 	elapsed   time.Duration
 	latencies []time.Duration // sorted
-	errors    map[string]int
+	// sent holds, sorted, the latencies counted from when each request
+	// was actually sent rather than scheduled (the same as latencies
+	// without --rate).
+	sent   []time.Duration
+	errors map[string]int
 }
 
-func (r *loadResult) pct(p float64) time.Duration {
-	if len(r.latencies) == 0 {
+func (r *loadResult) pct(p float64) time.Duration { return durationPct(r.latencies, p) }
+
+// durationPct returns the p-th quantile of the sorted ds, to the microsecond.
+func durationPct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
 		return 0
 	}
-	i := int(p * float64(len(r.latencies)-1))
-	return r.latencies[i].Round(time.Microsecond)
+	return ds[int(p*float64(len(ds)-1))].Round(time.Microsecond)
 }
 
 func (r *loadResult) errorSummary() string {
@@ -318,8 +354,8 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 	measureFrom := start.Add(spec.warmup)
 	end := measureFrom.Add(spec.duration)
 	type workerResult struct {
-		lat    []time.Duration
-		errors map[string]int
+		lat, sent []time.Duration
+		errors    map[string]int
 	}
 	results := make([]workerResult, spec.conns)
 	var wg sync.WaitGroup
@@ -350,6 +386,7 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 				if t0.After(end) {
 					break
 				}
+				sentAt := time.Now()
 				status, err := c.post(body, 30*time.Second)
 				t1 := time.Now()
 				if err != nil {
@@ -362,6 +399,7 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 				}
 				if t0.After(measureFrom) && t1.Before(end) {
 					res.lat = append(res.lat, t1.Sub(t0))
+					res.sent = append(res.sent, t1.Sub(sentAt))
 				}
 			}
 			results[w] = res
@@ -374,11 +412,13 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 	r := &loadResult{elapsed: spec.duration, errors: make(map[string]int)}
 	for _, w := range results {
 		r.latencies = append(r.latencies, w.lat...)
+		r.sent = append(r.sent, w.sent...)
 		for k, v := range w.errors {
 			r.errors[k] += v
 		}
 	}
 	slices.Sort(r.latencies)
+	slices.Sort(r.sent)
 	r.requests = len(r.latencies)
 	if r.requests == 0 {
 		return nil, fmt.Errorf("bench serve: no request to %s succeeded (errors: %s)", target, r.errorSummary())
