@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 var (
@@ -211,4 +212,31 @@ func BenchmarkQueryBatch(b *testing.B) {
 			sinkInt = n
 		}
 	})
+}
+
+// BenchmarkAddGrowing adds entries one at a time to an index of 2M entries
+// (design 8/2 at k=6), through tier builds and, after 500k, a rebuild of
+// the main level; it reports the slowest Add and how many took over a
+// millisecond. Run it with -benchtime 700000x to pass the rebuild.
+func BenchmarkAddGrowing(b *testing.B) {
+	ix, err := New(Options{K: 6, ExpectedN: 4 << 20, MaxBytesPerEntry: 270})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix.AddBatch(randomEntries(2000000, 1))
+	r := rand.New(rand.NewPCG(2, 2))
+	var slowest time.Duration
+	slow := 0
+	for i := uint64(0); b.Loop(); i++ {
+		e := Entry{ID: 1<<40 + i, FP: r.Uint64()}
+		t0 := time.Now()
+		ix.Add(e)
+		d := time.Since(t0)
+		slowest = max(slowest, d)
+		if d > time.Millisecond {
+			slow++
+		}
+	}
+	b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
+	b.ReportMetric(float64(slow), "adds-over-1ms")
 }

@@ -184,7 +184,7 @@ type Index struct {
 
 	bufCap, mainMin int    // flush thresholds (tests lower them)
 	probe           int    // tests: 1 probes beyond K where the design allows it in at most 4096 probes, 2 the same but scanning every tier, -1 never, 0 by cost
-	whileBuilding   func() // tests: called while Add builds a level without wmu
+	whileBuilding   func() // tests: called while a tier Add started is built in the background
 }
 
 // New returns an empty index. It returns an error wrapping ErrOptions or
@@ -232,7 +232,10 @@ func (ix *Index) isLive(s uint32) bool { return ix.live[s>>6]&(1<<(s&63)) != 0 }
 
 // Add inserts e; an entry with the same ID is replaced. Queries running
 // meanwhile are not held up unless a batch of recent adds is being moved
-// into the tables.
+// into the tables. When its buffer of recent entries is full, Add starts
+// sorting it into a tier in the background and returns: no caller waits
+// for a tier or a rebuild of the main level, which can take seconds in a
+// large index.
 func (ix *Index) Add(e Entry) {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
@@ -250,21 +253,24 @@ func (ix *Index) Add(e Entry) {
 		}
 		ix.materialize()
 	}
-	// The buffer is full: sort it into a tier, letting other writers in
-	// while the tier is built, unless another flush is already under way
-	// (the buffer then grows until a later Add finds none).
+	// The buffer is full: sort it into a tier in the background, unless
+	// another flush is already under way (the buffer then grows until a
+	// later Add finds none). The builder holds fmu until it has installed
+	// the tier; writers go on meanwhile.
 	if len(ix.buf) >= ix.bufCap && ix.fmu.TryLock() {
 		p := ix.planFlush(false)
 		fps := ix.fps
-		ix.wmu.Unlock()
-		if ix.whileBuilding != nil {
-			ix.whileBuilding()
-		}
-		l := buildLevel(p.tabs, p.slots, fps, ix.opts.Wide)
-		lfp := tierFingerprints(p, l, fps)
-		ix.wmu.Lock()
-		ix.installFlush(p, l, lfp)
-		ix.fmu.Unlock()
+		go func() {
+			if ix.whileBuilding != nil {
+				ix.whileBuilding()
+			}
+			l := buildLevel(p.tabs, p.slots, fps, ix.opts.Wide)
+			lfp := tierFingerprints(p, l, fps)
+			ix.wmu.Lock()
+			ix.installFlush(p, l, lfp)
+			ix.wmu.Unlock()
+			ix.fmu.Unlock()
+		}()
 	}
 }
 

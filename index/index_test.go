@@ -70,6 +70,23 @@ func fpGen(bases []uint64) *rapid.Generator[uint64] {
 	})
 }
 
+// rebuild folds every entry into the main level, as a full flush does,
+// once any background build is done.
+func rebuild(ix *Index) {
+	ix.fmu.Lock()
+	ix.wmu.Lock()
+	ix.flush(true)
+	ix.wmu.Unlock()
+	ix.fmu.Unlock()
+}
+
+// settle waits for a tier build Add started in the background, so that a
+// test may read the levels.
+func settle(ix *Index) {
+	ix.fmu.Lock()
+	ix.fmu.Unlock()
+}
+
 func TestIndexMatchesOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		d := rapid.SampledFrom(testDesigns).Draw(t, "design")
@@ -359,7 +376,7 @@ func TestAdaptiveDesign(t *testing.T) {
 		for _, e := range es[n/2:] {
 			ix.Add(e)
 		}
-		ix.flush(true)
+		rebuild(ix)
 		end := first
 		if adaptive {
 			end = want

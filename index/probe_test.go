@@ -40,6 +40,7 @@ func TestProbeScansTiers(t *testing.T) {
 				ix.Remove(id)
 				delete(model, id)
 			}
+			settle(ix)
 			tiers := 0
 			for j := 1; j < len(ix.levels); j++ {
 				if ix.levels[j].size() > 0 {
@@ -81,14 +82,13 @@ func TestProbePlan(t *testing.T) {
 		es[i].ID += 1 << 32
 	}
 	ix.AddBatch(es)
-	ix.fmu.Lock()
-	ix.wmu.Lock()
-	ix.flush(true) // everything into the main level
-	ix.wmu.Unlock()
-	ix.fmu.Unlock()
+	rebuild(ix) // everything into the main level
 	for i := range 5000 {
 		ix.Add(Entry{ID: 1<<40 + uint64(i), FP: uint64(i) * 0x9e3779b97f4a7c15})
 	}
+	settle(ix)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	tier := -1
 	for j := 1; j < len(ix.levels); j++ {
 		if ix.levels[j].size() > 0 {
