@@ -135,6 +135,10 @@ func TestBenchServeRate(t *testing.T) {
 	if requests < 1 || requests > 52 || !strings.Contains(out, "100 requests a second scheduled") {
 		t.Fatalf("%d requests measured at --rate 100 for 500ms, want 1 to 52:\n%s", requests, out)
 	}
+	// Paced runs also report the latency from the send.
+	if !strings.Contains(out, "latency from the actual send") || !strings.Contains(out, "  single: p50 ") {
+		t.Fatalf("no latency from the send in:\n%s", out)
+	}
 	if code := run([]string{"bench", "serve", "--rate", "-1"}, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 		t.Fatalf("--rate -1: exit %d, want 2", code)
 	}
