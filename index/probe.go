@@ -56,9 +56,10 @@ func probeRadii(d Design, k int) []int {
 	return r
 }
 
-// probeCost predicts the nanoseconds of a probed query at radii over n
-// entries, and the probes it makes.
-func probeCost(tabs []table, radii []int, n int, wide bool) (ns float64, probes int) {
+// probeCost predicts a probed query at radii: fixed nanoseconds (the bucket
+// lookups of one level), nanoseconds per entry of a level, and the probes
+// it makes.
+func probeCost(tabs []table, radii []int, wide bool) (fixed, perEntry float64, probes int) {
 	var share float64
 	for i, t := range tabs {
 		keys := 0
@@ -72,7 +73,7 @@ func probeCost(tabs []table, radii []int, n int, wide bool) (ns float64, probes 
 	if wide {
 		per = candidateNs
 	}
-	return float64(probes)*probeNs + share*float64(n)*per, probes
+	return float64(probes) * probeNs, share * per, probes
 }
 
 // probePlan reports whether a query at distance k over the index's
@@ -84,8 +85,8 @@ func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 	if radii == nil || ix.probe < 0 {
 		return 0, false
 	}
+	fixed, perEntry, probes := probeCost(ix.tabs, radii, ix.opts.Wide)
 	if ix.probe > 0 {
-		_, probes := probeCost(ix.tabs, radii, 0, ix.opts.Wide)
 		// Tests: not the million probes of 2/1 at k 13. Mode 2 scans
 		// every tier.
 		if ix.probe == 2 {
@@ -103,7 +104,7 @@ func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 		if n == 0 {
 			continue
 		}
-		viaProbe, _ := probeCost(ix.tabs, radii, n, ix.opts.Wide)
+		viaProbe := fixed + perEntry*float64(n)
 		if viaScan := float64(n) * scanCost(n); j > 0 && viaScan < viaProbe {
 			scan |= 1 << j
 			probed += viaScan
