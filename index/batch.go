@@ -1,9 +1,6 @@
 package index
 
-import (
-	"math/bits"
-	"slices"
-)
+import "slices"
 
 // QueryBatch returns, for each qs[i], what Query(qs[i], k, nil) returns.
 // Where the index answers k by a linear scan of its slots (k beyond the
@@ -24,10 +21,7 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 			ix.scanAllBatch(group, k, res)
 		} else {
 			for i, q := range group {
-				ix.search(q, k, func(id, fp uint64, d int) (int, bool) {
-					res[i] = append(res[i], Match{ID: id, FP: fp, Distance: d})
-					return k, true
-				})
+				ix.search(q, k, appendMatches(&res[i], k))
 			}
 		}
 		ix.mu.RUnlock()
@@ -58,29 +52,22 @@ func (ix *Index) scansAll(k int) bool {
 // scanAllBatch is scanAll for several queries: out[i] receives the entries
 // within k of qs[i]. The caller holds mu shared.
 func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
-	fps := ix.fps
 	for w0 := 0; w0 < len(ix.live); w0 += chunkWords {
 		w1 := min(len(ix.live), w0+chunkWords)
 		for i, q := range qs {
-			for w := w0; w < w1; w++ {
-				word := ix.live[w]
-				if word == 0 {
-					continue
-				}
-				base := w * 64
-				for m := nearMask(fps[base:min(len(fps), base+64)], q, k) & word; m != 0; m &= m - 1 {
-					s := base + bits.TrailingZeros64(m)
-					if d := bits.OnesCount64(q ^ fps[s]); d <= k {
-						out[i] = append(out[i], Match{ID: ix.ids[s], FP: fps[s], Distance: d})
-					}
-				}
-			}
+			ix.scanWords(w0, w1, q, k, appendMatches(&out[i], k))
 		}
 	}
 	for i, q := range qs {
-		ix.scanPending(q, k, func(id, fp uint64, d int) (int, bool) {
-			out[i] = append(out[i], Match{ID: id, FP: fp, Distance: d})
-			return k, true
-		})
+		ix.scanPending(q, k, appendMatches(&out[i], k))
+	}
+}
+
+// appendMatches returns a visitor that appends every match to *dst and
+// keeps the bound k.
+func appendMatches(dst *[]Match, k int) visitor {
+	return func(id, fp uint64, d int) (int, bool) {
+		*dst = append(*dst, Match{ID: id, FP: fp, Distance: d})
+		return k, true
 	}
 }

@@ -726,25 +726,33 @@ func (ix *Index) scanPending(q uint64, k int, visit visitor) {
 // the slot columns, 64 slots (one word of live bits) at a time, each word
 // tested at once by nearMask.
 func (ix *Index) scanAll(q uint64, k int, visit visitor) {
+	if k, ok := ix.scanWords(0, len(ix.live), q, k, visit); ok {
+		ix.scanPending(q, k, visit)
+	}
+}
+
+// scanWords visits the live slots of live words w0 to w1 within k of q,
+// and returns the distance bound to go on with and whether visit asked to
+// go on. The caller holds mu shared.
+func (ix *Index) scanWords(w0, w1 int, q uint64, k int, visit visitor) (int, bool) {
 	fps := ix.fps
-	for w, word := range ix.live {
+	for w := w0; w < w1; w++ {
+		word := ix.live[w]
 		if word == 0 {
 			continue
 		}
 		base := w * 64
-		m := nearMask(fps[base:min(len(fps), base+64)], q, k) & word
-		for m != 0 {
-			j := bits.TrailingZeros64(m)
-			m &= m - 1
-			if d := bits.OnesCount64(q ^ fps[base+j]); d <= k {
+		for m := nearMask(fps[base:min(len(fps), base+64)], q, k) & word; m != 0; m &= m - 1 {
+			s := base + bits.TrailingZeros64(m)
+			if d := bits.OnesCount64(q ^ fps[s]); d <= k {
 				var more bool
-				if k, more = visit(ix.ids[base+j], fps[base+j], d); !more {
-					return
+				if k, more = visit(ix.ids[s], fps[s], d); !more {
+					return k, false
 				}
 			}
 		}
 	}
-	ix.scanPending(q, k, visit)
+	return k, true
 }
 
 // Query appends to dst every entry within distance k of fp, each once, and
@@ -755,10 +763,7 @@ func (ix *Index) scanAll(q uint64, k int, visit visitor) {
 func (ix *Index) Query(fp uint64, k int, dst []Match) []Match {
 	start := len(dst)
 	ix.mu.RLock()
-	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
-		dst = append(dst, Match{ID: id, FP: fp, Distance: d})
-		return k, true
-	})
+	ix.search(fp, k, appendMatches(&dst, k))
 	ix.mu.RUnlock()
 	if len(dst)-start > 1 {
 		slices.SortFunc(dst[start:], compareMatch)
