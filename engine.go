@@ -850,7 +850,7 @@ type candidate struct {
 }
 
 // decide finds and verifies the candidates of p. It takes no locks.
-func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil, false) }
+func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil) }
 
 // queryShortBatch queries the short-text index for every short document of
 // ps at once (index.QueryBatch): out[i] holds ps[i]'s matches, or is nil
@@ -879,13 +879,13 @@ func (e *Engine) queryShortBatch(ps []prepared) [][]index.Match {
 }
 
 // decideWith is decide with the short-text index's matches for p given
-// when haveShort is set, instead of queried.
-func (e *Engine) decideWith(p *prepared, short []index.Match, haveShort bool) (decision, error) {
+// in short; nil short means the index is queried.
+func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) {
 	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 	cutoff := e.cutoff()
 	ms := e.long.Query(p.ix, e.longK, nil)
 	if e.isShort(p.runes) {
-		if haveShort {
+		if short != nil {
 			ms = append(ms, short...)
 		} else {
 			ms = e.short.Query(p.ix, e.shortK, ms)
@@ -1146,7 +1146,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			if ps[i].err == nil {
 				o := &spec[i]
 				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], nil)}
-				o.d, o.err = e.decideWith(&ps[i], short[i], short[i] != nil)
+				o.d, o.err = e.decideWith(&ps[i], short[i])
 			}
 		})
 	}
