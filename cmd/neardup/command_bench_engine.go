@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -164,13 +163,8 @@ hypervisor took from the machine during the throughput run (steal).`,
 	return cmd
 }
 
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
+// cpuSeconds is processCPU in seconds.
+func cpuSeconds() float64 { return processCPU().Seconds() }
 
 func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability, delay time.Duration, expected int) error {
 	// Texts are generated before the clock starts: distinct articles (their
