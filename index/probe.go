@@ -159,6 +159,13 @@ func (ix *Index) scanTiers(q uint64, k int, scan uint64, visit visitor) bool {
 // differences in that block. The caller holds mu shared and scans the
 // buffer and the pending entries itself.
 func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit visitor) bool {
+	probed := false
+	for j, l := range ix.levels {
+		probed = probed || scan&(1<<j) == 0 && l.size() > 0
+	}
+	if !probed {
+		return true // nothing to probe: every entry is in scanned tiers or recent
+	}
 	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
 	for t := range ix.tabs {
 		tab := &ix.tabs[t]
@@ -200,7 +207,7 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 	tab := &ix.tabs[t]
 	kb := uint(tab.keyBits)
 	for j, l := range ix.levels {
-		if len(l) == 0 || scan&(1<<j) != 0 {
+		if l.size() == 0 || scan&(1<<j) != 0 {
 			continue
 		}
 		r := &l[t]
