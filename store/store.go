@@ -147,6 +147,7 @@ type Record struct {
 	Time        int64  // unix seconds
 	TextHash    uint64 // hash of the text, to tell a re-insert from a conflict
 	TextLen     int    // length of the text in runes
+	NormLen     int    // length of the normalized text in runes; 0 when unknown
 }
 
 // Doc is a record with its text and metadata, for writing.
@@ -169,13 +170,23 @@ func key(prefix byte, seq uint64) []byte {
 	return k[:]
 }
 
+// encodeRecord appends r's encoding to dst: a format version, then the
+// fields. Version 2 adds NormLen after TextLen; a record without one is
+// written as version 1, which earlier releases also read.
 func encodeRecord(dst []byte, r *Record) []byte {
-	dst = append(dst, 1) // format version
+	version := byte(1)
+	if r.NormLen > 0 {
+		version = 2
+	}
+	dst = append(dst, version)
 	dst = binary.AppendUvarint(dst, uint64(len(r.Fingerprint)))
 	dst = append(dst, r.Fingerprint...)
 	dst = binary.AppendVarint(dst, r.Time)
 	dst = binary.BigEndian.AppendUint64(dst, r.TextHash)
 	dst = binary.AppendUvarint(dst, uint64(r.TextLen))
+	if version == 2 {
+		dst = binary.AppendUvarint(dst, uint64(r.NormLen))
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(r.ID)))
 	dst = append(dst, r.ID...)
 	return dst
@@ -190,6 +201,7 @@ type View struct {
 	Time        int64
 	TextHash    uint64
 	TextLen     int
+	NormLen     int
 }
 
 func decodeView(seq uint64, b []byte, v *View) error {
@@ -197,9 +209,10 @@ func decodeView(seq uint64, b []byte, v *View) error {
 	bad := func(what string) error {
 		return fmt.Errorf("%w: seq %d: %s", ErrCorrupt, seq, what)
 	}
-	if len(b) < 1 || b[0] != 1 {
+	if len(b) < 1 || b[0] != 1 && b[0] != 2 {
 		return bad("unknown version")
 	}
+	version := b[0]
 	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
@@ -224,6 +237,14 @@ func decodeView(seq uint64, b []byte, v *View) error {
 	}
 	v.TextLen = int(l)
 	b = b[k:]
+	if version == 2 {
+		l, k = binary.Uvarint(b)
+		if k <= 0 || l > 1<<40 {
+			return bad("normalized text length")
+		}
+		v.NormLen = int(l)
+		b = b[k:]
+	}
 	n, k = binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) != n {
 		return bad("id")
@@ -243,7 +264,7 @@ func decodeRecord(seq uint64, b []byte) (Record, error) {
 // Record returns a copy of v that outlives the callback.
 func (v *View) Record() Record {
 	return Record{Seq: v.Seq, ID: string(v.ID), Fingerprint: bytes.Clone(v.Fingerprint),
-		Time: v.Time, TextHash: v.TextHash, TextLen: v.TextLen}
+		Time: v.Time, TextHash: v.TextHash, TextLen: v.TextLen, NormLen: v.NormLen}
 }
 
 // DB is an open store. It is safe for concurrent use.

@@ -16,6 +16,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Seq: 1, ID: "a", Fingerprint: []byte{1, 2, 3, 4, 5, 6, 7, 8}, Time: 1700000000, TextHash: 42, TextLen: 3},
 		{Seq: MakeSeq(1700000000, 9), ID: "", Fingerprint: make([]byte, 16), Time: -5, TextHash: ^uint64(0)},
 		{Seq: 7, ID: "日本語 id with spaces", Fingerprint: []byte{}, Time: 0, TextLen: 1 << 30},
+		{Seq: 8, ID: "n", Fingerprint: make([]byte, 8), Time: 3, TextLen: 40, NormLen: 37},
 	} {
 		got, err := decodeRecord(r.Seq, encodeRecord(nil, &r))
 		if err != nil {
@@ -28,7 +29,12 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("got %+v, want %+v", got, r)
 		}
 	}
-	for _, bad := range [][]byte{nil, {2}, {1, 200}, {1, 0, 2}} {
+	// Without a normalized length a record keeps the first format, which
+	// earlier releases read.
+	if v := encodeRecord(nil, &Record{ID: "x", TextLen: 4})[0]; v != 1 {
+		t.Errorf("record without NormLen written as version %d, want 1", v)
+	}
+	for _, bad := range [][]byte{nil, {2}, {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 200}, {1, 0, 2}} {
 		if _, err := decodeRecord(1, bad); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("decode %v: %v, want ErrCorrupt", bad, err)
 		}
@@ -37,6 +43,7 @@ func TestRecordRoundTrip(t *testing.T) {
 
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(encodeRecord(nil, &Record{ID: "x", Fingerprint: make([]byte, 8), TextLen: 4}))
+	f.Add(encodeRecord(nil, &Record{ID: "y", Fingerprint: make([]byte, 8), TextLen: 9, NormLen: 7}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := decodeRecord(3, b)
 		if err != nil {
