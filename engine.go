@@ -227,11 +227,12 @@ type Engine struct {
 	db     *store.DB
 
 	// long holds every document, for the Long rule's distance; short holds
-	// the short ones (see isShort) for the wider Short rule distance, and is
-	// scanned (newShortIndex). short is nil when the Short rule is not
+	// the short ones (see isShort) for the wider Short rule distance, by
+	// length (see shortIndex). short is nil when the Short rule is not
 	// wider. longKeys and shortKeys stay empty: their table keys order
 	// every text and short texts (see stripes).
-	long, short   *index.Index
+	long          *index.Index
+	short         *shortIndex
 	longKeys      *index.Index
 	shortKeys     *index.Index
 	longK, shortK int
@@ -261,39 +262,22 @@ type Engine struct {
 	pendMu  sync.Mutex
 	pending map[uint64]*pendingDoc // decided, not yet durable
 
-	expireMu   sync.Mutex
-	expiredTo  uint64 // every seq below it has been range-deleted
-	stop       chan struct{}
-	bg         sync.WaitGroup
-	openTime   time.Duration
-	nChecks    atomic.Uint64
-	nInserts   atomic.Uint64
-	nDups      atomic.Uint64
-	nCands     atomic.Uint64
-	nRejected  atomic.Uint64
-	nExpired   atomic.Uint64
-	nDeleted   atomic.Uint64
-	keyScratch sync.Pool
+	expireMu    sync.Mutex
+	expiredTo   uint64 // every seq below it has been range-deleted
+	stop        chan struct{}
+	bg          sync.WaitGroup
+	openTime    time.Duration
+	nChecks     atomic.Uint64
+	nInserts    atomic.Uint64
+	nDups       atomic.Uint64
+	nCands      atomic.Uint64
+	nRejected   atomic.Uint64
+	nExpired    atomic.Uint64
+	nDeleted    atomic.Uint64
+	keyScratch  sync.Pool
+	normScratch sync.Pool // *normBuf, for normalizedRunes
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
-}
-
-// newShortIndex returns the index of short texts, which is always queried
-// at the Short rule's distance (10 bits by default), beyond what any table
-// design answers by exact keys at a sane number of tables: SimHash
-// fingerprints of real texts cluster (unrelated ones lie a median 26-30
-// bits apart, not 32), so a table's bucket holds far more than its share.
-// It has the seeds' four tables of 16-bit blocks, kept Wide, so that a
-// query probes every key within 2 bits of its own in three tables and
-// within 1 bit in the fourth (multi-index hashing, see the index package)
-// once that is cheaper than a linear scan of the stored fingerprints.
-// Measured with `neardup bench index --data text -k 10 --table-k 3
-// --design 4/1 --wide`: 50 µs a query at 300k entries and 100 µs at 1M,
-// against 71 and 400 µs for the scan, which stays the choice below about
-// 200k entries (more while recent additions sit in tiers, each probed in
-// turn). It costs about 40 bytes an entry more than the scan alone.
-func newShortIndex(expected int) (*index.Index, error) {
-	return index.New(index.Options{K: 3, ExpectedN: expected, Design: index.Seed4x16(), Wide: true})
 }
 
 // stripeDesign returns the design whose table keys give texts their lock
@@ -492,7 +476,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}
 	if e.shortK > e.longK && e.policy.ShortLength > 0 {
-		if e.short, err = newShortIndex(o.ExpectedDocuments / 4); err != nil {
+		if e.short, err = newShortIndex(e.policy, o.ExpectedDocuments/4); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 		// Stays empty: only its keys are used, to order short texts.
@@ -573,6 +557,7 @@ func (e *Engine) restore(buildIndex bool) error {
 		done <- err
 	}()
 	var long, short []index.Entry
+	var shortLens []int
 	var maxCounter uint64
 	c := &chunk{}
 	err := e.db.ScanViews(0, 0, func(r *store.View) error {
@@ -588,6 +573,7 @@ func (e *Engine) restore(buildIndex bool) error {
 			long = append(long, ent)
 			if e.isShort(r.TextLen) {
 				short = append(short, ent)
+				shortLens = append(shortLens, r.NormLen)
 			}
 		}
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
@@ -605,13 +591,13 @@ func (e *Engine) restore(buildIndex bool) error {
 		// A snapshot was loaded: drop what expired since it was taken.
 		e.long.ExpireBefore(cutoff)
 		if e.short != nil {
-			e.short.ExpireBefore(cutoff)
+			e.short.expireBefore(cutoff)
 		}
 	}
 	if err == nil && buildIndex {
 		wg.Go(func() { e.long.AddBatch(long) })
 		if e.short != nil && len(short) > 0 {
-			wg.Go(func() { e.short.AddBatch(short) })
+			wg.Go(func() { e.short.addBatch(short, shortLens) })
 		}
 	}
 	wg.Wait()
@@ -685,6 +671,7 @@ type prepared struct {
 	fp     Fingerprint
 	ix     uint64
 	runes  int
+	norm   int // runes of the normalized text, for short texts (0 otherwise)
 	time   int64
 	hash   uint64
 	sketch *similarity.Sketch
@@ -710,6 +697,9 @@ func (e *Engine) prepare(d Document) prepared {
 	p.fp = e.fp.Fingerprint(p.text)
 	p.ix = top64(p.fp)
 	p.runes = utf8.RuneCount(p.text)
+	if e.isShort(p.runes) {
+		p.norm = e.normalizedRunes(p.text)
+	}
 	p.hash = xxh3.Hash(p.text)
 	if d.Time.IsZero() {
 		p.time = e.opts.Now().Unix()
@@ -859,17 +849,18 @@ func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, 
 func (e *Engine) queryShortBatch(ps []prepared) [][]index.Match {
 	out := make([][]index.Match, len(ps))
 	var qs []uint64
-	var at []int
+	var ns, at []int
 	for i := range ps {
 		if ps[i].err == nil && e.isShort(ps[i].runes) {
 			qs = append(qs, ps[i].ix)
+			ns = append(ns, ps[i].norm)
 			at = append(at, i)
 		}
 	}
 	if len(qs) < 2 {
 		return out
 	}
-	for j, ms := range e.short.QueryBatch(qs, e.shortK) {
+	for j, ms := range e.short.queryBatch(qs, ns, e.shortK) {
 		if ms == nil {
 			ms = []index.Match{} // queried, no match
 		}
@@ -888,7 +879,7 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		if short != nil {
 			ms = append(ms, short...)
 		} else {
-			ms = e.short.Query(p.ix, e.shortK, ms)
+			ms = e.short.query(p.ix, p.norm, e.shortK, ms)
 		}
 	}
 	if len(ms) == 0 {
@@ -1228,7 +1219,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			continue
 		}
 		seq := store.MakeSeq(p.time, e.counter.Add(1))
-		doc := store.Doc{Record: store.Record{Seq: seq, ID: p.doc.ID, Fingerprint: p.fp.Bytes(), Time: p.time, TextHash: p.hash, TextLen: p.runes}}
+		doc := store.Doc{Record: store.Record{Seq: seq, ID: p.doc.ID, Fingerprint: p.fp.Bytes(), Time: p.time, TextHash: p.hash, TextLen: p.runes, NormLen: p.norm}}
 		if !e.opts.DropText {
 			doc.Text = p.text
 		}
@@ -1239,7 +1230,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		ent := index.Entry{ID: seq, FP: p.ix, Time: p.time}
 		e.long.Add(ent)
 		if e.isShort(p.runes) {
-			e.short.Add(ent)
+			e.short.add(ent, p.norm)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
 		e.noteInsert(p)
@@ -1265,7 +1256,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			for j, p := range inserted {
 				e.long.Remove(insertedSeqs[j])
 				if e.short != nil {
-					e.short.Remove(insertedSeqs[j])
+					e.short.remove(insertedSeqs[j])
 				}
 				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
 			}
@@ -1439,7 +1430,7 @@ func (e *Engine) Delete(id string) error {
 	e.removals.Add(1)
 	e.long.Remove(ref.seq)
 	if e.short != nil {
-		e.short.Remove(ref.seq)
+		e.short.remove(ref.seq)
 	}
 	e.dropID([]byte(id), ref.seq)
 	e.nDeleted.Add(1)
@@ -1470,7 +1461,7 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Documents = e.long.Len()
 	if e.short != nil {
-		s.ShortDocuments = e.short.Len()
+		s.ShortDocuments = e.short.len()
 	}
 	s.StoreBytes = e.db.DiskUsage()
 	return s
