@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -29,6 +30,7 @@ type benchEngineResult struct {
 	Writers       int     `json:"writers,omitempty"`
 	Docs          int     `json:"docs,omitempty"`
 	TextBytes     int     `json:"text_bytes,omitempty"`
+	MinTextBytes  int     `json:"min_text_bytes,omitempty"`
 	Seconds       float64 `json:"seconds,omitempty"`
 	DocsPerSecond float64 `json:"docs_per_second,omitempty"`
 	MBPerSecond   float64 `json:"mb_per_second,omitempty"`
@@ -65,6 +67,7 @@ func newBenchEngineCmd() *cobra.Command {
 		docs       int
 		writers    int
 		textBytes  int
+		minBytes   int
 		longK      int
 		restart    int
 		shortShare float64
@@ -81,7 +84,9 @@ func newBenchEngineCmd() *cobra.Command {
 		Long: `Engine measures two things in a fresh store under --dir (a temporary
 directory by default, removed afterwards):
 
-  throughput  --docs generated English documents of about --text-bytes bytes,
+  throughput  --docs generated English documents of about --text-bytes bytes
+              (or with --min-text-bytes, of sizes spread evenly on a log
+              scale from it to --text-bytes, as short posts and titles are),
               new and distinct, sent by --writers goroutines to CheckAndInsert
               with the chosen --durability; then the store is reopened and the
               stored documents counted against the acknowledged ones.
@@ -99,7 +104,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 			if err != nil {
 				return usageError{err}
 			}
-			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
+			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || minBytes < 0 || minBytes > textBytes || shortShare < 0 || shortShare > 1 {
 				return usagef("bench engine: bad counts")
 			}
 			root := dir
@@ -116,7 +121,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, textBytes, longK, dur, delay, expected); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, minBytes, textBytes, longK, dur, delay, expected); err != nil {
 					return err
 				}
 			}
@@ -132,8 +137,12 @@ hypervisor took from the machine during the throughput run (steal).`,
 				return enc.Encode(res)
 			}
 			if docs > 0 {
-				fmt.Fprintf(out, "throughput: %d docs of %d bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
-					res.Docs, res.TextBytes, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
+				size := strconv.Itoa(res.TextBytes)
+				if res.MinTextBytes > 0 {
+					size = strconv.Itoa(res.MinTextBytes) + "-" + size
+				}
+				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
+					res.Docs, size, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
 				if res.StealSeconds >= 0 {
 					fmt.Fprintf(out, "host steal during the run: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
 						res.StealSeconds, 100*res.StealSeconds/(res.Seconds*float64(res.GOMAXPROCS)), res.GOMAXPROCS)
@@ -151,6 +160,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 	f.IntVar(&docs, "docs", 100000, "documents for the throughput run (0: skip)")
 	f.IntVar(&writers, "writers", 64, "concurrent writers in the throughput run")
 	f.IntVar(&textBytes, "text-bytes", 1000, "approximate size of a document")
+	f.IntVar(&minBytes, "min-text-bytes", 0, "spread document sizes from about this many bytes to --text-bytes, evenly on a log scale (0: every document about --text-bytes)")
 	f.IntVar(&longK, "k", 0, "Hamming distance within which long texts are candidates in the throughput run (0: the default policy's)")
 	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
@@ -166,14 +176,18 @@ hypervisor took from the machine during the throughput run (steal).`,
 // cpuSeconds is processCPU in seconds.
 func cpuSeconds() float64 { return processCPU().Seconds() }
 
-func benchThroughput(res *benchEngineResult, dir string, docs, writers, textBytes, longK int, dur store.Durability, delay time.Duration, expected int) error {
+func benchThroughput(res *benchEngineResult, dir string, docs, writers, minBytes, textBytes, longK int, dur store.Durability, delay time.Duration, expected int) error {
 	// Texts are generated before the clock starts: distinct articles (their
 	// content words differ, as unrelated real texts' do), each
 	// with its number in front so no two are near-duplicates by accident.
 	texts := make([]string, docs)
 	parallelDo(docs, func(i int) {
 		rng := rand.New(rand.NewPCG(uint64(i), 99))
-		texts[i] = strconv.Itoa(i) + " " + testtext.Article(rng, textBytes/7)
+		size := float64(textBytes)
+		if minBytes > 0 {
+			size = math.Exp(math.Log(float64(minBytes)) + rng.Float64()*math.Log(float64(textBytes)/float64(minBytes)))
+		}
+		texts[i] = strconv.Itoa(i) + " " + testtext.Article(rng, max(1, int(size/7)))
 	})
 	var total int64
 	for _, t := range texts {
@@ -230,7 +244,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, textByte
 	stored := e.Stats().Documents
 	e.Close()
 	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability,
-		Writers: writers, Docs: docs, TextBytes: textBytes, Seconds: elapsed,
+		Writers: writers, Docs: docs, TextBytes: textBytes, MinTextBytes: minBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,
 		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored)),
@@ -295,12 +309,12 @@ func fillRestart(res *benchEngineResult, dir string, n int, shortShare float64) 
 		for i := start; i < min(n, start+chunk); i++ {
 			fp := neardup.FromUint64(rng.Uint64())
 			id := "doc-" + strconv.Itoa(i)
-			textLen := 2000
+			textLen, normLen := 2000, 0
 			if rng.Float64() < shortShare {
-				textLen = 140
+				textLen, normLen = 140, 140
 			}
 			b.Put(&store.Doc{Record: store.Record{Seq: store.MakeSeq(now, uint64(i+1)), ID: id, Fingerprint: fp.Bytes(),
-				Time: now, TextHash: xxh3.HashString(id), TextLen: textLen}})
+				Time: now, TextHash: xxh3.HashString(id), TextLen: textLen, NormLen: normLen}})
 		}
 		if err := db.Commit(b); err != nil {
 			db.Close()
