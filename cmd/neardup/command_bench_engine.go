@@ -104,8 +104,11 @@ hypervisor took from the machine during the throughput run (steal).`,
 			if err != nil {
 				return usageError{err}
 			}
-			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || minBytes < 0 || minBytes > textBytes || shortShare < 0 || shortShare > 1 {
+			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
 				return usagef("bench engine: bad counts")
+			}
+			if minBytes < 0 || minBytes > textBytes {
+				return usagef("bench engine: --min-text-bytes %d must be between 0 and --text-bytes (%d)", minBytes, textBytes)
 			}
 			root := dir
 			if root == "" {

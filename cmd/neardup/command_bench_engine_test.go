@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestBenchEngine runs both parts of `neardup bench engine` small: every
+// acknowledged document is stored after the reopen, and the restart
+// reopens every record, with document sizes spread or not.
+func TestBenchEngine(t *testing.T) {
+	for _, sizes := range [][]string{{"--text-bytes", "300"}, {"--min-text-bytes", "20", "--text-bytes", "500"}} {
+		t.Run(strings.Join(sizes, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"bench", "engine", "--docs", "400", "--writers", "8", "--restart-docs", "3000", "--json"}, sizes...)
+			if code := run(args, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			var r benchEngineResult
+			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+			if r.Docs != 400 || r.Acknowledged != 400 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 {
+				t.Fatalf("throughput report %+v", r)
+			}
+			if r.RestartDocs != 3000 || r.ReopenDocuments != 3000 || r.ReopenSeconds <= 0 {
+				t.Fatalf("restart report %+v", r)
+			}
+		})
+	}
+	for _, args := range [][]string{{"--min-text-bytes", "600", "--text-bytes", "500"}, {"--min-text-bytes", "-1"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"bench", "engine", "--docs", "10"}, args...), nil, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
+		}
+	}
+}
