@@ -66,8 +66,8 @@ func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
 // appendMatches returns a visitor that appends every match to *dst and
 // keeps the bound k.
 func appendMatches(dst *[]Match, k int) visitor {
-	return func(id, fp uint64, d int) (int, bool) {
-		*dst = append(*dst, Match{ID: id, FP: fp, Distance: d})
+	return func(id, fp uint64, tag uint16, d int) (int, bool) {
+		*dst = append(*dst, Match{ID: id, FP: fp, Distance: d, Tag: tag})
 		return k, true
 	}
 }

@@ -17,13 +17,18 @@ type Entry struct {
 	ID   uint64 // caller's identifier; unique within an index
 	FP   uint64 // 64-bit fingerprint
 	Time int64  // unix seconds, used by ExpireBefore
+	// Tag is a small value of the caller's, kept with the entry and
+	// returned in its matches (the engine keeps a text's length there).
+	// An index whose entries all have Tag 0 spends no memory on tags.
+	Tag uint16
 }
 
 // Match is one query result.
 type Match struct {
 	ID       uint64
 	FP       uint64
-	Distance int // Hamming distance between the query and FP
+	Distance int    // Hamming distance between the query and FP
+	Tag      uint16 // the entry's Entry.Tag
 }
 
 // Default option values.
@@ -155,6 +160,7 @@ type Index struct {
 	// Slot columns: entry i of the index lives in slot i.
 	fps   []uint64
 	ids   []uint64
+	tags  []uint16 // nil until an entry has a tag
 	times timeCol
 	live  []uint64 // bitset of slots holding a live entry
 	n     int      // live entries
@@ -180,6 +186,7 @@ type Index struct {
 	// so a stream of single adds does not stall queries at every add.
 	pendFP, pendID []uint64
 	pendTime       []int64
+	pendTag        []uint16
 	npend          atomic.Int32
 
 	bufCap, mainMin int    // flush thresholds (tests lower them)
@@ -195,7 +202,7 @@ func New(opts Options) (*Index, error) {
 	}
 	opts = opts.withDefaults()
 	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap(), mainMin: mainMin,
-		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap)}
+		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap), pendTag: make([]uint16, pendCap)}
 	ix.levels = []level{buildLevel(ix.tabs, nil, nil, opts.Wide)}
 	return ix, nil
 }
@@ -246,7 +253,7 @@ func (ix *Index) Add(e Entry) {
 		ix.addLocked(e)
 		ix.mu.Unlock()
 	} else {
-		ix.pendFP[n], ix.pendID[n], ix.pendTime[n] = e.FP, e.ID, e.Time
+		ix.pendFP[n], ix.pendID[n], ix.pendTime[n], ix.pendTag[n] = e.FP, e.ID, e.Time, e.Tag
 		ix.npend.Store(int32(n + 1))
 		if n+1 < len(ix.pendFP) {
 			return
@@ -289,7 +296,7 @@ func (ix *Index) materialize() {
 func (ix *Index) materializeLocked() {
 	n := int(ix.npend.Load())
 	for i := range n {
-		ix.addLocked(Entry{ID: ix.pendID[i], FP: ix.pendFP[i], Time: ix.pendTime[i]})
+		ix.addLocked(Entry{ID: ix.pendID[i], FP: ix.pendFP[i], Time: ix.pendTime[i], Tag: ix.pendTag[i]})
 	}
 	ix.npend.Store(0)
 }
@@ -318,6 +325,9 @@ func (ix *Index) AddBatch(es []Entry) {
 		ix.mu.Lock()
 		ix.fps = growExact(ix.fps, need)
 		ix.ids = growExact(ix.ids, need)
+		if ix.tags != nil {
+			ix.tags = growExact(ix.tags, need)
+		}
 		ix.times.reserve(need)
 		ix.live = growExact(ix.live, (len(ix.fps)+need+63)/64-len(ix.live))
 		ix.buf = growExact(ix.buf, len(es))
@@ -343,16 +353,25 @@ func (ix *Index) AddBatch(es []Entry) {
 
 // allocLocked stores e in a free slot and returns it.
 func (ix *Index) allocLocked(e Entry) uint32 {
+	if e.Tag != 0 && ix.tags == nil {
+		ix.tags = make([]uint16, len(ix.fps), cap(ix.fps))
+	}
 	var s uint32
 	if n := len(ix.free); n > 0 {
 		s = ix.free[n-1]
 		ix.free = ix.free[:n-1]
 		ix.fps[s], ix.ids[s] = e.FP, e.ID
+		if ix.tags != nil {
+			ix.tags[s] = e.Tag
+		}
 		ix.times.set(s, e.Time)
 	} else {
 		s = uint32(len(ix.fps))
 		ix.fps = append(ix.fps, e.FP)
 		ix.ids = append(ix.ids, e.ID)
+		if ix.tags != nil {
+			ix.tags = append(ix.tags, e.Tag)
+		}
 		ix.times.push(e.Time)
 		if int(s>>6) >= len(ix.live) {
 			ix.live = append(ix.live, 0)
@@ -588,7 +607,15 @@ func (ix *Index) appendLiveSlots(dst, slots []uint32) []uint32 {
 
 // visitor receives each match (id, fingerprint, distance); it returns the
 // distance bound to continue with and false to stop.
-type visitor func(id, fp uint64, d int) (int, bool)
+type visitor func(id, fp uint64, tag uint16, d int) (int, bool)
+
+// tag returns the tag of slot s. The caller holds mu.
+func (ix *Index) tag(s uint32) uint16 {
+	if ix.tags == nil {
+		return 0
+	}
+	return ix.tags[s]
+}
 
 // search calls visit once for every live entry within k of q. The caller
 // holds mu shared.
@@ -659,7 +686,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 							continue
 						}
 						var more bool
-						if k, more = visit(ix.ids[s], fps[c], d); !more {
+						if k, more = visit(ix.ids[s], fps[c], ix.tag(s), d); !more {
 							return false
 						}
 					}
@@ -688,7 +715,7 @@ func (ix *Index) scanRecent(q uint64, k int, visit visitor) {
 			return true
 		}
 		var more bool
-		k, more = visit(ix.ids[ix.buf[i]], ix.bufFP[i], d)
+		k, more = visit(ix.ids[ix.buf[i]], ix.bufFP[i], ix.tag(ix.buf[i]), d)
 		return more
 	})
 	if more {
@@ -717,7 +744,7 @@ func (ix *Index) scanPending(q uint64, k int, visit visitor) {
 	n := int(ix.npend.Load())
 	eachNear(ix.pendFP[:n], q, &k, func(i, d int) bool {
 		var more bool
-		k, more = visit(ix.pendID[i], ix.pendFP[i], d)
+		k, more = visit(ix.pendID[i], ix.pendFP[i], ix.pendTag[i], d)
 		return more
 	})
 }
@@ -746,7 +773,7 @@ func (ix *Index) scanWords(w0, w1 int, q uint64, k int, visit visitor) (int, boo
 			s := base + bits.TrailingZeros64(m)
 			if d := bits.OnesCount64(q ^ fps[s]); d <= k {
 				var more bool
-				if k, more = visit(ix.ids[s], fps[s], d); !more {
+				if k, more = visit(ix.ids[s], fps[s], ix.tag(uint32(s)), d); !more {
 					return k, false
 				}
 			}
@@ -784,8 +811,8 @@ func (ix *Index) First(fp uint64, k int) (Match, bool) {
 	var m Match
 	found := false
 	ix.mu.RLock()
-	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
-		m, found = Match{ID: id, FP: fp, Distance: d}, true
+	ix.search(fp, k, func(id, fp uint64, tag uint16, d int) (int, bool) {
+		m, found = Match{ID: id, FP: fp, Distance: d, Tag: tag}, true
 		return k, false
 	})
 	ix.mu.RUnlock()
@@ -799,8 +826,8 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 	var m Match
 	found := false
 	ix.mu.RLock()
-	ix.search(fp, k, func(id, fp uint64, d int) (int, bool) {
-		c := Match{ID: id, FP: fp, Distance: d}
+	ix.search(fp, k, func(id, fp uint64, tag uint16, d int) (int, bool) {
+		c := Match{ID: id, FP: fp, Distance: d, Tag: tag}
 		if !found || compareMatch(c, m) < 0 {
 			m, found = c, true
 		}

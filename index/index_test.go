@@ -16,7 +16,7 @@ func (o oracle) query(fp uint64, k int) []Match {
 	var out []Match
 	for _, e := range o {
 		if d := bits.OnesCount64(fp ^ e.FP); d <= k {
-			out = append(out, Match{ID: e.ID, FP: e.FP, Distance: d})
+			out = append(out, Match{ID: e.ID, FP: e.FP, Distance: d, Tag: e.Tag})
 		}
 	}
 	slices.SortFunc(out, compareMatch)
@@ -106,14 +106,14 @@ func TestIndexMatchesOracle(t *testing.T) {
 			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
 			case op < 4:
 				now += int64(rapid.IntRange(0, 3).Draw(t, "dt"))
-				e := Entry{ID: rapid.Uint64Range(0, 60).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now}
+				e := Entry{ID: rapid.Uint64Range(0, 60).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now, Tag: uint16(rapid.IntRange(0, 3).Draw(t, "tag"))}
 				ix.Add(e)
 				model[e.ID] = e
 			case op == 4:
 				n := rapid.IntRange(0, 40).Draw(t, "batch")
 				es := make([]Entry, n)
 				for i := range es {
-					es[i] = Entry{ID: rapid.Uint64Range(0, 80).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now}
+					es[i] = Entry{ID: rapid.Uint64Range(0, 80).Draw(t, "id"), FP: gen.Draw(t, "fp"), Time: now, Tag: uint16(rapid.IntRange(0, 3).Draw(t, "tag"))}
 					model[es[i].ID] = es[i]
 				}
 				ix.AddBatch(es)

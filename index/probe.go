@@ -142,7 +142,7 @@ func (ix *Index) scanTiers(q uint64, k int, scan uint64, visit visitor) bool {
 				return true
 			}
 			var more bool
-			k, more = visit(ix.ids[slots[i]], ix.tierFP[j][i], d)
+			k, more = visit(ix.ids[slots[i]], ix.tierFP[j][i], ix.tag(slots[i]), d)
 			return more
 		}) {
 			return false
@@ -252,7 +252,7 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 					fp := ix.fps[s]
 					if d, ok := hit(s, fp); ok {
 						var more bool
-						if k, more = visit(ix.ids[s], fp, d); !more {
+						if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
 							return -1
 						}
 					}
@@ -276,7 +276,7 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 						continue
 					}
 					var more bool
-					if k, more = visit(ix.ids[s], fp, d); !more {
+					if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
 						return false
 					}
 				}

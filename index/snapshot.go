@@ -18,7 +18,9 @@ import (
 //	magic "NDUPIDX\x00", version uint32
 //	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels,
 //	flags uint32 (bit 0: Adaptive, bit 1: Wide; absent in version 1)
-//	slot columns: fingerprints, ids, times, live bits, id map, free, dead
+//	slot columns: fingerprints, ids, tags (version 3: a uint32 1 and the
+//	tags as uint16, or a uint32 0 when no entry has one), times, live bits,
+//	id map, free, dead
 //	levels (main, then tiers): per table dbits, directory, hi (with Wide:
 //	rest) and slot arrays
 //	buffer: slots and fingerprints
@@ -29,7 +31,7 @@ import (
 // or hashing.
 const (
 	snapshotMagic   = "NDUPIDX\x00"
-	snapshotVersion = 2
+	snapshotVersion = 3
 	maxSnapshotLen  = 1 << 36 // elements per array a snapshot may claim
 )
 
@@ -89,6 +91,46 @@ func words[T uint32 | uint64 | int64](s *snapWriter, a []T) {
 	}
 }
 
+// tags writes a length and the elements of a, little-endian.
+func tags(s *snapWriter, a []uint16) {
+	s.u64(uint64(len(a)))
+	buf := make([]byte, min(len(a)*2, 1<<20))
+	for len(a) > 0 && s.err == nil {
+		m := min(len(a), len(buf)/2)
+		for i, v := range a[:m] {
+			binary.LittleEndian.PutUint16(buf[2*i:], v)
+		}
+		s.write(buf[:m*2])
+		a = a[m:]
+	}
+}
+
+// readTags reads what tags wrote, growing the slice as readWords does.
+func readTags(s *snapReader) []uint16 {
+	n := s.u64()
+	if s.err != nil {
+		return nil
+	}
+	if n > maxSnapshotLen {
+		s.err = fmt.Errorf("%w: array of %d elements", ErrSnapshot, n)
+		return nil
+	}
+	out := makeHuge[uint16](int(min(n, 1<<27)))[:0]
+	buf := make([]byte, min(int(n)*2, 1<<20))
+	for left := int(n); left > 0 && s.err == nil; {
+		m := min(left, len(buf)/2)
+		chunk := buf[:m*2]
+		s.read(chunk)
+		base := len(out)
+		out = slices.Grow(out, m)[:base+m]
+		for i := range m {
+			out[base+i] = binary.LittleEndian.Uint16(chunk[2*i:])
+		}
+		left -= m
+	}
+	return out
+}
+
 func wordSize[T uint32 | uint64 | int64]() int {
 	var zero T
 	if _, ok := any(zero).(uint32); ok {
@@ -126,6 +168,12 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	s.u32(flags)
 	words(s, ix.fps)
 	words(s, ix.ids)
+	if ix.tags != nil {
+		s.u32(1)
+		tags(s, ix.tags)
+	} else {
+		s.u32(0)
+	}
 	s.u64(uint64(ix.times.base))
 	if ix.times.wide != nil {
 		s.u32(1)
@@ -277,6 +325,9 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	}
 	ix.fps = readWords[uint64](s)
 	ix.ids = readWords[uint64](s)
+	if version >= 3 && s.u32() == 1 {
+		ix.tags = readTags(s)
+	}
 	ix.times.base = int64(s.u64())
 	if s.u32() == 1 {
 		ix.times.wide = readWords[int64](s)
@@ -341,7 +392,7 @@ func ReadIndex(r io.Reader) (*Index, error) {
 // restores the derived fields (counts, id map shape).
 func (ix *Index) check() error {
 	ns := len(ix.fps)
-	if len(ix.ids) != ns || ix.times.len() != ns || len(ix.live) != (ns+63)/64 {
+	if len(ix.ids) != ns || ix.tags != nil && len(ix.tags) != ns || ix.times.len() != ns || len(ix.live) != (ns+63)/64 {
 		return errors.New("slot columns of different lengths")
 	}
 	ix.n = 0

@@ -141,10 +141,16 @@ func TestSnapshotAdaptive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Version 1: the same bytes without the flags word, which follows the
-	// design levels, and with the checksum computed again.
+	// design levels, and without the tags word (no tags), which follows the
+	// fingerprints and ids, and with the checksum computed again.
 	b := buf.Bytes()
 	flagsAt := len(snapshotMagic) + 4 + 4 + 8 + 8 + 4 + 8*len(fixed.opts.Design.Levels)
-	v1 := append(slices.Clone(b[:flagsAt]), b[flagsAt+4:len(b)-4]...)
+	tagsAt := flagsAt + 4 + 2*(8+8*len(fixed.fps))
+	if fixed.tags != nil || binary.LittleEndian.Uint32(b[tagsAt:]) != 0 {
+		t.Fatal("fixture has tags")
+	}
+	v1 := append(slices.Clone(b[:flagsAt]), b[flagsAt+4:tagsAt]...)
+	v1 = append(v1, b[tagsAt+4:len(b)-4]...)
 	v1[len(snapshotMagic)] = 1
 	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, castagnoli))
 	old, err := ReadIndex(bytes.NewReader(v1))
@@ -196,6 +202,37 @@ func TestSnapshotWide(t *testing.T) {
 }
 
 // roundTrip writes ix to a snapshot and reads it back.
+// TestSnapshotTags checks that entries' tags survive a round trip, also
+// when the first tag came after untagged entries and into reused slots.
+func TestSnapshotTags(t *testing.T) {
+	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16()}, 8, 64)
+	model := oracle{}
+	es := randomEntries(500, 8)
+	for i := range es {
+		if i >= 200 {
+			es[i].Tag = uint16(i)
+		}
+		model[es[i].ID] = es[i]
+	}
+	ix.AddBatch(es[:150])
+	for id := uint64(0); id < 30; id++ {
+		ix.Remove(id) // frees slots for tagged entries to reuse
+		delete(model, id)
+	}
+	ix.AddBatch(es[150:300])
+	for _, e := range es[300:] {
+		ix.Add(e)
+	}
+	if ix.tags == nil {
+		t.Fatal("no tag column")
+	}
+	for _, back := range []*Index{ix, roundTrip(t, ix)} {
+		for _, e := range es {
+			checkQuery(t, back, model, e.FP, 3)
+		}
+	}
+}
+
 func roundTrip(t *testing.T, ix *Index) *Index {
 	t.Helper()
 	var buf bytes.Buffer

@@ -88,5 +88,5 @@ func growExact[T word](s []T, n int) []T {
 // word is the element type of the index's flat columns: plain integers,
 // which hold no pointers.
 type word interface {
-	~uint32 | ~uint64 | ~int64
+	~uint16 | ~uint32 | ~uint64 | ~int64
 }
