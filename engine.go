@@ -591,7 +591,7 @@ func (e *Engine) restore(buildIndex bool) error {
 		// A snapshot was loaded: drop what expired since it was taken.
 		e.long.ExpireBefore(cutoff)
 		if e.short != nil {
-			e.short.expireBefore(cutoff)
+			e.short.ix.ExpireBefore(cutoff)
 		}
 	}
 	if err == nil && buildIndex {
@@ -1256,7 +1256,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 			for j, p := range inserted {
 				e.long.Remove(insertedSeqs[j])
 				if e.short != nil {
-					e.short.remove(insertedSeqs[j])
+					e.short.ix.Remove(insertedSeqs[j])
 				}
 				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
 			}
@@ -1430,7 +1430,7 @@ func (e *Engine) Delete(id string) error {
 	e.removals.Add(1)
 	e.long.Remove(ref.seq)
 	if e.short != nil {
-		e.short.remove(ref.seq)
+		e.short.ix.Remove(ref.seq)
 	}
 	e.dropID([]byte(id), ref.seq)
 	e.nDeleted.Add(1)
@@ -1461,7 +1461,7 @@ func (e *Engine) Stats() Stats {
 	}
 	s.Documents = e.long.Len()
 	if e.short != nil {
-		s.ShortDocuments = e.short.len()
+		s.ShortDocuments = e.short.ix.Len()
 	}
 	s.StoreBytes = e.db.DiskUsage()
 	return s

@@ -2,11 +2,13 @@ package neardup
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"testing"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/zeebo/xxh3"
 )
@@ -110,4 +112,64 @@ func BenchmarkCheckAndInsertBatch(b *testing.B) {
 		benchSink = rs[0]
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// BenchmarkShortIndexQuery measures a query of the short-text index at the
+// Short rule's distance over n stored fingerprints of generated texts whose
+// sizes spread evenly on a log scale from 20 to 500 bytes, reporting the
+// matches left to verify: "fitting" is the engine's index, which drops the
+// matches whose length rules them out, "all" the same index without a
+// length bound.
+func BenchmarkShortIndexQuery(b *testing.B) {
+	for _, n := range []int{300_000, 1_000_000, 2_000_000} {
+		fps, lens := shortBenchFingerprints(n + 1000)
+		for _, filter := range []string{"all", "fitting"} {
+			b.Run(filter+"/"+strconv.Itoa(n), func(b *testing.B) {
+				p := DefaultPolicy()
+				if filter == "all" {
+					p.Short.MinSimilarity = 0 // no length bound
+				}
+				s, err := newShortIndex(p, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				es := make([]index.Entry, n)
+				for i := range es {
+					es[i] = index.Entry{ID: uint64(i), FP: fps[i], Time: 1}
+				}
+				s.addBatch(es, lens[:n])
+				var ms []index.Match
+				found := 0
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					q := n + i%1000 // texts not stored
+					ms = s.query(fps[q], lens[q], 10, ms[:0])
+					found += len(ms)
+				}
+				b.ReportMetric(float64(found)/float64(b.N), "matches/query")
+			})
+		}
+	}
+}
+
+// shortBenchFingerprints returns the default pipeline's fingerprints of n
+// generated texts of sizes spread from 20 to 500 bytes, and the lengths of
+// the texts normalized.
+func shortBenchFingerprints(n int) ([]uint64, []int) {
+	fps := make([]uint64, n)
+	lens := make([]int, n)
+	fp, err := NewPipeline(DefaultPipeline(), 64)
+	if err != nil {
+		panic(err)
+	}
+	e := &Engine{}
+	parallel(n, func(i int) {
+		r := rand.New(rand.NewPCG(uint64(i), 13))
+		size := math.Exp(math.Log(20) + r.Float64()*math.Log(500.0/20))
+		text := []byte(testtext.Article(r, max(1, int(size/7))))
+		fps[i] = fp.Fingerprint(text).Uint64()
+		lens[i] = e.normalizedRunes(text)
+	})
+	return fps, lens
 }

@@ -57,7 +57,7 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	e.removals.Add(1)
 	rep.Indexed = e.long.ExpireBefore(cutoff)
 	if e.short != nil {
-		e.short.expireBefore(cutoff)
+		e.short.ix.ExpireBefore(cutoff)
 	}
 	e.removals.Add(1)
 	e.nExpired.Add(uint64(rep.Indexed))

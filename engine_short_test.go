@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,22 +26,22 @@ func passes(n, m int, r float64) bool {
 	return max(n, m)-min(n, m) <= bound
 }
 
-// TestShortIndexSpan checks the classes a query visits: every length
-// that can pass the Short rule with the query's is in a visited class, and
-// lengths far outside the ratio are not, for several policies.
-func TestShortIndexSpan(t *testing.T) {
+// TestShortIndexFits checks the length filter: every length that can pass
+// the Short rule with a query's is kept, lengths beyond the rule's ratio
+// are dropped, and without a length bound nothing is, for several
+// policies.
+func TestShortIndexFits(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		measure Measure
 		min     float64
-		classes int // of known length; 0: more than 1
 	}{
-		{"default", Levenshtein, 0.8, 0},
-		{"loose", Levenshtein, 0.5, 0},
-		{"strict", Levenshtein, 0.95, 0},
-		{"identical only", Levenshtein, 1, 0},
-		{"any ratio", Levenshtein, 0, 1},
-		{"jaccard", Jaccard, 0.8, 1},
+		{"default", Levenshtein, 0.8},
+		{"loose", Levenshtein, 0.5},
+		{"strict", Levenshtein, 0.95},
+		{"identical only", Levenshtein, 1},
+		{"any ratio", Levenshtein, 0},
+		{"jaccard", Jaccard, 0.8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultPolicy()
@@ -51,48 +50,29 @@ func TestShortIndexSpan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			known := len(s.classes) - 1
-			if tc.classes > 0 && known != tc.classes || tc.classes == 0 && known < 2 {
-				t.Fatalf("%d classes of known length (lows %v)", known, s.lows)
-			}
-			for c := 1; c < len(s.lows); c++ {
-				if s.lows[c] <= s.lows[c-1] {
-					t.Fatalf("lows not increasing: %v", s.lows)
-				}
-			}
-			if s.classOf(0) != s.unknown() || s.classOf(p.ShortLength) != -1 {
-				t.Fatalf("classOf(0) = %d, classOf(%d) = %d", s.classOf(0), p.ShortLength, s.classOf(p.ShortLength))
-			}
-			for n := 1; n < p.ShortLength+10; n++ {
-				first, last := s.span(n)
-				if n >= p.ShortLength {
-					if first <= last {
-						t.Fatalf("span(%d) = %d..%d, want none: any pair is judged by the Long rule", n, first, last)
-					}
-					continue
+			bounded := tc.measure == Levenshtein && tc.min > 0
+			dropped := 0
+			for n := 1; n < p.ShortLength; n++ {
+				if !s.fits(n, 0) {
+					t.Fatalf("length %d: a text of unknown length dropped", n)
 				}
 				for m := 1; m < p.ShortLength; m++ {
-					c := s.classOf(m)
-					if c < 0 || c >= s.unknown() || s.lows[c] > m || c+1 < len(s.lows) && s.lows[c+1] <= m {
-						t.Fatalf("classOf(%d) = %d (lows %v)", m, c, s.lows)
+					fits := s.fits(n, tag(m))
+					switch {
+					case !bounded && !fits:
+						t.Fatalf("no length bound, yet length %d dropped for %d", m, n)
+					case passes(n, m, tc.min) && !fits:
+						t.Fatalf("length %d can pass with %d but is dropped", m, n)
+					case bounded && fits && !passes(n, m, tc.min) && !passes(n+1, m, tc.min) && !passes(n, m+1, tc.min):
+						t.Fatalf("length %d kept for %d, beyond the ratio and the slack", m, n)
 					}
-					in := first <= c && c <= last
-					if tc.measure == Levenshtein && tc.min > 0 && passes(n, m, tc.min) && !in {
-						t.Fatalf("length %d can pass with %d but its class %d is outside the span %d..%d", m, n, c, first, last)
-					}
-					if tc.measure != Levenshtein || tc.min == 0 {
-						if !in {
-							t.Fatalf("no length bound, yet length %d is outside the span of %d", m, n)
-						}
-						continue
-					}
-					// Beyond the ratio by more than a class's width, a
-					// length is in no class the query visits.
-					g := max(1/tc.min, minClassGrowth)
-					if in && (float64(m) < (float64(n)*tc.min-1)/g-2 || float64(m) > (float64(n)/tc.min+1)*g+2) {
-						t.Fatalf("length %d far from %d is in the span %d..%d (lows %v)", m, n, first, last, s.lows)
+					if !fits {
+						dropped++
 					}
 				}
+			}
+			if bounded && dropped == 0 {
+				t.Fatal("nothing dropped")
 			}
 		})
 	}
@@ -100,7 +80,8 @@ func TestShortIndexSpan(t *testing.T) {
 
 // TestShortIndexQuery checks query and queryBatch against a scan of
 // every entry: each entry within k whose length can pass with the
-// query's, or whose length is unknown, is found, and nothing beyond k.
+// query's, or whose length is unknown, is found, nothing beyond k is, and
+// no entry the length filter drops is.
 func TestShortIndexQuery(t *testing.T) {
 	s, err := newShortIndex(DefaultPolicy(), 1000)
 	if err != nil {
@@ -145,12 +126,16 @@ func TestShortIndexQuery(t *testing.T) {
 		for _, got := range [][]index.Match{one, batch[i]} {
 			ids := map[uint64]bool{}
 			for _, m := range got {
+				st := all[m.ID]
 				if ids[m.ID] {
 					t.Fatalf("query %d: %d reported twice", i, m.ID)
 				}
 				ids[m.ID] = true
-				if d := popcount(q ^ all[m.ID].fp); d > k || d != m.Distance {
+				if d := popcount(q ^ st.fp); d > k || d != m.Distance {
 					t.Fatalf("query %d: match %+v at distance %d", i, m, d)
+				}
+				if st.n >= 500 || qn[i] >= 500 || st.n > 0 && !s.fits(qn[i], uint16(st.n)) || int(m.Tag) != st.n {
+					t.Fatalf("query %d (length %d): match %+v of length %d", i, qn[i], m, st.n)
 				}
 			}
 			for id, st := range all {
@@ -167,14 +152,8 @@ func TestShortIndexQuery(t *testing.T) {
 			held++
 		}
 	}
-	if s.len() != held {
-		t.Fatalf("len %d, want %d", s.len(), held)
-	}
-	s.remove(0)
-	s.remove(1)
-	s.expireBefore(2)
-	if s.len() != 0 {
-		t.Fatalf("len %d after expiry", s.len())
+	if s.ix.Len() != held {
+		t.Fatalf("len %d, want %d", s.ix.Len(), held)
 	}
 }
 
@@ -290,15 +269,15 @@ func TestShortTextsByLength(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Without a snapshot of every class the indexes are rebuilt.
-	if err := os.Remove(snapshotPath(dir, e.short.snapshotNames()[3])); err != nil {
+	// Without the short index's snapshot the indexes are rebuilt.
+	if err := os.Remove(snapshotPath(dir, "short")); err != nil {
 		t.Fatal(err)
 	}
 	e = mustOpen(t, dir, &o)
 	if e.fromSnapshot {
 		t.Fatal("reopened from an incomplete snapshot")
 	}
-	if n := e.short.classes[e.short.unknown()].Len(); n != 0 {
+	if n := unknownLengths(e); n != 0 {
 		t.Fatalf("%d texts of unknown length after the rebuild", n)
 	}
 	check("rebuilt", e)
@@ -332,7 +311,7 @@ func TestShortTextsOfUnknownLength(t *testing.T) {
 	o.ExpiryInterval = -1
 	o.Fingerprinter = cutFingerprinter{}
 	e := mustOpen(t, dir, &o)
-	if n := e.short.classes[e.short.unknown()].Len(); n != len(texts) {
+	if n := unknownLengths(e); n != len(texts) {
 		t.Fatalf("%d texts of unknown length, want %d", n, len(texts))
 	}
 	for i, text := range texts {
@@ -346,8 +325,19 @@ func TestShortTextsOfUnknownLength(t *testing.T) {
 	if err != nil || !res.Inserted {
 		t.Fatal(res, err)
 	}
-	known := slices.IndexFunc(e.short.classes[:e.short.unknown()], func(ix *index.Index) bool { return ix.Len() > 0 })
-	if known < 0 || e.short.classes[known].Len() != 1 {
-		t.Fatal("new insert not in a class of known length")
+	if n := unknownLengths(e); n != len(texts) {
+		t.Fatalf("%d texts of unknown length after an insert, want %d", n, len(texts))
 	}
+}
+
+// unknownLengths returns how many entries of e's short-text index have no
+// length.
+func unknownLengths(e *Engine) int {
+	n := 0
+	for _, m := range e.short.ix.Query(0, 64, nil) {
+		if m.Tag == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/store"
@@ -23,14 +22,12 @@ import (
 // writes: without a valid snapshot Open rebuilds the indexes from the
 // stored records.
 const (
-	snapshotMeta   = "index-snapshot"
-	snapshotToken  = 16
-	snapshotPrefix = "neardup-index-"
-	snapshotSuffix = ".snap"
+	snapshotMeta  = "index-snapshot"
+	snapshotToken = 16
 )
 
 func snapshotPath(dir, which string) string {
-	return filepath.Join(dir, snapshotPrefix+which+snapshotSuffix)
+	return filepath.Join(dir, "neardup-index-"+which+".snap")
 }
 
 // loadSnapshot replaces the empty indexes with the snapshot of the last
@@ -72,19 +69,12 @@ func (e *Engine) loadSnapshot() (bool, error) {
 	if err != nil {
 		return false, nil // rebuild instead
 	}
-	var short []*index.Index
 	if e.short != nil {
-		// The file names tell the classes' lengths: a snapshot written
-		// under another policy, or before texts were split by length,
-		// lacks one of them.
-		for i, name := range e.short.snapshotNames() {
-			ix, err := load(name, e.short.classes[i].K())
-			if err != nil {
-				return false, nil
-			}
-			short = append(short, ix)
+		short, err := load("short", e.short.ix.K())
+		if err != nil {
+			return false, nil
 		}
-		e.short.classes = short
+		e.short.ix = short
 	}
 	e.long = long
 	return true, nil
@@ -96,17 +86,8 @@ func (e *Engine) invalidateSnapshot() error {
 	if err := e.db.SetMeta(snapshotMeta, nil); err != nil {
 		return err
 	}
-	// Every snapshot file goes, also those of classes another policy had.
-	entries, err := os.ReadDir(e.dir)
-	if err != nil {
-		return fmt.Errorf("neardup: %w", err)
-	}
-	for _, de := range entries {
-		name := de.Name()
-		if !strings.HasPrefix(name, snapshotPrefix) || !strings.HasSuffix(name, snapshotSuffix) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(e.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	for _, which := range []string{"long", "short"} {
+		if err := os.Remove(snapshotPath(e.dir, which)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("neardup: %w", err)
 		}
 	}
@@ -147,10 +128,8 @@ func (e *Engine) writeSnapshot() error {
 		return fmt.Errorf("neardup: index snapshot: %w", err)
 	}
 	if e.short != nil {
-		for i, name := range e.short.snapshotNames() {
-			if err := write(name, e.short.classes[i]); err != nil {
-				return fmt.Errorf("neardup: index snapshot: %w", err)
-			}
+		if err := write("short", e.short.ix); err != nil {
+			return fmt.Errorf("neardup: index snapshot: %w", err)
 		}
 	}
 	if d, err := os.Open(e.dir); err == nil {
