@@ -29,10 +29,14 @@ func TestNormalize(t *testing.T) {
 		{"a\u00a0b\u3000c", "a b c"},
 		{"\x00\x01\x7f", ""},
 	}
+	var s Scratch
 	for _, tt := range tests {
 		got := string(Normalize(nil, []byte(tt.in)))
 		if got != tt.want {
 			t.Errorf("Normalize(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if n := s.NormalizedLen([]byte(tt.in)); n != utf8.RuneCountInString(tt.want) {
+			t.Errorf("NormalizedLen(%q) = %d, want %d", tt.in, n, utf8.RuneCountInString(tt.want))
 		}
 	}
 }
@@ -165,7 +169,7 @@ func TestSegmenter(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345"} {
+	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345", " \t a \x01 \n b  ", "\x01 \x02", "a \x7f"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -182,6 +186,9 @@ func FuzzNormalize(f *testing.F) {
 		var s Scratch
 		if again := s.Normalize([]byte("x"), src); string(again[1:]) != string(once) {
 			t.Fatalf("Scratch.Normalize differs")
+		}
+		if n := s.NormalizedLen(src); n != utf8.RuneCount(once) {
+			t.Fatalf("NormalizedLen(%q) = %d, want %d", src, n, utf8.RuneCount(once))
 		}
 		_ = StripHTML(nil, src)
 	})

@@ -58,7 +58,34 @@ func (n Normalizer) Filter(dst, src []byte) []byte {
 // goroutines at once.
 type Scratch struct {
 	a, b []byte
+	out  []byte    // NormalizedLen's output for non-ASCII text
 	it   norm.Iter // reused: norm.Form.Append allocates a buffer per call
+}
+
+// NormalizedLen returns the length in runes of the normalized form of src,
+// utf8.RuneCount(Normalize(nil, src)). ASCII text is counted without being
+// written out.
+func (s *Scratch) NormalizedLen(src []byte) int {
+	n, space := 0, false // runes out, and whether the last one is a space
+	for _, c := range src {
+		switch v := asciiNorm[c]; {
+		case v > normSlow:
+			n++
+			space = false
+		case v == normSpace:
+			if n > 0 && !space {
+				n++
+				space = true
+			}
+		case v == normSlow:
+			s.out = s.Normalize(s.out[:0], src)
+			return utf8.RuneCount(s.out)
+		}
+	}
+	if space {
+		n--
+	}
+	return n
 }
 
 // nfkc appends the NFKC form of src to dst.
