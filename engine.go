@@ -275,7 +275,7 @@ type Engine struct {
 	nExpired    atomic.Uint64
 	nDeleted    atomic.Uint64
 	keyScratch  sync.Pool
-	normScratch sync.Pool // *normBuf, for normalizedRunes
+	normScratch sync.Pool // *analysis.Scratch, for normalizedRunes
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
 }

@@ -2,7 +2,6 @@ package neardup
 
 import (
 	"math"
-	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
@@ -149,21 +148,14 @@ func (s *shortIndex) queryBatch(qs []uint64, ns []int, k int) [][]index.Match {
 	return out
 }
 
-// normBuf is scratch space for normalizedRunes.
-type normBuf struct {
-	s analysis.Scratch
-	b []byte
-}
-
 // normalizedRunes returns the length in runes of text once normalized
 // (analysis.Normalize), which is the length the Policy's rules measure.
 func (e *Engine) normalizedRunes(text []byte) int {
-	nb, _ := e.normScratch.Get().(*normBuf)
-	if nb == nil {
-		nb = &normBuf{}
+	s, _ := e.normScratch.Get().(*analysis.Scratch)
+	if s == nil {
+		s = &analysis.Scratch{}
 	}
-	nb.b = nb.s.Normalize(nb.b[:0], text)
-	n := utf8.RuneCount(nb.b)
-	e.normScratch.Put(nb)
+	n := s.NormalizedLen(text)
+	e.normScratch.Put(s)
 	return n
 }
