@@ -23,8 +23,9 @@
 // Each table keeps, per entry, only the 32 bits that follow its directory
 // bits (all of them, in 8 bytes, with Options.Wide) and a 4-byte slot
 // number, in two arrays sorted by permuted fingerprint; the bucket
-// directory holds offsets. Ids, fingerprints and
-// times live once, in slot columns. The 32 stored bits filter candidates
+// directory holds offsets. Ids, fingerprints,
+// times and tags (Entry.Tag, a column only once some entry has one) live
+// once, in slot columns. The 32 stored bits filter candidates
 // before the full fingerprint is read, so a query touches, per table, one
 // directory cell and one contiguous run of 4-byte words. Candidates that
 // pass the filter are checked in batches of 32, so that the reads of their
