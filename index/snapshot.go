@@ -71,17 +71,22 @@ func (s *snapWriter) u64(v uint64) {
 }
 
 // words writes a length and the elements of a, little-endian.
-func words[T uint32 | uint64 | int64](s *snapWriter, a []T) {
+func words[T uint16 | uint32 | uint64 | int64](s *snapWriter, a []T) {
 	s.u64(uint64(len(a)))
 	size := wordSize[T]()
 	buf := make([]byte, min(len(a)*size, 1<<20))
 	for len(a) > 0 && s.err == nil {
 		m := min(len(a), len(buf)/size)
-		if size == 4 {
+		switch size {
+		case 2:
+			for i, v := range a[:m] {
+				binary.LittleEndian.PutUint16(buf[2*i:], uint16(v))
+			}
+		case 4:
 			for i, v := range a[:m] {
 				binary.LittleEndian.PutUint32(buf[4*i:], uint32(v))
 			}
-		} else {
+		default:
 			for i, v := range a[:m] {
 				binary.LittleEndian.PutUint64(buf[8*i:], uint64(v))
 			}
@@ -91,49 +96,12 @@ func words[T uint32 | uint64 | int64](s *snapWriter, a []T) {
 	}
 }
 
-// tags writes a length and the elements of a, little-endian.
-func tags(s *snapWriter, a []uint16) {
-	s.u64(uint64(len(a)))
-	buf := make([]byte, min(len(a)*2, 1<<20))
-	for len(a) > 0 && s.err == nil {
-		m := min(len(a), len(buf)/2)
-		for i, v := range a[:m] {
-			binary.LittleEndian.PutUint16(buf[2*i:], v)
-		}
-		s.write(buf[:m*2])
-		a = a[m:]
-	}
-}
-
-// readTags reads what tags wrote, growing the slice as readWords does.
-func readTags(s *snapReader) []uint16 {
-	n := s.u64()
-	if s.err != nil {
-		return nil
-	}
-	if n > maxSnapshotLen {
-		s.err = fmt.Errorf("%w: array of %d elements", ErrSnapshot, n)
-		return nil
-	}
-	out := makeHuge[uint16](int(min(n, 1<<27)))[:0]
-	buf := make([]byte, min(int(n)*2, 1<<20))
-	for left := int(n); left > 0 && s.err == nil; {
-		m := min(left, len(buf)/2)
-		chunk := buf[:m*2]
-		s.read(chunk)
-		base := len(out)
-		out = slices.Grow(out, m)[:base+m]
-		for i := range m {
-			out[base+i] = binary.LittleEndian.Uint16(chunk[2*i:])
-		}
-		left -= m
-	}
-	return out
-}
-
-func wordSize[T uint32 | uint64 | int64]() int {
+func wordSize[T uint16 | uint32 | uint64 | int64]() int {
 	var zero T
-	if _, ok := any(zero).(uint32); ok {
+	switch any(zero).(type) {
+	case uint16:
+		return 2
+	case uint32:
 		return 4
 	}
 	return 8
@@ -170,7 +138,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	words(s, ix.ids)
 	if ix.tags != nil {
 		s.u32(1)
-		tags(s, ix.tags)
+		words(s, ix.tags)
 	} else {
 		s.u32(0)
 	}
@@ -247,7 +215,7 @@ func (s *snapReader) u64() uint64 {
 // elements are allocated at once; a longer claimed length is read in
 // growing steps, so a corrupt length cannot allocate much more than the
 // input holds.
-func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
+func readWords[T uint16 | uint32 | uint64 | int64](s *snapReader) []T {
 	n := s.u64()
 	if s.err != nil {
 		return nil
@@ -266,11 +234,16 @@ func readWords[T uint32 | uint64 | int64](s *snapReader) []T {
 		base := len(out)
 		out = slices.Grow(out, m)[:base+m]
 		dst := out[base:]
-		if size == 4 {
+		switch size {
+		case 2:
+			for i := range dst {
+				dst[i] = T(binary.LittleEndian.Uint16(chunk[2*i:]))
+			}
+		case 4:
 			for i := range dst {
 				dst[i] = T(binary.LittleEndian.Uint32(chunk[4*i:]))
 			}
-		} else {
+		default:
 			for i := range dst {
 				dst[i] = T(binary.LittleEndian.Uint64(chunk[8*i:]))
 			}
@@ -326,7 +299,7 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	ix.fps = readWords[uint64](s)
 	ix.ids = readWords[uint64](s)
 	if version >= 3 && s.u32() == 1 {
-		ix.tags = readTags(s)
+		ix.tags = readWords[uint16](s)
 	}
 	ix.times.base = int64(s.u64())
 	if s.u32() == 1 {
