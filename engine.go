@@ -227,10 +227,10 @@ type Engine struct {
 	db     *store.DB
 
 	// long holds every document, for the Long rule's distance; short holds
-	// the short ones (see isShort) for the wider Short rule distance, by
-	// length (see shortIndex). short is nil when the Short rule is not
-	// wider. longKeys and shortKeys stay empty: their table keys order
-	// every text and short texts (see stripes).
+	// the short ones (see isShort) for the wider Short rule distance, each
+	// tagged with its length (see shortIndex). short is nil when the Short
+	// rule is not wider. longKeys and shortKeys stay empty: their table
+	// keys order every text and short texts (see stripes).
 	long          *index.Index
 	short         *shortIndex
 	longKeys      *index.Index
