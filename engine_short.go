@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"math"
+	"slices"
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
@@ -76,15 +77,14 @@ func tag(n int) uint16 {
 
 // fits reports whether a text of n normalized runes may be a Short-rule
 // duplicate of a stored text tagged t: the difference of their lengths is
-// at most the edits the rule's ratio allows the longer one (as
-// boundedRatio counts them), with one edit of slack against rounding.
+// at most the edits the rule's ratio allows the longer one (maxEdits, as
+// verification counts them), with one edit of slack against rounding.
 func (s *shortIndex) fits(n int, t uint16) bool {
 	if t == 0 || s.ratio <= 0 || n <= 0 {
 		return true
 	}
 	m := int(t)
-	longer := max(n, m)
-	return longer-min(n, m) <= int(math.Floor(float64(longer)*(1-s.ratio)+1e-9))+1
+	return max(n, m)-min(n, m) <= maxEdits(max(n, m), s.ratio)+1
 }
 
 // add holds e, the fingerprint of a text of n normalized runes (0:
@@ -121,13 +121,8 @@ func (s *shortIndex) query(q uint64, n, k int, dst []index.Match) []index.Match 
 // keep drops from ms[base:] the matches that cannot be Short-rule
 // duplicates of a text of n normalized runes.
 func (s *shortIndex) keep(n int, ms []index.Match, base int) []index.Match {
-	out := ms[:base]
-	for _, m := range ms[base:] {
-		if s.fits(n, m.Tag) {
-			out = append(out, m)
-		}
-	}
-	return out
+	kept := slices.DeleteFunc(ms[base:], func(m index.Match) bool { return !s.fits(n, m.Tag) })
+	return ms[:base+len(kept)]
 }
 
 // queryBatch is query for every qs[i], of length ns[i]: out[i] holds its

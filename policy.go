@@ -222,8 +222,12 @@ func boundedRatio(a, b []rune, min float64) float64 {
 	if n == 0 {
 		return 1
 	}
-	// The most edits a ratio of min allows; the slack absorbs rounding in
-	// n*(1-min) when that is a whole number.
-	bound := int(math.Floor(float64(n)*(1-min) + 1e-9))
-	return 1 - float64(similarity.Levenshtein(a, b, bound))/float64(n)
+	return 1 - float64(similarity.Levenshtein(a, b, maxEdits(n, min)))/float64(n)
+}
+
+// maxEdits returns the most edits a Levenshtein ratio of min allows
+// between texts whose longer one has n runes; the slack absorbs rounding
+// in n*(1-min) when that is a whole number.
+func maxEdits(n int, min float64) int {
+	return int(math.Floor(float64(n)*(1-min) + 1e-9))
 }
