@@ -27,7 +27,10 @@ type benchEngineResult struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	Durability string `json:"durability"`
 
-	Writers       int     `json:"writers,omitempty"`
+	Writers int `json:"writers,omitempty"`
+	// Batch is the number of documents a writer sends per call (1: one
+	// CheckAndInsert each).
+	Batch         int     `json:"batch,omitempty"`
 	Docs          int     `json:"docs,omitempty"`
 	TextBytes     int     `json:"text_bytes,omitempty"`
 	MinTextBytes  int     `json:"min_text_bytes,omitempty"`
@@ -66,6 +69,7 @@ func newBenchEngineCmd() *cobra.Command {
 		dir        string
 		docs       int
 		writers    int
+		batch      int
 		textBytes  int
 		minBytes   int
 		longK      int
@@ -88,6 +92,7 @@ directory by default, removed afterwards):
               (or with --min-text-bytes, of sizes spread evenly on a log
               scale from it to --text-bytes, as short posts and titles are),
               new and distinct, sent by --writers goroutines to CheckAndInsert
+              (or, with --batch N over 1, N at a time to CheckAndInsertBatch)
               with the chosen --durability; then the store is reopened and the
               stored documents counted against the acknowledged ones.
   restart     --restart-docs documents (records with random 64-bit
@@ -107,6 +112,9 @@ hypervisor took from the machine during the throughput run (steal).`,
 			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
 				return usagef("bench engine: bad counts")
 			}
+			if batch < 1 {
+				return usagef("bench engine: --batch %d must be at least 1", batch)
+			}
 			if minBytes < 0 || minBytes > textBytes {
 				return usagef("bench engine: --min-text-bytes %d must be between 0 and --text-bytes (%d)", minBytes, textBytes)
 			}
@@ -124,7 +132,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), docs, writers, minBytes, textBytes, longK, dur, delay, expected); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected}); err != nil {
 					return err
 				}
 			}
@@ -144,8 +152,12 @@ hypervisor took from the machine during the throughput run (steal).`,
 				if res.MinTextBytes > 0 {
 					size = strconv.Itoa(res.MinTextBytes) + "-" + size
 				}
-				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
-					res.Docs, size, res.Writers, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
+				calls := ""
+				if res.Batch > 1 {
+					calls = fmt.Sprintf(" in batches of %d", res.Batch)
+				}
+				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
+					res.Docs, size, res.Writers, calls, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
 				if res.StealSeconds >= 0 {
 					fmt.Fprintf(out, "host steal during the run: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
 						res.StealSeconds, 100*res.StealSeconds/(res.Seconds*float64(res.GOMAXPROCS)), res.GOMAXPROCS)
@@ -162,6 +174,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 	f.StringVar(&dir, "dir", "", "directory for the stores (default: a temporary one)")
 	f.IntVar(&docs, "docs", 100000, "documents for the throughput run (0: skip)")
 	f.IntVar(&writers, "writers", 64, "concurrent writers in the throughput run")
+	f.IntVar(&batch, "batch", 1, "documents per call in the throughput run: 1 calls CheckAndInsert, more call CheckAndInsertBatch")
 	f.IntVar(&textBytes, "text-bytes", 1000, "approximate size of a document")
 	f.IntVar(&minBytes, "min-text-bytes", 0, "spread document sizes from about this many bytes to --text-bytes, evenly on a log scale (0: every document about --text-bytes)")
 	f.IntVar(&longK, "k", 0, "Hamming distance within which long texts are candidates in the throughput run (0: the default policy's)")
@@ -179,7 +192,18 @@ hypervisor took from the machine during the throughput run (steal).`,
 // cpuSeconds is processCPU in seconds.
 func cpuSeconds() float64 { return processCPU().Seconds() }
 
-func benchThroughput(res *benchEngineResult, dir string, docs, writers, minBytes, textBytes, longK int, dur store.Durability, delay time.Duration, expected int) error {
+// throughputRun is what the throughput part of `bench engine` runs.
+type throughputRun struct {
+	docs, writers, batch int
+	minBytes, textBytes  int
+	longK                int
+	dur                  store.Durability
+	delay                time.Duration
+	expected             int
+}
+
+func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error {
+	docs, writers, minBytes, textBytes := c.docs, c.writers, c.minBytes, c.textBytes
 	// Texts are generated before the clock starts: distinct articles (their
 	// content words differ, as unrelated real texts' do), each
 	// with its number in front so no two are near-duplicates by accident.
@@ -197,11 +221,11 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, minBytes
 		total += int64(len(t))
 	}
 	o := neardup.DefaultOptions()
-	o.K = longK
-	o.Durability = dur
-	o.CommitDelay = delay
+	o.K = c.longK
+	o.Durability = c.dur
+	o.CommitDelay = c.delay
 	o.ExpiryInterval = -1
-	o.ExpectedDocuments = expected
+	o.ExpectedDocuments = c.expected
 	e, err := neardup.Open(dir, &o)
 	if err != nil {
 		return err
@@ -213,18 +237,36 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, minBytes
 	cpu0, t0 := cpuSeconds(), time.Now()
 	for range writers {
 		wg.Go(func() {
+			ds := make([]neardup.Document, 0, c.batch)
 			for {
-				i := int(next.Add(1) - 1)
+				i := int(next.Add(int64(c.batch)) - int64(c.batch))
 				if i >= docs {
 					return
 				}
-				r, err := e.CheckAndInsert(context.Background(), neardup.Document{ID: strconv.Itoa(i), Text: texts[i]})
+				ds = ds[:0]
+				for j := i; j < min(i+c.batch, docs); j++ {
+					ds = append(ds, neardup.Document{ID: strconv.Itoa(j), Text: texts[j]})
+				}
+				if c.batch == 1 {
+					r, err := e.CheckAndInsert(context.Background(), ds[0])
+					if err != nil {
+						firstErr.CompareAndSwap(nil, &err)
+						return
+					}
+					if r.Inserted {
+						acked.Add(1)
+					}
+					continue
+				}
+				rs, err := e.CheckAndInsertBatch(context.Background(), ds)
 				if err != nil {
 					firstErr.CompareAndSwap(nil, &err)
 					return
 				}
-				if r.Inserted {
-					acked.Add(1)
+				for _, r := range rs {
+					if r.Inserted {
+						acked.Add(1)
+					}
 				}
 			}
 		})
@@ -247,7 +289,7 @@ func benchThroughput(res *benchEngineResult, dir string, docs, writers, minBytes
 	stored := e.Stats().Documents
 	e.Close()
 	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability,
-		Writers: writers, Docs: docs, TextBytes: textBytes, MinTextBytes: minBytes, Seconds: elapsed,
+		Writers: writers, Batch: c.batch, Docs: docs, TextBytes: textBytes, MinTextBytes: minBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,
 		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored)),

@@ -9,9 +9,11 @@ import (
 
 // TestBenchEngine runs both parts of `neardup bench engine` small: every
 // acknowledged document is stored after the reopen, and the restart
-// reopens every record, with document sizes spread or not.
+// reopens every record, with document sizes spread or not, one document
+// per call or in batches (400 is not a multiple of 7: the last batch is
+// short).
 func TestBenchEngine(t *testing.T) {
-	for _, sizes := range [][]string{{"--text-bytes", "300"}, {"--min-text-bytes", "20", "--text-bytes", "500"}} {
+	for _, sizes := range [][]string{{"--text-bytes", "300"}, {"--min-text-bytes", "20", "--text-bytes", "500"}, {"--text-bytes", "300", "--batch", "7"}} {
 		t.Run(strings.Join(sizes, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"bench", "engine", "--docs", "400", "--writers", "8", "--restart-docs", "3000", "--json"}, sizes...)
@@ -22,7 +24,7 @@ func TestBenchEngine(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s", err, stdout.String())
 			}
-			if r.Docs != 400 || r.Acknowledged != 400 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 {
+			if r.Docs != 400 || r.Acknowledged != 400 || r.Batch < 1 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 {
 				t.Fatalf("throughput report %+v", r)
 			}
 			if r.RestartDocs != 3000 || r.ReopenDocuments != 3000 || r.ReopenSeconds <= 0 {
@@ -30,7 +32,7 @@ func TestBenchEngine(t *testing.T) {
 			}
 		})
 	}
-	for _, args := range [][]string{{"--min-text-bytes", "600", "--text-bytes", "500"}, {"--min-text-bytes", "-1"}} {
+	for _, args := range [][]string{{"--min-text-bytes", "600", "--text-bytes", "500"}, {"--min-text-bytes", "-1"}, {"--batch", "0"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(append([]string{"bench", "engine", "--docs", "10"}, args...), nil, &stdout, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
