@@ -496,6 +496,19 @@ func (s *DB) commitGroup(group []*commitReq) {
 	var lead *pebble.Batch
 	var maxTicket uint64
 	var err error
+	// With more than one write, they are copied into one batch sized for
+	// all of them up front: growing it write by write copied each one
+	// about twice more.
+	size, writes := 0, 0
+	for _, r := range group {
+		if r.batch != nil {
+			size += r.batch.Len()
+			writes++
+		}
+	}
+	if writes > 1 {
+		lead = s.db.NewBatchWithSize(size)
+	}
 	for _, r := range group {
 		if r.batch == nil {
 			continue
