@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/similarity"
@@ -225,6 +226,10 @@ type Engine struct {
 	bits   int
 	policy Policy
 	db     *store.DB
+	// viewText says that prepare may read a document's text in place
+	// instead of copying it: the fingerprinter is one of neardup's own,
+	// which never writes to its input (a caller's Fingerprinter might).
+	viewText bool
 
 	// long holds every document, for the Long rule's distance; short holds
 	// the short ones (see isShort) for the wider Short rule distance, each
@@ -455,6 +460,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 		e.fp = fp
+		e.viewText = true
 	}
 	e.bits = e.fp.Bits()
 	if e.bits != 64 && e.bits != 128 {
@@ -693,7 +699,12 @@ func (e *Engine) prepare(d Document) prepared {
 	if p.err != nil {
 		return p
 	}
-	p.text = []byte(d.Text)
+	if e.viewText {
+		// Nothing writes to p.text, and the store copies it.
+		p.text = unsafe.Slice(unsafe.StringData(d.Text), len(d.Text))
+	} else {
+		p.text = []byte(d.Text)
+	}
 	p.fp = e.fp.Fingerprint(p.text)
 	p.ix = top64(p.fp)
 	p.runes = utf8.RuneCount(p.text)
