@@ -279,6 +279,7 @@ type DB struct {
 	submitted atomic.Uint64 // writes handed to the committer
 	durable   atomic.Uint64 // writes known durable
 	mu        sync.Mutex    // guards closing the reqs channel
+	spare     *pebble.Batch // the committer's batch for groups, reused
 }
 
 type commitReq struct {
@@ -371,10 +372,18 @@ func (b *Batch) Put(d *Doc) {
 	b.buf = encodeRecord(b.buf[:0], &d.Record)
 	_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
 	if d.Text != nil || d.Meta != nil {
-		b.buf = binary.AppendUvarint(b.buf[:0], uint64(len(d.Meta)))
-		b.buf = append(b.buf, d.Meta...)
-		b.buf = append(b.buf, d.Text...)
-		_ = b.b.Set(key(prefixText, d.Seq), b.buf, nil)
+		// Written straight into the batch: a text is the largest thing
+		// stored, and copying it through a buffer first cost an
+		// allocation a document.
+		var head [binary.MaxVarintLen64]byte
+		h := binary.PutUvarint(head[:], uint64(len(d.Meta)))
+		k := key(prefixText, d.Seq)
+		op := b.b.SetDeferred(len(k), h+len(d.Meta)+len(d.Text))
+		copy(op.Key, k)
+		n := copy(op.Value, head[:h])
+		n += copy(op.Value[n:], d.Meta)
+		copy(op.Value[n:], d.Text)
+		_ = op.Finish()
 	}
 }
 
@@ -461,6 +470,9 @@ func (s *DB) committer() {
 		}
 		s.commitGroup(group)
 	}
+	if s.spare != nil {
+		s.spare.Close()
+	}
 }
 
 // drain appends the queued requests to group: those already there when
@@ -496,9 +508,10 @@ func (s *DB) commitGroup(group []*commitReq) {
 	var lead *pebble.Batch
 	var maxTicket uint64
 	var err error
-	// With more than one write, they are copied into one batch sized for
-	// all of them up front: growing it write by write copied each one
-	// about twice more.
+	// With more than one write, they are copied into one batch that the
+	// next group reuses, so that its buffer soon has the size groups need
+	// (a fresh one grown write by write copied each write about twice
+	// more).
 	size, writes := 0, 0
 	for _, r := range group {
 		if r.batch != nil {
@@ -507,7 +520,12 @@ func (s *DB) commitGroup(group []*commitReq) {
 		}
 	}
 	if writes > 1 {
-		lead = s.db.NewBatchWithSize(size)
+		if s.spare == nil {
+			s.spare = s.db.NewBatchWithSize(size)
+		} else {
+			s.spare.Reset()
+		}
+		lead = s.spare
 	}
 	for _, r := range group {
 		if r.batch == nil {
@@ -527,7 +545,9 @@ func (s *DB) commitGroup(group []*commitReq) {
 		if err == nil {
 			err = lead.Commit(pebble.Sync)
 		}
-		lead.Close()
+		if lead != s.spare {
+			lead.Close()
+		}
 		if err != nil {
 			err = fmt.Errorf("store: group commit: %w", err)
 		} else {
