@@ -271,6 +271,7 @@ type Engine struct {
 	expiredTo   uint64 // every seq below it has been range-deleted
 	stop        chan struct{}
 	bg          sync.WaitGroup
+	combineq    chan *combined // CheckAndInsert calls for the runners
 	openTime    time.Duration
 	nChecks     atomic.Uint64
 	nInserts    atomic.Uint64
@@ -514,6 +515,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 	}
 	e.openTime, e.fromSnapshot = time.Since(start), snapLoaded
+	e.startCombiner()
 	if o.ExpiryInterval > 0 && o.Retention > 0 {
 		e.bg.Add(1)
 		go e.expiryLoop()
@@ -786,12 +788,22 @@ func (e *Engine) Insert(ctx context.Context, d Document) (Result, error) {
 //
 // An id stored with the same text gives Inserted false and no error (the
 // call is idempotent); an id stored with another text gives ErrIDConflict.
+//
+// Calls made at the same time are decided and stored together, as a
+// batch would be (see engine_combine.go).
 func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
-	rs, err := e.run(ctx, []Document{d}, true)
-	if err != nil {
+	if err := e.enter(); err != nil {
 		return Result{}, err
 	}
-	return rs[0], nil
+	defer e.leave()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	p := e.prepare(d)
+	if p.err != nil {
+		return Result{}, &BatchError{Errs: []error{p.err}}
+	}
+	return e.combine(p)
 }
 
 // BatchError reports the documents of a batch that were refused; the
@@ -1118,9 +1130,8 @@ func (e *Engine) idLock(id string) *sync.Mutex {
 	return &e.idLocks[xxh3.HashString(id)%idStripes]
 }
 
-// run prepares ds on all cores, then decides and inserts them in order,
-// commits the new ones in one write, and waits until every document the
-// results name is durable.
+// run prepares ds on all cores, then decides and stores them (see
+// decideAndStore).
 func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
@@ -1131,6 +1142,14 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	}
 	ps := make([]prepared, len(ds))
 	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+	return e.decideAndStore(ps, check)
+}
+
+// decideAndStore decides the prepared documents ps in order (with check;
+// without, each new one is simply stored), inserts the new ones, commits
+// them in one write, and waits until every document the results name is
+// durable. The caller holds the engine open (enter).
+func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 	// Decide a batch's documents on all cores first, against the indexes
 	// as they are now; the loop below keeps each decision unless something
 	// that could change it happened meanwhile (see stillHolds), such as
@@ -1153,8 +1172,8 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		})
 	}
 
-	results := make([]Result, len(ds))
-	errs := make([]error, len(ds))
+	results := make([]Result, len(ps))
+	errs := make([]error, len(ps))
 	failed := false
 	var batch *store.Batch
 	var inserted []*prepared

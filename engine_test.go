@@ -772,3 +772,57 @@ func TestOptionsValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAndInsertCombined sends many documents at once, one call each,
+// so that calls share batches (engine_combine.go): each caller gets its
+// own document's answer, whatever else its batch held.
+func TestCheckAndInsertCombined(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	taken := Document{ID: "taken", Text: genText(r, 80)}
+	if _, err := e.CheckAndInsert(ctx, taken); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 400
+	texts := make([]string, calls)
+	for i := range texts {
+		texts[i] = genText(r, 10+r.IntN(200))
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range calls {
+		wg.Go(func() {
+			<-start
+			switch i % 4 {
+			case 0: // new
+				id := fmt.Sprintf("new-%d", i)
+				res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: texts[i]})
+				if err != nil || !res.Inserted || res.ID != id {
+					t.Errorf("%s: %+v, %v; want it inserted under its id", id, res, err)
+				}
+			case 1: // refused
+				id := fmt.Sprintf("empty-%d", i)
+				_, err := e.CheckAndInsert(ctx, Document{ID: id, Text: " "})
+				if !errors.Is(err, ErrEmptyText) || !strings.Contains(err.Error(), id) {
+					t.Errorf("%s: %v, want ErrEmptyText naming it", id, err)
+				}
+			case 2: // another text under a stored id
+				_, err := e.CheckAndInsert(ctx, Document{ID: taken.ID, Text: texts[i]})
+				if !errors.Is(err, ErrIDConflict) {
+					t.Errorf("call %d: %v, want ErrIDConflict", i, err)
+				}
+			case 3: // the stored document again
+				res, err := e.CheckAndInsert(ctx, taken)
+				if err != nil || res.Inserted || res.Duplicate || res.ID != taken.ID {
+					t.Errorf("call %d, again: %+v, %v; want a no-op", i, res, err)
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if st := e.Stats(); st.Documents != 1+calls/4 {
+		t.Errorf("stored %d documents, want %d", st.Documents, 1+calls/4)
+	}
+}
