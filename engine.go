@@ -500,17 +500,8 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if !o.InMemory {
 		e.dir = dir
 	}
-	snapLoaded := false
-	if e.dir != "" {
-		if snapLoaded, err = e.loadSnapshot(); err == nil {
-			err = e.invalidateSnapshot()
-		}
-		if err != nil {
-			e.db.Close()
-			return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
-		}
-	}
-	if err := e.restore(!snapLoaded); err != nil {
+	snapLoaded, err := e.restoreAll()
+	if err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 	}
@@ -523,13 +514,64 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	return e, nil
 }
 
+// restoreAll restores the indexes, from the snapshot of the last clean
+// Close when there is a valid one, else from the records, and the id map
+// from the records; it reports whether the snapshot was used. The snapshot
+// is read while the records are scanned: at 10M documents each took about
+// 5 s.
+func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
+	if e.dir == "" {
+		return false, e.restore(true, nil)
+	}
+	tok, err := e.db.Meta(snapshotMeta)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	if err != nil || !e.snapshotNamed(tok) {
+		// None to load (the last exit was not a clean Close, or the
+		// files are gone): stale files go, and the indexes are rebuilt.
+		if err := e.invalidateSnapshot(); err != nil {
+			return false, err
+		}
+		return false, e.restore(true, nil)
+	}
+	loaded := make(chan error, 1)
+	go func() {
+		ok, err := e.loadSnapshot()
+		if err == nil {
+			err = e.invalidateSnapshot()
+		}
+		if err == nil && !ok {
+			err = errNoSnapshot
+		}
+		loaded <- err
+	}()
+	err = e.restore(false, loaded)
+	if !errors.Is(err, errNoSnapshot) {
+		return err == nil, err
+	}
+	// The snapshot did not load (left by another version, or damaged):
+	// scan again, this time building the indexes.
+	for i := range e.ids {
+		e.ids[i].m, e.ids[i].over = make(map[uint64]docRef, e.opts.ExpectedDocuments/idShards), nil
+	}
+	return false, e.restore(true, nil)
+}
+
+// errNoSnapshot is the outcome of loading a snapshot that is not valid.
+var errNoSnapshot = errors.New("neardup: no valid index snapshot")
+
 // restore rebuilds the indexes and the id map from the compact records,
 // skipping expired ones. The id map is filled by a second goroutine while
 // the scan goes on; each index is then built in one bulk AddBatch (one sort
-// per table), the two indexes in parallel.
-func (e *Engine) restore(buildIndex bool) error {
+// per table), the two indexes in parallel. With buildIndex false the
+// indexes come from a snapshot, whose loading ends with a value on loaded
+// (errNoSnapshot when there was no valid one); restore waits for it after
+// the scan.
+func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	cutoff := e.cutoff()
-	if err := e.sizeIDMap(); err != nil {
+	stored, err := e.sizeIDMap()
+	if err != nil {
 		return err
 	}
 	type chunk struct {
@@ -537,6 +579,9 @@ func (e *Engine) restore(buildIndex bool) error {
 		hashes []uint64
 	}
 	const chunkSize = 1 << 14
+	newChunk := func() *chunk {
+		return &chunk{refs: make([]docRef, 0, chunkSize), hashes: make([]uint64, 0, chunkSize)}
+	}
 	work := make(chan *chunk, 16)
 	done := make(chan error, 1)
 	go func() {
@@ -565,10 +610,15 @@ func (e *Engine) restore(buildIndex bool) error {
 		done <- err
 	}()
 	var long, short []index.Entry
+	if buildIndex {
+		// Growing it step by step took 1.7 s of the 10 s scan of 10M
+		// records.
+		long = make([]index.Entry, 0, stored)
+	}
 	var shortLens []int
 	var maxCounter uint64
-	c := &chunk{}
-	err := e.db.ScanViews(0, 0, func(r *store.View) error {
+	c := newChunk()
+	err = e.db.ScanViews(0, 0, func(r *store.View) error {
 		maxCounter = max(maxCounter, store.Counter(r.Seq))
 		if r.Time < cutoff {
 			return nil
@@ -588,12 +638,17 @@ func (e *Engine) restore(buildIndex bool) error {
 		c.hashes = append(c.hashes, e.hashID(r.ID))
 		if len(c.hashes) == chunkSize {
 			work <- c
-			c = &chunk{}
+			c = newChunk()
 		}
 		return nil
 	})
 	work <- c
 	close(work)
+	if loaded != nil {
+		if lerr := <-loaded; err == nil {
+			err = lerr
+		}
+	}
 	var wg sync.WaitGroup
 	if err == nil && !buildIndex {
 		// A snapshot was loaded: drop what expired since it was taken.
@@ -624,26 +679,27 @@ func (e *Engine) restore(buildIndex bool) error {
 // the time of insertion, so the inserts between the first record and the
 // last bound the documents kept; the size is at most 16 times
 // ExpectedDocuments, in case documents were inserted with times far apart
-// from the order of insertion.
-func (e *Engine) sizeIDMap() error {
+// from the order of insertion. It returns that bound (0 for an empty
+// store), by which restore also sizes its list of index entries.
+func (e *Engine) sizeIDMap() (int, error) {
 	first, last, ok, err := e.db.SeqSpan()
 	if err != nil {
-		return fmt.Errorf("neardup: %w", err)
+		return 0, fmt.Errorf("neardup: %w", err)
 	}
 	lo, hi := store.Counter(first), store.Counter(last)
 	if !ok || hi < lo {
-		return nil
+		return 0, nil
 	}
 	n := min(int(hi-lo+1), 16*e.opts.ExpectedDocuments)
 	if n <= e.opts.ExpectedDocuments {
-		return nil
+		return n, nil
 	}
 	for i := range e.ids {
 		if len(e.ids[i].m) == 0 {
 			e.ids[i].m = make(map[uint64]docRef, n/idShards+n/idShards/8)
 		}
 	}
-	return nil
+	return n, nil
 }
 
 // top64 returns the bits of fp the index holds: all of a 64-bit

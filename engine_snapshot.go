@@ -80,6 +80,28 @@ func (e *Engine) loadSnapshot() (bool, error) {
 	return true, nil
 }
 
+// snapshotNamed reports whether the snapshot files the engine needs exist
+// and begin with tok, the store's token: a quick check before loading them.
+func (e *Engine) snapshotNamed(tok []byte) bool {
+	which := []string{"long"}
+	if e.short != nil {
+		which = append(which, "short")
+	}
+	for _, w := range which {
+		f, err := os.Open(snapshotPath(e.dir, w))
+		if err != nil {
+			return false
+		}
+		got := make([]byte, snapshotToken)
+		_, err = io.ReadFull(f, got)
+		f.Close()
+		if err != nil || !bytes.Equal(got, tok) {
+			return false
+		}
+	}
+	return true
+}
+
 // invalidateSnapshot forgets the snapshot token and removes the files; Open
 // calls it before the engine can write.
 func (e *Engine) invalidateSnapshot() error {

@@ -670,10 +670,19 @@ func TestSnapshotReopen(t *testing.T) {
 		if n := e.Stats().Documents; n != len(texts) {
 			t.Fatalf("%s: %d documents, want %d", name, n, len(texts))
 		}
+		for i := range e.ids {
+			// No two ids share a hash here: none is kept by string.
+			if n := len(e.ids[i].over); n > 0 {
+				t.Fatalf("%s: %d ids kept by string in shard %d", name, n, i)
+			}
+		}
 		for _, i := range []int{0, 150, 299} {
 			res, err := e.Check(context.Background(), Document{ID: "q", Text: strings.ToUpper(texts[i])})
 			if err != nil || !res.Duplicate || *res.DuplicateOf != fmt.Sprint(i) {
 				t.Fatalf("%s: check of %d: %+v, %v", name, i, res, err)
+			}
+			if d, err := e.Get(fmt.Sprint(i)); err != nil || d.Text != texts[i] {
+				t.Fatalf("%s: get %d: %+v, %v", name, i, d, err)
 			}
 		}
 	}
@@ -681,6 +690,16 @@ func TestSnapshotReopen(t *testing.T) {
 		t.Fatalf("no snapshot after Close: %v", err)
 	}
 	check("snapshot", true)
+	// Cut the snapshot written by that Close after its token: Open finds
+	// it out only while loading it, and rebuilds.
+	whole, err := os.ReadFile(snapshotPath(dir, "long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(snapshotPath(dir, "long"), whole[:snapshotToken+40], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("truncated snapshot", false)
 	// Damage the snapshot written by that Close: Open must rebuild.
 	if err := os.WriteFile(snapshotPath(dir, "long"), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
