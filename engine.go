@@ -38,6 +38,27 @@ const (
 	NoSync = store.NoSync
 )
 
+// Compression says how the store compresses the texts it keeps; see the
+// constants and docs/PERFORMANCE.md (Engine, "Seventh pass") for what each
+// costs.
+type Compression = store.Compression
+
+// ParseCompression parses "snappy", "minlz", "zstd" or "none".
+func ParseCompression(s string) (Compression, error) { return store.ParseCompression(s) }
+
+// Compression settings.
+const (
+	// Snappy (the default) compresses fast.
+	Snappy = store.Snappy
+	// MinLZ compresses faster than Snappy and less.
+	MinLZ = store.MinLZ
+	// Zstd (level 1) compresses slower than Snappy and most: the least
+	// disk.
+	Zstd = store.Zstd
+	// NoCompression keeps texts as they are: the least CPU.
+	NoCompression = store.NoCompression
+)
+
 // Default option values.
 const (
 	DefaultRetention      = 48 * time.Hour
@@ -77,6 +98,10 @@ type Options struct {
 	DropText bool
 	// Durability says when a write is acknowledged. Default GroupCommit.
 	Durability Durability
+	// Compression says how the store compresses texts it writes from
+	// then on (it reads what it wrote before, whatever the setting).
+	// Default Snappy.
+	Compression Compression
 	// CommitDelay bounds how long a group commit waits for more writes
 	// when writers are queueing (a lone writer never waits). 0 means
 	// store.DefaultCommitDelay (1 ms); negative never waits.
@@ -148,6 +173,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Durability < GroupCommit || o.Durability > NoSync {
 		return fmt.Errorf("neardup: unknown durability %d", int(o.Durability))
+	}
+	if o.Compression < Snappy || o.Compression > NoCompression {
+		return fmt.Errorf("neardup: unknown compression %d", int(o.Compression))
 	}
 	if o.CommitDelay > time.Second {
 		return fmt.Errorf("neardup: commit delay %v over 1s", o.CommitDelay)
@@ -493,7 +521,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		}
 	}
 	e.keyScratch.New = func() any { s := make([]uint64, 0, 128); return &s }
-	e.db, err = store.Open(dir, &store.Options{InMemory: o.InMemory, Durability: o.Durability, CommitDelay: o.CommitDelay})
+	e.db, err = store.Open(dir, &store.Options{InMemory: o.InMemory, Durability: o.Durability, CommitDelay: o.CommitDelay, Compression: o.Compression})
 	if err != nil {
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}

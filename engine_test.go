@@ -770,6 +770,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"k", func(o *Options) { o.K = 33 }, "k 33"},
 		{"policy", func(o *Options) { o.Policy.Long.MinSimilarity = 2 }, "long min similarity"},
 		{"durability", func(o *Options) { o.Durability = 9 }, "durability"},
+		{"compression", func(o *Options) { o.Compression = 7 }, "compression"},
+		{"zstd", func(o *Options) { o.Compression = Zstd }, ""},
 		{"commit delay", func(o *Options) { o.CommitDelay = 2 * time.Second }, "commit delay"},
 		{"index bytes", func(o *Options) { o.IndexBytesPerDocument = -1 }, "IndexBytesPerDocument"},
 		{"max text", func(o *Options) { o.MaxTextBytes = -1 }, "MaxTextBytes -1"},

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable/block"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -78,6 +79,66 @@ func ParseDurability(s string) (Durability, error) {
 	return 0, fmt.Errorf("store: unknown durability %q (want group, sync or nosync)", s)
 }
 
+// Compression says how the store compresses what it writes to its files,
+// texts above all. It applies to the files written from then on: a store
+// reads files of every kind whatever its setting.
+type Compression int
+
+const (
+	// Snappy (the default) compresses fast, and real English text to
+	// about 63% of its size, Chinese to 75% (32 KiB blocks).
+	Snappy Compression = iota
+	// MinLZ compresses about twice as fast as Snappy, to 70% and 88%.
+	MinLZ
+	// Zstd (level 1) compresses about half as fast as Snappy, to 45% and
+	// 58%: the least disk.
+	Zstd
+	// NoCompression stores texts as they are: the least CPU, the most
+	// disk.
+	NoCompression
+)
+
+// String returns the name of c as accepted by ParseCompression.
+func (c Compression) String() string {
+	switch c {
+	case Snappy:
+		return "snappy"
+	case MinLZ:
+		return "minlz"
+	case Zstd:
+		return "zstd"
+	case NoCompression:
+		return "none"
+	}
+	return fmt.Sprintf("Compression(%d)", int(c))
+}
+
+// ParseCompression parses "snappy", "minlz", "zstd" or "none".
+func ParseCompression(s string) (Compression, error) {
+	for c := Snappy; c <= NoCompression; c++ {
+		if s == c.String() {
+			return c, nil
+		}
+	}
+	if s == "" {
+		return Snappy, nil
+	}
+	return 0, fmt.Errorf("store: unknown compression %q (want snappy, minlz, zstd or none)", s)
+}
+
+// profile returns pebble's compression profile for c.
+func (c Compression) profile() *block.CompressionProfile {
+	switch c {
+	case MinLZ:
+		return block.MinLZCompression
+	case Zstd:
+		return block.BalancedCompression // zstd level 1
+	case NoCompression:
+		return block.NoCompression
+	}
+	return block.SnappyCompression
+}
+
 // Options configure Open. The zero value is valid: a durable on-disk store
 // with group commit.
 type Options struct {
@@ -95,6 +156,8 @@ type Options struct {
 	CacheSize int64
 	// MemTableSize is pebble's memtable size in bytes. Default 64 MiB.
 	MemTableSize uint64
+	// Compression says how files are compressed. Default Snappy.
+	Compression Compression
 }
 
 // DefaultCommitDelay is the default Options.CommitDelay. Measured with
@@ -114,6 +177,9 @@ func (o *Options) Validate() error {
 	}
 	if o.CacheSize < 0 {
 		return fmt.Errorf("store: negative cache size %d", o.CacheSize)
+	}
+	if o.Compression < Snappy || o.Compression > NoCompression {
+		return fmt.Errorf("store: unknown compression %d", int(o.Compression))
 	}
 	return nil
 }
@@ -321,6 +387,8 @@ func Open(dir string, opts *Options) (*DB, error) {
 			TargetGarbageRatio:    0.2,
 		}
 	}
+	levels := pebble.UniformDBCompressionSettings(o.Compression.profile())
+	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return levels })
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	po.Cache = cache

@@ -1,11 +1,14 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,5 +229,79 @@ func TestSeqSpan(t *testing.T) {
 	first, last, ok, err := db.SeqSpan()
 	if !ok || err != nil || first != MakeSeq(3600, 9) || last != MakeSeq(10800, 2) {
 		t.Fatalf("SeqSpan = %x, %x, %v, %v; want %x, %x", first, last, ok, err, MakeSeq(3600, 9), MakeSeq(10800, 2))
+	}
+}
+
+// TestCompression writes the same texts with each compression into a
+// store whose small memtable sends them to files: every setting reads them
+// back, and the files' sizes rank as the settings promise (the texts are
+// English-like, with a small vocabulary, so every algorithm compresses
+// them).
+func TestCompression(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("the of and a to in is was that for on are with as his they be at one have this from or had by")
+	texts := make([][]byte, 3000)
+	for i := range texts {
+		var b []byte
+		for range 150 {
+			b = append(b, words[r.IntN(len(words))]...)
+			b = append(b, ' ')
+		}
+		texts[i] = b
+	}
+	size := map[Compression]int64{}
+	for _, c := range []Compression{Snappy, MinLZ, Zstd, NoCompression} {
+		dir := t.TempDir()
+		db, err := Open(dir, &Options{Durability: NoSync, MemTableSize: 1 << 20, Compression: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			b := db.NewBatch()
+			b.Put(&Doc{Record: Record{Seq: uint64(i + 1), ID: fmt.Sprint(i), Fingerprint: make([]byte, 8)}, Text: text})
+			if err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if db, err = Open(dir, &Options{Compression: c}); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{0, 1500, 2999} {
+			if text, _, err := db.Text(uint64(i + 1)); err != nil || !bytes.Equal(text, texts[i]) {
+				t.Fatalf("%v: text %d: %v", c, i, err)
+			}
+		}
+		db.Close()
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if n := e.Name(); strings.HasSuffix(n, ".sst") || strings.HasSuffix(n, ".blob") {
+				info, err := e.Info()
+				if err != nil {
+					t.Fatal(err)
+				}
+				size[c] += info.Size()
+			}
+		}
+	}
+	t.Logf("bytes in files: %v", size)
+	if !(size[Zstd] < size[Snappy] && size[Snappy] < size[NoCompression] && size[MinLZ] < size[NoCompression]) {
+		t.Errorf("file sizes %v: want zstd < snappy < none and minlz < none", size)
+	}
+	if _, err := ParseCompression("lz4"); err == nil {
+		t.Error("ParseCompression accepted lz4")
+	}
+	for c := Snappy; c <= NoCompression; c++ {
+		if got, err := ParseCompression(c.String()); err != nil || got != c {
+			t.Errorf("ParseCompression(%q) = %v, %v", c.String(), got, err)
+		}
+	}
+	if err := (&Options{Compression: NoCompression + 1}).Validate(); err == nil {
+		t.Error("Validate accepted an unknown compression")
 	}
 }

@@ -66,21 +66,22 @@ type benchEngineResult struct {
 // newBenchEngineCmd returns `neardup bench engine`.
 func newBenchEngineCmd() *cobra.Command {
 	var (
-		dir        string
-		docs       int
-		writers    int
-		batch      int
-		textBytes  int
-		minBytes   int
-		longK      int
-		restart    int
-		shortShare float64
-		durability string
-		asJSON     bool
-		cpuProfile string
-		reopenOnly bool
-		delay      time.Duration
-		expected   int
+		dir         string
+		docs        int
+		writers     int
+		batch       int
+		textBytes   int
+		minBytes    int
+		longK       int
+		restart     int
+		shortShare  float64
+		durability  string
+		compression string
+		asJSON      bool
+		cpuProfile  string
+		reopenOnly  bool
+		delay       time.Duration
+		expected    int
 	)
 	cmd := &cobra.Command{
 		Use:   "engine",
@@ -109,6 +110,10 @@ hypervisor took from the machine during the throughput run (steal).`,
 			if err != nil {
 				return usageError{err}
 			}
+			comp, err := store.ParseCompression(compression)
+			if err != nil {
+				return usageError{err}
+			}
 			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
 				return usagef("bench engine: bad counts")
 			}
@@ -132,7 +137,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 			defer stopProfile()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected}); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, comp: comp, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected}); err != nil {
 					return err
 				}
 			}
@@ -181,6 +186,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
+	f.StringVar(&compression, "compression", "snappy", "how the throughput run's store compresses texts: snappy, minlz, zstd or none")
 	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes when writers queue (0: the default, 1ms; negative: never)")
 	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the id map, the lock stripes and the index's first design (0: the engine's default)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
@@ -198,6 +204,7 @@ type throughputRun struct {
 	minBytes, textBytes  int
 	longK                int
 	dur                  store.Durability
+	comp                 store.Compression
 	delay                time.Duration
 	expected             int
 }
@@ -223,6 +230,7 @@ func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error 
 	o := neardup.DefaultOptions()
 	o.K = c.longK
 	o.Durability = c.dur
+	o.Compression = c.comp
 	o.CommitDelay = c.delay
 	o.ExpiryInterval = -1
 	o.ExpectedDocuments = c.expected

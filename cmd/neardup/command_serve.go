@@ -32,11 +32,13 @@ func newServeCmd() *cobra.Command {
 		{"max-batch", "NEARDUP_MAX_BATCH"},
 		{"max-in-flight", "NEARDUP_MAX_IN_FLIGHT"},
 		{"durability", "NEARDUP_DURABILITY"},
+		{"compression", "NEARDUP_COMPRESSION"},
 		{"in-memory", "NEARDUP_IN_MEMORY"},
 		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
 	}
 	var (
 		addr, data, profile, durability string
+		compression                     string
 		maxBody                         byteSize = server.DefaultMaxBody
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
@@ -64,6 +66,10 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			if err != nil {
 				return err
 			}
+			comp, err := neardup.ParseCompression(compression)
+			if err != nil {
+				return usagef("--compression %q: want snappy, minlz, zstd or none", compression)
+			}
 			if retention < 0 {
 				return usagef("--retention %v is negative; 0 keeps documents forever", retention)
 			}
@@ -80,6 +86,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				eopts.Retention = -1
 			}
 			eopts.Durability = dur
+			eopts.Compression = comp
 			eopts.InMemory = inMemory
 			if err := eopts.Validate(); err != nil {
 				return usageError{err}
@@ -112,6 +119,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
 	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
+	f.StringVar(&compression, "compression", "snappy", "how stored texts are compressed: snappy, minlz (less CPU, more disk), zstd (less disk, more CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd

@@ -46,6 +46,8 @@ func TestServeUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", "--durability", "maybe"}, nil, "--durability"},
+		{[]string{"serve", "--compression", "lz4"}, nil, "--compression"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_COMPRESSION": "gzip"}, "gzip"},
 		{[]string{"serve", "--retention", "-1h"}, nil, "--retention"},
 		{[]string{"serve", "--bits", "96"}, nil, "96"},
 		{[]string{"serve", "--profile", "nilsimsa"}, nil, "nilsimsa"},
