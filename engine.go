@@ -614,13 +614,21 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	done := make(chan error, 1)
 	go func() {
 		var err error
-		for c := range work {
-			for i, h := range c.hashes {
-				s := e.shard(h)
-				if prev, ok := s.m[h]; ok && err == nil {
+		// The ids go to their shard's map a few thousand at a time, so
+		// that the inserts in a row touch one shard's map, not all of
+		// them.
+		type idRef struct {
+			h   uint64
+			ref docRef
+		}
+		const flushAt = 4096
+		pending := make([][]idRef, idShards)
+		fill := func(s *idShard, ids []idRef) {
+			for _, x := range ids {
+				if prev, ok := s.m[x.h]; ok && err == nil {
 					// Two stored ids share a hash (about one chance in
 					// 10^12 per pair): keep the later one by string.
-					rec, rerr := e.db.Record(c.refs[i].seq)
+					rec, rerr := e.db.Record(x.ref.seq)
 					if rerr != nil {
 						err = rerr
 						continue
@@ -628,12 +636,25 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 					if s.over == nil {
 						s.over = make(map[string]docRef)
 					}
-					s.over[rec.ID] = c.refs[i]
-					s.m[h] = prev
+					s.over[rec.ID] = x.ref
+					s.m[x.h] = prev
 					continue
 				}
-				s.m[h] = c.refs[i]
+				s.m[x.h] = x.ref
 			}
+		}
+		for c := range work {
+			for i, h := range c.hashes {
+				j := h % idShards
+				pending[j] = append(pending[j], idRef{h, c.refs[i]})
+				if len(pending[j]) == flushAt {
+					fill(&e.ids[j], pending[j])
+					pending[j] = pending[j][:0]
+				}
+			}
+		}
+		for j, ids := range pending {
+			fill(&e.ids[j], ids)
 		}
 		done <- err
 	}()
