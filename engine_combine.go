@@ -12,9 +12,10 @@ package neardup
 // scans of the short-text index), and a document costs about as much CPU
 // as one sent in a batch (docs/PERFORMANCE.md, Engine, "Seventh pass").
 //
-// Two runners keep both cores busy: while one waits for its write to be
-// synced, the other decides the next documents. More runners decided more
-// documents twice (see stillHolds), as more concurrent batches do.
+// Two runners: while one waits for its write to be synced, the other
+// decides the next documents. One or three did no better, and runners that
+// handed the wait for the sync to another goroutine made smaller batches
+// and cost more (docs/PERFORMANCE.md).
 
 const (
 	combineRunners = 2
