@@ -26,6 +26,8 @@ import (
 type benchEngineResult struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	Durability string `json:"durability"`
+	// Compression is how the throughput run's store compressed texts.
+	Compression string `json:"compression"`
 
 	Writers int `json:"writers,omitempty"`
 	// Batch is the number of documents a writer sends per call (1: one
@@ -135,7 +137,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 				return err
 			}
 			defer stopProfile()
-			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String()}
+			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String(), Compression: comp.String()}
 			if docs > 0 {
 				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, comp: comp, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected}); err != nil {
 					return err
@@ -160,6 +162,13 @@ hypervisor took from the machine during the throughput run (steal).`,
 				calls := ""
 				if res.Batch > 1 {
 					calls = fmt.Sprintf(" in batches of %d", res.Batch)
+				}
+				switch res.Compression {
+				case store.Snappy.String():
+				case store.NoCompression.String():
+					calls += ", texts stored uncompressed"
+				default:
+					calls += ", texts compressed with " + res.Compression
 				}
 				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
 					res.Docs, size, res.Writers, calls, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
@@ -296,7 +305,7 @@ func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error 
 	}
 	stored := e.Stats().Documents
 	e.Close()
-	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability,
+	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability, Compression: res.Compression,
 		Writers: writers, Batch: c.batch, Docs: docs, TextBytes: textBytes, MinTextBytes: minBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 // per call or in batches (400 is not a multiple of 7: the last batch is
 // short).
 func TestBenchEngine(t *testing.T) {
-	for _, sizes := range [][]string{{"--text-bytes", "300"}, {"--min-text-bytes", "20", "--text-bytes", "500"}, {"--text-bytes", "300", "--batch", "7"}} {
+	for _, sizes := range [][]string{{"--text-bytes", "300"}, {"--min-text-bytes", "20", "--text-bytes", "500"}, {"--text-bytes", "300", "--batch", "7", "--compression", "zstd"}} {
 		t.Run(strings.Join(sizes, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"bench", "engine", "--docs", "400", "--writers", "8", "--restart-docs", "3000", "--json"}, sizes...)
@@ -23,6 +24,13 @@ func TestBenchEngine(t *testing.T) {
 			var r benchEngineResult
 			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s", err, stdout.String())
+			}
+			wantComp := "snappy"
+			if slices.Contains(sizes, "zstd") {
+				wantComp = "zstd"
+			}
+			if r.Compression != wantComp {
+				t.Fatalf("compression %q, want %q", r.Compression, wantComp)
 			}
 			if r.Docs != 400 || r.Acknowledged != 400 || r.Batch < 1 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 {
 				t.Fatalf("throughput report %+v", r)
