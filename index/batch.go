@@ -1,13 +1,16 @@
 package index
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // QueryBatch returns, for each qs[i], what Query(qs[i], k, nil) returns.
 // Where the index answers k by a linear scan of its slots (k beyond the
 // tables, probing not predicted cheaper), the queries are scanned
-// together: each cache-sized chunk of slots is tested against every query
-// of a group before the next chunk is read, so the slots come from memory
-// once per group instead of once per query. Otherwise the queries run one
+// together: each word of 64 slots is tested against every query of a
+// group before the next word is read, so the slots come from memory once
+// per group instead of once per query. Otherwise the queries run one
 // by one. Groups run on all cores; each takes the read lock once, so
 // writers wait for at most one group.
 func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
@@ -34,10 +37,9 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 	return out
 }
 
-const (
-	batchGroup = 64 // queries QueryBatch scans together under one read lock
-	chunkWords = 32 // live words (2,048 slots, 16 KiB of fingerprints) a chunk of the batched scan covers
-)
+// batchGroup is the number of queries QueryBatch scans together under
+// one read lock.
+const batchGroup = 64
 
 // scansAll reports whether search answers k by scanAll. The caller holds
 // mu shared.
@@ -50,12 +52,29 @@ func (ix *Index) scansAll(k int) bool {
 }
 
 // scanAllBatch is scanAll for several queries: out[i] receives the entries
-// within k of qs[i]. The caller holds mu shared.
+// within k of qs[i]. Each word of 64 slots is tested against all the
+// queries at once (nearMasks), which loads its fingerprints once. The
+// caller holds mu shared.
 func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
-	for w0 := 0; w0 < len(ix.live); w0 += chunkWords {
-		w1 := min(len(ix.live), w0+chunkWords)
-		for i, q := range qs {
-			ix.scanWords(w0, w1, q, k, appendMatches(&out[i], k))
+	fps := ix.fps
+	masks := make([]uint64, len(qs))
+	for w, live := range ix.live {
+		if live == 0 {
+			continue
+		}
+		base := w * 64
+		if base+64 > len(fps) { // the last word, not whole
+			for i, q := range qs {
+				ix.scanWords(w, w+1, q, k, appendMatches(&out[i], k))
+			}
+			continue
+		}
+		nearMasks((*[64]uint64)(fps[base:base+64]), qs, k, masks)
+		for i, m := range masks {
+			for m &= live; m != 0; m &= m - 1 {
+				s := base + bits.TrailingZeros64(m)
+				out[i] = append(out[i], Match{ID: ix.ids[s], FP: fps[s], Distance: bits.OnesCount64(qs[i] ^ fps[s]), Tag: ix.tag(uint32(s))})
+			}
 		}
 	}
 	for i, q := range qs {

@@ -35,3 +35,28 @@ func nearMask(fps []uint64, q uint64, k int) uint64
 //
 //go:noescape
 func nearMaskAVX512(fps []uint64, q uint64, k int) uint64
+
+// nearMasksAVX512 sets out[i] to nearMaskAVX512(word[:], qs[i], k) for
+// every query, loading the word once (nearmask_amd64.s). k must be in
+// [0, 64], qs not empty, out as long as qs; only when useAVX512 is true.
+//
+//go:noescape
+func nearMasksAVX512(word *[64]uint64, qs []uint64, k int, out *uint64)
+
+// nearMasks sets out[i] to nearMask(word[:], qs[i], k) for every query of
+// qs: the test of one word of 64 fingerprints against several queries,
+// which loads the word once. out must be at least as long as qs.
+func nearMasks(word *[64]uint64, qs []uint64, k int, out []uint64) {
+	out = out[:len(qs)]
+	switch {
+	case len(qs) == 0:
+	case k < 0:
+		clear(out)
+	case useAVX512:
+		nearMasksAVX512(word, qs, min(k, 64), &out[0])
+	default:
+		for i, q := range qs {
+			out[i] = nearMaskGeneric(word[:], q, k)
+		}
+	}
+}

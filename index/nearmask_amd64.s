@@ -105,3 +105,68 @@ count:
 done:
 	MOVQ AX, ret+40(FP)
 	RET
+
+// func nearMasksAVX512(word *[64]uint64, qs []uint64, k int, out *uint64)
+//
+// nearMaskAVX512 for several queries over one whole word: the 64
+// fingerprints are loaded once into Z2-Z9, then each query is XORed,
+// counted and compared as there. k must be in [0, 64] and qs not empty.
+//
+// Registers: SI = word, DI = &qs[i], CX = queries left, R8 = &out[i],
+// Z1 = k in every byte, Z20 = transpose8x8.
+TEXT ·nearMasksAVX512(SB), NOSPLIT, $0-48
+	MOVQ word+0(FP), SI
+	MOVQ qs_base+8(FP), DI
+	MOVQ qs_len+16(FP), CX
+	MOVQ k+32(FP), DX
+	MOVQ out+40(FP), R8
+	VPBROADCASTB DX, Z1
+	VMOVDQU64 transpose8x8<>(SB), Z20
+	VMOVDQU64 0(SI), Z2
+	VMOVDQU64 64(SI), Z3
+	VMOVDQU64 128(SI), Z4
+	VMOVDQU64 192(SI), Z5
+	VMOVDQU64 256(SI), Z6
+	VMOVDQU64 320(SI), Z7
+	VMOVDQU64 384(SI), Z8
+	VMOVDQU64 448(SI), Z9
+
+query:
+	VPBROADCASTQ (DI), Z0
+	VPXORQ Z2, Z0, Z10
+	VPXORQ Z3, Z0, Z11
+	VPXORQ Z4, Z0, Z12
+	VPXORQ Z5, Z0, Z13
+	VPXORQ Z6, Z0, Z14
+	VPXORQ Z7, Z0, Z15
+	VPXORQ Z8, Z0, Z16
+	VPXORQ Z9, Z0, Z17
+	VPOPCNTQ Z10, Z10
+	VPOPCNTQ Z11, Z11
+	VPOPCNTQ Z12, Z12
+	VPOPCNTQ Z13, Z13
+	VPOPCNTQ Z14, Z14
+	VPOPCNTQ Z15, Z15
+	VPOPCNTQ Z16, Z16
+	VPOPCNTQ Z17, Z17
+	VPSLLQ $8, Z11, Z11
+	VPSLLQ $16, Z12, Z12
+	VPSLLQ $24, Z13, Z13
+	VPSLLQ $32, Z14, Z14
+	VPSLLQ $40, Z15, Z15
+	VPSLLQ $48, Z16, Z16
+	VPSLLQ $56, Z17, Z17
+	VPTERNLOGQ $0xfe, Z12, Z11, Z10 // Z10 |= Z11 | Z12
+	VPTERNLOGQ $0xfe, Z15, Z14, Z13 // Z13 |= Z14 | Z15
+	VPORQ Z17, Z16, Z16
+	VPTERNLOGQ $0xfe, Z16, Z13, Z10 // Z10 |= Z13 | Z16
+	VPERMB Z10, Z20, Z10
+	VPCMPUB $2, Z1, Z10, K1         // bit e = distance of fingerprint e <= k
+	KMOVQ K1, AX
+	MOVQ AX, (R8)
+	ADDQ $8, DI
+	ADDQ $8, R8
+	DECQ CX
+	JNZ  query
+	VZEROUPPER
+	RET

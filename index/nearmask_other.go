@@ -15,3 +15,11 @@ const useAVX512 = false
 func nearMaskAVX512(fps []uint64, q uint64, k int) uint64 {
 	return nearMaskGeneric(fps, q, k)
 }
+
+// nearMasks sets out[i] to nearMask(word[:], qs[i], k) for every query of
+// qs. out must be at least as long as qs.
+func nearMasks(word *[64]uint64, qs []uint64, k int, out []uint64) {
+	for i, q := range qs {
+		out[i] = nearMaskGeneric(word[:], q, k)
+	}
+}

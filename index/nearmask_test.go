@@ -290,3 +290,40 @@ func benchNearMask[T uint32 | uint64](b *testing.B, random func() T, blocks ...i
 		}
 	}
 }
+
+// TestNearMasks compares nearMasks, one word against many queries, with
+// naiveNearMask for each query, for every k that matters and query counts
+// from 1 to 65; queries are near copies of the word's fingerprints, so
+// that masks have bits set.
+func TestNearMasks(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	var word [64]uint64
+	for round := range 200 {
+		for i := range word {
+			word[i] = r.Uint64()
+			if i > 0 && r.IntN(3) == 0 {
+				word[i] = word[r.IntN(i)] ^ 1<<r.UintN(64)
+			}
+		}
+		qs := make([]uint64, 1+round%65)
+		for i := range qs {
+			qs[i] = word[r.IntN(64)]
+			for range r.IntN(12) {
+				qs[i] ^= 1 << r.UintN(64)
+			}
+		}
+		for _, k := range []int{-1, 0, 1, 3, 6, 10, 31, 63, 64, 100} {
+			out := make([]uint64, len(qs)+1)
+			out[len(qs)] = 0xdead // past the queries: left alone
+			nearMasks(&word, qs, k, out)
+			for i, q := range qs {
+				if want := naiveNearMask(word[:], q, k); out[i] != want {
+					t.Fatalf("round %d, k %d, query %d of %d: %064b, want %064b", round, k, i, len(qs), out[i], want)
+				}
+			}
+			if out[len(qs)] != 0xdead {
+				t.Fatalf("round %d, k %d: wrote past the queries", round, k)
+			}
+		}
+	}
+}
