@@ -478,9 +478,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		o.InMemory = true
 	}
 	e := &Engine{opts: o, policy: o.Policy, testHash: hash, pending: make(map[uint64]*pendingDoc), stop: make(chan struct{})}
-	for i := range e.ids {
-		e.ids[i].m = make(map[uint64]docRef, o.ExpectedDocuments/idShards)
-	}
+	e.clearIDMap()
 	if o.Fingerprinter != nil {
 		e.fp = o.Fingerprinter
 	} else {
@@ -565,7 +563,7 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	}
 	loaded := make(chan error, 1)
 	go func() {
-		ok, err := e.loadSnapshot()
+		ok, err := e.loadSnapshot(tok)
 		if err == nil {
 			err = e.invalidateSnapshot()
 		}
@@ -580,10 +578,16 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	}
 	// The snapshot did not load (left by another version, or damaged):
 	// scan again, this time building the indexes.
+	e.clearIDMap()
+	return false, e.restore(true, nil)
+}
+
+// clearIDMap empties the id map, each shard sized for its part of
+// Options.ExpectedDocuments.
+func (e *Engine) clearIDMap() {
 	for i := range e.ids {
 		e.ids[i].m, e.ids[i].over = make(map[uint64]docRef, e.opts.ExpectedDocuments/idShards), nil
 	}
-	return false, e.restore(true, nil)
 }
 
 // errNoSnapshot is the outcome of loading a snapshot that is not valid.

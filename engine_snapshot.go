@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/neardup/neardup/index"
-	"github.com/neardup/neardup/store"
 )
 
 // Index snapshots make reopening fast: Close writes each index to a file
@@ -30,27 +29,16 @@ func snapshotPath(dir, which string) string {
 	return filepath.Join(dir, "neardup-index-"+which+".snap")
 }
 
-// loadSnapshot replaces the empty indexes with the snapshot of the last
-// clean Close, if there is a valid one, and reports whether it did.
-func (e *Engine) loadSnapshot() (bool, error) {
-	tok, err := e.db.Meta(snapshotMeta)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
+// loadSnapshot replaces the empty indexes with the snapshot whose token
+// the store holds (tok), if its files are valid, and reports whether it
+// did.
+func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 	load := func(which string, k int) (*index.Index, error) {
-		f, err := os.Open(snapshotPath(e.dir, which))
+		f, r, err := e.openSnapshot(which, tok)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		r := bufio.NewReaderSize(f, 1<<20)
-		got := make([]byte, snapshotToken)
-		if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, tok) {
-			return nil, fmt.Errorf("neardup: %s index snapshot is not the one the store names", which)
-		}
 		ix, err := index.ReadIndex(r)
 		if err != nil {
 			return nil, err
@@ -88,18 +76,31 @@ func (e *Engine) snapshotNamed(tok []byte) bool {
 		which = append(which, "short")
 	}
 	for _, w := range which {
-		f, err := os.Open(snapshotPath(e.dir, w))
+		f, _, err := e.openSnapshot(w, tok)
 		if err != nil {
 			return false
 		}
-		got := make([]byte, snapshotToken)
-		_, err = io.ReadFull(f, got)
 		f.Close()
-		if err != nil || !bytes.Equal(got, tok) {
-			return false
-		}
 	}
 	return true
+}
+
+// openSnapshot opens the snapshot file of the index which and reads its
+// token: it returns the file, to close, and a reader at what follows the
+// token, or an error if the file is missing or begins with another token
+// than tok.
+func (e *Engine) openSnapshot(which string, tok []byte) (*os.File, *bufio.Reader, error) {
+	f, err := os.Open(snapshotPath(e.dir, which))
+	if err != nil {
+		return nil, nil, err
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	got := make([]byte, snapshotToken)
+	if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, tok) {
+		f.Close()
+		return nil, nil, fmt.Errorf("neardup: %s index snapshot is not the one the store names", which)
+	}
+	return f, r, nil
 }
 
 // invalidateSnapshot forgets the snapshot token and removes the files; Open
