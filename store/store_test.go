@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Seq: 7, ID: "日本語 id with spaces", Fingerprint: []byte{}, Time: 0, TextLen: 1 << 30},
 		{Seq: 8, ID: "n", Fingerprint: make([]byte, 8), Time: 3, TextLen: 40, NormLen: 37},
 	} {
-		got, err := decodeRecord(r.Seq, encodeRecord(nil, &r))
+		got, err := decodeRecord(r.Seq, encodeRecord(nil, &r, textRef{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +35,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	// Without a normalized length a record keeps the first format, which
 	// earlier releases read.
-	if v := encodeRecord(nil, &Record{ID: "x", TextLen: 4})[0]; v != 1 {
+	if v := encodeRecord(nil, &Record{ID: "x", TextLen: 4}, textRef{})[0]; v != 1 {
 		t.Errorf("record without NormLen written as version %d, want 1", v)
 	}
 	for _, bad := range [][]byte{nil, {2}, {3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 200}, {1, 0, 2}} {
@@ -45,14 +46,14 @@ func TestRecordRoundTrip(t *testing.T) {
 }
 
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(encodeRecord(nil, &Record{ID: "x", Fingerprint: make([]byte, 8), TextLen: 4}))
-	f.Add(encodeRecord(nil, &Record{ID: "y", Fingerprint: make([]byte, 8), TextLen: 9, NormLen: 7}))
+	f.Add(encodeRecord(nil, &Record{ID: "x", Fingerprint: make([]byte, 8), TextLen: 4}, textRef{}))
+	f.Add(encodeRecord(nil, &Record{ID: "y", Fingerprint: make([]byte, 8), TextLen: 9, NormLen: 7}, textRef{}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := decodeRecord(3, b)
 		if err != nil {
 			return
 		}
-		again, err := decodeRecord(3, encodeRecord(nil, &r))
+		again, err := decodeRecord(3, encodeRecord(nil, &r, textRef{}))
 		if err != nil || !reflect.DeepEqual(again, r) {
 			t.Fatalf("re-encoding %+v gave %+v, %v", r, again, err)
 		}
@@ -152,7 +153,8 @@ func TestOptions(t *testing.T) {
 // that the space their data took goes away with them while the newer hour
 // stays whole.
 func TestDeleteBeforeGivesBackDisk(t *testing.T) {
-	db, err := Open(t.TempDir(), &Options{Durability: NoSync, MemTableSize: 1 << 20})
+	dir := t.TempDir()
+	db, err := Open(dir, &Options{Durability: NoSync, MemTableSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,19 +179,36 @@ func TestDeleteBeforeGivesBackDisk(t *testing.T) {
 	if err := db.db.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	// The bytes of pebble's live files and of the text files as the
+	// directory lists them.
 	live := func() uint64 {
 		m := db.db.Metrics()
-		return m.Table.Local.LiveSize + m.BlobFiles.Local.LiveSize
+		n := m.Table.Local.LiveSize + m.BlobFiles.Local.LiveSize
+		entries, err := os.ReadDir(filepath.Join(dir, textDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += uint64(info.Size())
+		}
+		return n
 	}
 	before := live()
 	if min := uint64(2 * perHour * len(text) / 2); before < min {
-		t.Fatalf("%d bytes of tables and blob files hold %d texts of %d bytes", before, 2*perHour, len(text))
+		t.Fatalf("%d bytes of files hold %d texts of %d bytes", before, 2*perHour, len(text))
+	}
+	if got := db.DiskUsage(); got < before/2 {
+		t.Errorf("DiskUsage %d, files hold %d", got, before)
 	}
 	if _, err := db.DeleteBefore(context.Background(), HourStart(hour0+3600)); err != nil {
 		t.Fatal(err)
 	}
 	if after := live(); after > before*6/10 {
-		t.Errorf("%d bytes of tables and blob files after deleting half of the documents, %d before", after, before)
+		t.Errorf("%d bytes of files after deleting half of the documents, %d before", after, before)
 	}
 	n := 0
 	if err := db.Scan(0, 0, func(r Record) error {
@@ -232,9 +251,10 @@ func TestSeqSpan(t *testing.T) {
 	}
 }
 
-// TestCompression writes the same texts with each compression into a
-// store whose small memtable sends them to files: every setting reads them
-// back, and the files' sizes rank as the settings promise (the texts are
+// TestCompression writes the same texts with each compression: every
+// setting reads them back, also when the store is reopened with another
+// setting, and the text files' sizes rank as the settings promise (the
+// texts are
 // English-like, with a small vocabulary, so every algorithm compresses
 // them).
 func TestCompression(t *testing.T) {
@@ -266,7 +286,7 @@ func TestCompression(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if db, err = Open(dir, &Options{Compression: c}); err != nil {
+		if db, err = Open(dir, &Options{Compression: (c + 1) % (NoCompression + 1)}); err != nil {
 			t.Fatal(err)
 		}
 		for _, i := range []int{0, 1500, 2999} {
@@ -275,12 +295,12 @@ func TestCompression(t *testing.T) {
 			}
 		}
 		db.Close()
-		entries, err := os.ReadDir(dir)
+		entries, err := os.ReadDir(filepath.Join(dir, textDir))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if n := e.Name(); strings.HasSuffix(n, ".sst") || strings.HasSuffix(n, ".blob") {
+			if strings.HasSuffix(e.Name(), textFileSuffix) {
 				info, err := e.Info()
 				if err != nil {
 					t.Fatal(err)
@@ -296,7 +316,7 @@ func TestCompression(t *testing.T) {
 	if _, err := ParseCompression("lz4"); err == nil {
 		t.Error("ParseCompression accepted lz4")
 	}
-	for c := Snappy; c <= NoCompression; c++ {
+	for c := MinLZ; c <= NoCompression; c++ {
 		if got, err := ParseCompression(c.String()); err != nil || got != c {
 			t.Errorf("ParseCompression(%q) = %v, %v", c.String(), got, err)
 		}

@@ -195,7 +195,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 	f.IntVar(&restart, "restart-docs", 0, "documents for the restart run (0: skip)")
 	f.Float64Var(&shortShare, "short-share", 0.1, "share of short texts in the restart run")
 	f.StringVar(&durability, "durability", "group", "group, sync or nosync")
-	f.StringVar(&compression, "compression", "snappy", "how the throughput run's store compresses texts: snappy, minlz, zstd or none")
+	f.StringVar(&compression, "compression", "minlz", "how the throughput run's store compresses texts: minlz, snappy, zstd or none")
 	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes when writers queue (0: the default, 1ms; negative: never)")
 	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the id map, the lock stripes and the index's first design (0: the engine's default)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")

@@ -25,7 +25,7 @@ func TestBenchEngine(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s", err, stdout.String())
 			}
-			wantComp := "snappy"
+			wantComp := "minlz"
 			if slices.Contains(sizes, "zstd") {
 				wantComp = "zstd"
 			}

@@ -68,7 +68,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			}
 			comp, err := neardup.ParseCompression(compression)
 			if err != nil {
-				return usagef("--compression %q: want snappy, minlz, zstd or none", compression)
+				return usagef("--compression %q: want minlz, snappy, zstd or none", compression)
 			}
 			if retention < 0 {
 				return usagef("--retention %v is negative; 0 keeps documents forever", retention)
@@ -119,7 +119,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
 	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
-	f.StringVar(&compression, "compression", "snappy", "how stored texts are compressed: snappy, minlz (less CPU, more disk), zstd (less disk, more CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
+	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd

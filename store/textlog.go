@@ -1,0 +1,459 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/minio/minlz"
+)
+
+// The text log keeps texts and metadata outside pebble, in one append-only
+// file per hour of document time (texts/<hour>.log): a text is written
+// once, by one write call of the group it was committed in, instead of to
+// pebble's log, its memtable and then a flushed file, and an hour of texts
+// is given back by removing one file when the retention window passes it.
+// A document's record holds where its text is (textRef).
+//
+// A commit writes the texts of its batches and syncs their files before it
+// commits the records, so a durable record always points at durable bytes.
+// Texts of batches never committed are left in the files unreferenced;
+// after a crash, appends go on from the end of each file, so a torn tail is
+// never read.
+//
+// An entry is: a CRC-32C (Castagnoli) of the rest, little-endian; the
+// document's sequence number, big-endian; the codec of the text; the
+// metadata's length (uvarint) and the metadata; then the text as the codec
+// wrote it.
+
+const (
+	textDir        = "texts"
+	textFileSuffix = ".log"
+	// entryHead is the fixed part of an entry: CRC, seq, codec.
+	entryHead = 4 + 8 + 1
+	// maxOpenTextFiles bounds the hour files kept open; older idle ones are
+	// closed (and opened again when read) beyond it.
+	maxOpenTextFiles = 128
+)
+
+// Codecs of an entry's text.
+const (
+	codecNone   = 0
+	codecSnappy = 1
+	codecMinLZ  = 2
+	codecZstd   = 3
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// textRef is where a document's entry is in its hour's text file.
+type textRef struct {
+	off, n uint64 // n == 0: no entry (texts stored the old way, or none)
+}
+
+type textLog struct {
+	fs   vfs.FS
+	dir  string
+	comp Compression
+
+	zencOnce sync.Once
+	zenc     *zstd.Encoder
+	zdecOnce sync.Once
+	zdec     *zstd.Decoder
+
+	mu    sync.RWMutex
+	files map[uint64]*textFile // by hour
+	tick  uint64               // use counter, for closing idle files
+	bytes atomic.Int64         // bytes in all text files
+
+	flushMu sync.Mutex // one flush (or removal) at a time
+}
+
+type textFile struct {
+	f        vfs.File
+	written  int64  // bytes handed to the file by the flushes begun
+	buf      []byte // entries appended since, not yet written
+	spare    []byte // a written buffer, reused
+	fresh    bool   // created since the last flush: the directory needs a sync
+	flushing bool   // a flush is writing it
+	used     uint64 // tick of the last use
+}
+
+func openTextLog(fs vfs.FS, dir string, comp Compression) (*textLog, error) {
+	l := &textLog{fs: fs, dir: fs.PathJoin(dir, textDir), comp: comp, files: make(map[uint64]*textFile)}
+	if err := fs.MkdirAll(l.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: text log: %w", err)
+	}
+	hours, err := l.hours()
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hours {
+		info, err := fs.Stat(l.path(h))
+		if err != nil {
+			return nil, fmt.Errorf("store: text log: %w", err)
+		}
+		l.bytes.Add(info.Size())
+	}
+	return l, nil
+}
+
+func (l *textLog) path(hour uint64) string {
+	return l.fs.PathJoin(l.dir, fmt.Sprintf("%010d%s", hour, textFileSuffix))
+}
+
+// hours lists the hours that have a text file, in order.
+func (l *textLog) hours() ([]uint64, error) {
+	names, err := l.fs.List(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: text log: %w", err)
+	}
+	var hs []uint64
+	for _, name := range names {
+		base, ok := strings.CutSuffix(name, textFileSuffix)
+		if !ok {
+			continue
+		}
+		if h, err := strconv.ParseUint(base, 10, 64); err == nil {
+			hs = append(hs, h)
+		}
+	}
+	slices.Sort(hs)
+	return hs, nil
+}
+
+// fileLocked returns the open file of hour, opening it, or creating it
+// when create is set. The caller holds mu exclusively.
+func (l *textLog) fileLocked(hour uint64, create bool) (*textFile, error) {
+	l.tick++
+	if tf := l.files[hour]; tf != nil {
+		tf.used = l.tick
+		return tf, nil
+	}
+	name := l.path(hour)
+	f, err := l.fs.OpenReadWrite(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		if !create || !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("store: text file %s: %w", name, err)
+		}
+	}
+	fresh := false
+	if f == nil {
+		if f, err = l.fs.Create(name, vfs.WriteCategoryUnspecified); err != nil {
+			return nil, fmt.Errorf("store: text file %s: %w", name, err)
+		}
+		fresh = true
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("store: text file %s: %w", name, err)
+	}
+	tf := &textFile{f: f, written: info.Size(), fresh: fresh, used: l.tick}
+	l.files[hour] = tf
+	l.closeIdleLocked(hour)
+	return tf, nil
+}
+
+// closeIdleLocked closes the least recently used files with nothing to
+// write, other than keep's, while more than maxOpenTextFiles are open.
+func (l *textLog) closeIdleLocked(keep uint64) {
+	for len(l.files) > maxOpenTextFiles {
+		var oldest uint64
+		var victim *textFile
+		for h, tf := range l.files {
+			if h != keep && len(tf.buf) == 0 && !tf.flushing && !tf.fresh && (victim == nil || tf.used < victim.used) {
+				oldest, victim = h, tf
+			}
+		}
+		if victim == nil {
+			return
+		}
+		victim.f.Close()
+		delete(l.files, oldest)
+	}
+}
+
+// encode appends the entry of document seq to dst.
+func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
+	start := len(dst)
+	codec := byte(codecNone)
+	switch l.comp {
+	case Snappy:
+		codec = codecSnappy
+	case MinLZ:
+		codec = codecMinLZ
+	case Zstd:
+		codec = codecZstd
+	}
+	dst = append(dst, 0, 0, 0, 0)
+	dst = binary.BigEndian.AppendUint64(dst, seq)
+	codecAt := len(dst)
+	dst = append(dst, codec)
+	dst = binary.AppendUvarint(dst, uint64(len(meta)))
+	dst = append(dst, meta...)
+	body := len(dst)
+	switch codec {
+	case codecSnappy:
+		dst = slices.Grow(dst, snappy.MaxEncodedLen(len(text)))
+		out := snappy.Encode(dst[body:cap(dst)], text)
+		dst = dst[:body+len(out)]
+	case codecMinLZ:
+		dst = slices.Grow(dst, minlz.MaxEncodedLen(len(text)))
+		out, err := minlz.Encode(dst[body:cap(dst)], text, minlz.LevelFastest)
+		if err != nil { // only for texts over minlz's block size
+			dst[codecAt] = codecNone
+			dst = append(dst, text...)
+			break
+		}
+		dst = dst[:body+len(out)]
+	case codecZstd:
+		dst = l.encoder().EncodeAll(text, dst)
+	default:
+		dst = append(dst, text...)
+	}
+	if codec != codecNone && len(dst)-body >= len(text) {
+		// Incompressible: kept as it is.
+		dst = append(dst[:body], text...)
+		dst[codecAt] = codecNone
+	}
+	binary.LittleEndian.PutUint32(dst[start:], crc32.Checksum(dst[start+4:], castagnoli))
+	return dst
+}
+
+func (l *textLog) encoder() *zstd.Encoder {
+	l.zencOnce.Do(func() {
+		l.zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	})
+	return l.zenc
+}
+
+func (l *textLog) decoder() *zstd.Decoder {
+	l.zdecOnce.Do(func() {
+		l.zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+	})
+	return l.zdec
+}
+
+// append queues the encoded entry e of document seq for the next flush
+// and returns where it will be.
+func (l *textLog) append(seq uint64, e []byte) (textRef, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tf, err := l.fileLocked(seq>>SeqBits, true)
+	if err != nil {
+		return textRef{}, err
+	}
+	off := tf.written + int64(len(tf.buf))
+	tf.buf = append(tf.buf, e...)
+	return textRef{off: uint64(off), n: uint64(len(e))}, nil
+}
+
+// flush writes every queued entry to its file and, with sync, syncs the
+// files (and the directory, for new files). Every entry queued before the
+// call is written when it returns.
+func (l *textLog) flush(sync bool) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	type job struct {
+		tf    *textFile
+		buf   []byte
+		off   int64
+		fresh bool
+	}
+	var jobs []job
+	l.mu.Lock()
+	for _, tf := range l.files {
+		if len(tf.buf) == 0 && !tf.fresh {
+			continue
+		}
+		jobs = append(jobs, job{tf, tf.buf, tf.written, tf.fresh})
+		tf.written += int64(len(tf.buf))
+		tf.buf, tf.spare = tf.spare[:0], nil
+		tf.fresh, tf.flushing = false, true
+	}
+	l.mu.Unlock()
+	if len(jobs) == 0 {
+		return nil
+	}
+	var err error
+	dirSync := false
+	for _, j := range jobs {
+		if len(j.buf) > 0 {
+			if _, werr := j.tf.f.WriteAt(j.buf, j.off); werr != nil && err == nil {
+				err = werr
+			}
+			l.bytes.Add(int64(len(j.buf)))
+		}
+		if sync && err == nil && len(j.buf) > 0 {
+			err = j.tf.f.SyncData()
+		}
+		dirSync = dirSync || j.fresh
+	}
+	if sync && dirSync && err == nil {
+		err = l.syncDir()
+	}
+	l.mu.Lock()
+	for _, j := range jobs {
+		j.tf.flushing = false
+		if j.tf.spare == nil && cap(j.buf) <= 64<<20 {
+			j.tf.spare = j.buf[:0]
+		}
+	}
+	l.closeIdleLocked(math.MaxUint64)
+	l.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("store: text log: %w", err)
+	}
+	return nil
+}
+
+func (l *textLog) syncDir() error {
+	d, err := l.fs.OpenDir(l.dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// read returns the text and metadata of document seq from the entry at
+// ref, checking that the entry is intact and is that document's.
+func (l *textLog) read(seq uint64, ref textRef) (text, meta []byte, err error) {
+	if ref.n < entryHead+1 || ref.n > math.MaxInt32 || ref.off > math.MaxInt64-ref.n {
+		return nil, nil, fmt.Errorf("%w: text %d: bad location", ErrCorrupt, seq)
+	}
+	buf := make([]byte, ref.n)
+	hour := seq >> SeqBits
+	l.mu.RLock()
+	tf := l.files[hour]
+	if tf != nil {
+		_, err = tf.f.ReadAt(buf, int64(ref.off))
+		l.mu.RUnlock()
+	} else {
+		l.mu.RUnlock()
+		l.mu.Lock()
+		if tf, err = l.fileLocked(hour, false); err == nil {
+			_, err = tf.f.ReadAt(buf, int64(ref.off))
+		}
+		l.mu.Unlock()
+	}
+	if errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("%w: text %d: past the end of its file", ErrCorrupt, seq)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: text %d: %w", seq, err)
+	}
+	return l.decode(seq, buf)
+}
+
+func (l *textLog) decode(seq uint64, e []byte) (text, meta []byte, err error) {
+	bad := func(what string) error { return fmt.Errorf("%w: text %d: %s", ErrCorrupt, seq, what) }
+	if len(e) < entryHead || binary.LittleEndian.Uint32(e) != crc32.Checksum(e[4:], castagnoli) {
+		return nil, nil, bad("checksum mismatch")
+	}
+	if binary.BigEndian.Uint64(e[4:]) != seq {
+		return nil, nil, bad("entry of another document")
+	}
+	codec := e[12]
+	b := e[entryHead:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, bad("metadata length")
+	}
+	meta, b = b[k:k+int(n)], b[k+int(n):]
+	if len(meta) == 0 {
+		meta = nil
+	}
+	switch codec {
+	case codecNone:
+		text = b
+	case codecSnappy:
+		text, err = snappy.Decode(nil, b)
+	case codecMinLZ:
+		text, err = minlz.Decode(nil, b)
+	case codecZstd:
+		text, err = l.decoder().DecodeAll(b, nil)
+	default:
+		return nil, nil, bad(fmt.Sprintf("unknown codec %d", codec))
+	}
+	if err != nil {
+		return nil, nil, bad(err.Error())
+	}
+	if text == nil {
+		text = []byte{}
+	}
+	return text, meta, nil
+}
+
+// removeBefore removes the files of the hours before hour.
+func (l *textLog) removeBefore(hour uint64) error {
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	hours, err := l.hours()
+	if err != nil {
+		return err
+	}
+	removed := false
+	for _, h := range hours {
+		if h >= hour {
+			break
+		}
+		name := l.path(h)
+		info, err := l.fs.Stat(name)
+		if err != nil {
+			return fmt.Errorf("store: text log: %w", err)
+		}
+		l.mu.Lock()
+		if tf := l.files[h]; tf != nil {
+			tf.f.Close()
+			delete(l.files, h)
+		}
+		err = l.fs.Remove(name)
+		l.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("store: text log: %w", err)
+		}
+		l.bytes.Add(-info.Size())
+		removed = true
+	}
+	if removed {
+		if err := l.syncDir(); err != nil {
+			return fmt.Errorf("store: text log: %w", err)
+		}
+	}
+	return nil
+}
+
+// close closes every file; entries still queued are dropped (their
+// batches were never committed).
+func (l *textLog) close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var err error
+	for h, tf := range l.files {
+		if cerr := tf.f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("store: text log: %w", cerr)
+		}
+		delete(l.files, h)
+	}
+	if l.zdec != nil {
+		l.zdec.Close()
+	}
+	return err
+}

@@ -1,0 +1,168 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// TestTextLogAcrossHours writes documents over more hours than the log
+// keeps files open, with and without metadata, commits some batches and
+// abandons others, reopens, and reads every committed text back.
+func TestTextLogAcrossHours(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const hours = maxOpenTextFiles + 30
+	want := map[uint64][2]string{}
+	for round := range 3 {
+		b := db.NewBatch()
+		for h := range hours {
+			seq := MakeSeq(int64(h)*3600, uint64(round+1))
+			text := fmt.Sprintf("text of hour %d, round %d: %s", h, round, bytes.Repeat([]byte("la "), h))
+			meta := ""
+			if h%2 == 0 {
+				meta = fmt.Sprintf(`{"h":%d}`, h)
+			}
+			d := &Doc{Record: Record{Seq: seq, ID: fmt.Sprint(h, "/", round), Fingerprint: make([]byte, 8), Time: int64(h) * 3600}, Text: []byte(text)}
+			if meta != "" {
+				d.Meta = []byte(meta)
+			}
+			b.Put(d)
+			if round != 1 {
+				want[seq] = [2]string{text, meta}
+			}
+		}
+		if round == 1 {
+			continue // never committed: its texts are written but never referenced
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(db *DB) {
+		t.Helper()
+		for seq, tm := range want {
+			text, meta, err := db.Text(seq)
+			if err != nil || string(text) != tm[0] || string(meta) != tm[1] {
+				t.Fatalf("Text(%x) = %q, %q, %v; want %q, %q", seq, text, meta, err, tm[0], tm[1])
+			}
+		}
+		if _, _, err := db.Text(MakeSeq(3600, 2)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("text of an abandoned batch: %v, want ErrNotFound", err)
+		}
+	}
+	check(db)
+	if n := len(db.log.files); n > maxOpenTextFiles {
+		t.Errorf("%d text files open, at most %d wanted", n, maxOpenTextFiles)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check(db)
+}
+
+// TestTextLogDamage checks that a text whose bytes were changed on disk is
+// reported as corrupt, that a torn tail left by a crash is never read, and
+// that writes after it read back.
+func TestTextLogDamage(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, &Options{Compression: NoCompression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(db *DB, n uint64, text string) {
+		t.Helper()
+		b := db.NewBatch()
+		b.Put(&Doc{Record: Record{Seq: MakeSeq(0, n), ID: fmt.Sprint(n), Fingerprint: make([]byte, 8)}, Text: []byte(text)})
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(db, 1, "the first text")
+	put(db, 2, "the second text")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, textDir, fmt.Sprintf("%010d%s", 0, textFileSuffix))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("second"))
+	if i < 0 {
+		t.Fatal("second text not in the file as written")
+	}
+	data[i] = 'S'
+	// A torn write: half an entry at the end.
+	data = append(data, data[:len(data)/3]...)
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if text, _, err := db.Text(MakeSeq(0, 1)); err != nil || string(text) != "the first text" {
+		t.Errorf("first text = %q, %v", text, err)
+	}
+	if _, _, err := db.Text(MakeSeq(0, 2)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("changed text: %v, want ErrCorrupt", err)
+	}
+	put(db, 3, "the third text")
+	if text, _, err := db.Text(MakeSeq(0, 3)); err != nil || string(text) != "the third text" {
+		t.Errorf("text after the torn tail = %q, %v", text, err)
+	}
+	// A record that points past the end of its file.
+	var buf []byte
+	buf = encodeRecord(buf, &Record{ID: "4", Fingerprint: make([]byte, 8)}, textRef{off: 1 << 20, n: 40})
+	if err := db.db.Set(key(prefixRecord, MakeSeq(0, 4)), buf, pebble.Sync); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Text(MakeSeq(0, 4)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("text past the end: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestTextInPebble reads a text stored the way earlier releases stored
+// them: under the "t" key, with a record that has no place in the log.
+func TestTextInPebble(t *testing.T) {
+	db, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seq := MakeSeq(7200, 5)
+	rec := encodeRecord(nil, &Record{ID: "old", Fingerprint: make([]byte, 8), TextLen: 8, NormLen: 8}, textRef{})
+	val := binary.AppendUvarint(nil, 2)
+	val = append(val, "{}old text"...)
+	for _, kv := range [][2][]byte{{key(prefixRecord, seq), rec}, {key(prefixText, seq), val}} {
+		if err := db.db.Set(kv[0], kv[1], pebble.Sync); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, meta, err := db.Text(seq)
+	if err != nil || string(text) != "old text" || string(meta) != "{}" {
+		t.Errorf("Text = %q, %q, %v", text, meta, err)
+	}
+	b := db.NewBatch()
+	b.Delete(seq)
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Text(seq); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Text after Delete: %v, want ErrNotFound", err)
+	}
+}
