@@ -672,10 +672,15 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	}
 	var shortLens []int
 	var maxCounter uint64
+	var lost []uint64 // records whose texts a stopped machine lost
 	c := newChunk()
 	err = e.db.ScanViews(0, 0, func(r *store.View) error {
 		maxCounter = max(maxCounter, store.Counter(r.Seq))
 		if r.Time < cutoff {
+			return nil
+		}
+		if e.db.TextMissing(r) {
+			lost = append(lost, r.Seq)
 			return nil
 		}
 		if len(r.Fingerprint) != e.bits/8 {
@@ -722,8 +727,31 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	if merr := <-done; err == nil && merr != nil {
 		err = fmt.Errorf("neardup: %w", merr)
 	}
+	if err == nil && len(lost) > 0 {
+		err = e.dropLost(lost, !buildIndex)
+	}
 	e.counter.Store(maxCounter)
 	return err
+}
+
+// dropLost deletes the records of a commit that a stopped machine never
+// finished (never acknowledged) and whose texts it lost, and removes them
+// from the indexes when those came from a snapshot.
+func (e *Engine) dropLost(seqs []uint64, indexed bool) error {
+	b := e.db.NewBatch()
+	for _, seq := range seqs {
+		b.Delete(seq)
+		if indexed {
+			e.long.Remove(seq)
+			if e.short != nil {
+				e.short.ix.Remove(seq)
+			}
+		}
+	}
+	if err := e.db.Commit(b); err != nil {
+		return fmt.Errorf("neardup: deleting %d records whose texts were lost: %w", len(seqs), err)
+	}
+	return nil
 }
 
 // sizeIDMap sizes the empty id map for the documents the store may hold

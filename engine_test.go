@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -845,5 +847,80 @@ func TestCheckAndInsertCombined(t *testing.T) {
 	wg.Wait()
 	if st := e.Stats(); st.Documents != 1+calls/4 {
 		t.Errorf("stored %d documents, want %d", st.Documents, 1+calls/4)
+	}
+}
+
+// TestLostTextDropped stands for a machine that stopped during a commit:
+// the records of the last commit were kept but not their texts. Open must
+// delete those records (they were never acknowledged), keep the others
+// whole, and treat the lost texts as never seen.
+func TestLostTextDropped(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(11, 12))
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	e := mustOpen(t, dir, &o)
+	ctx := context.Background()
+	insert := func(docs []Document) {
+		t.Helper()
+		res, err := e.CheckAndInsertBatch(ctx, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if !r.Inserted {
+				t.Fatalf("%s not inserted", r.ID)
+			}
+		}
+	}
+	var kept []Document
+	// After a commit of 600 documents the store sends the texts of the
+	// next commits to its text log (the first stays in pebble).
+	for b := range 1 {
+		var docs []Document
+		for i := range 600 {
+			docs = append(docs, Document{ID: fmt.Sprint(b, "-", i), Text: genText(r, 80)})
+		}
+		insert(docs)
+		kept = append(kept, docs...)
+	}
+	last := []Document{{ID: "a", Text: genText(r, 300)}, {ID: "b", Text: genText(r, 300)}}
+	insert(last)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".log") && filepath.Base(filepath.Dir(p)) == "texts" {
+			names = append(names, p)
+		}
+		return err
+	})
+	if err != nil || len(names) != 1 {
+		t.Fatalf("text files under %s: %v, %v", dir, names, err)
+	}
+	// Cut the last commit's texts short, as if their sync never reached
+	// the disk.
+	if err := os.Truncate(names[0], 3); err != nil {
+		t.Fatal(err)
+	}
+	e = mustOpen(t, dir, &o)
+	defer e.Close()
+	if got := e.Stats().Documents; got != len(kept) {
+		t.Errorf("%d documents after reopen, want %d", got, len(kept))
+	}
+	for _, d := range last {
+		if _, err := e.Get(d.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get of the lost document %s: %v, want ErrNotFound", d.ID, err)
+		}
+	}
+	for _, i := range []int{0, 299, 599} {
+		if d, err := e.Get(kept[i].ID); err != nil || d.Text != kept[i].Text {
+			t.Errorf("Get(%s) = %v", kept[i].ID, err)
+		}
+	}
+	res, err := e.CheckAndInsert(ctx, last[1])
+	if err != nil || !res.Inserted || res.Duplicate {
+		t.Errorf("a lost text sent again: %+v, %v; want it kept as new", res, err)
 	}
 }

@@ -376,10 +376,55 @@ type DB struct {
 	durable   atomic.Uint64 // writes known durable
 	mu        sync.Mutex    // guards closing the reqs channel
 	spare     *pebble.Batch // the committer's batch for groups, reused
+
+	// groupWrites is a running mean of the documents a synced commit
+	// carried, which decides where texts go (see Batch.Put).
+	groupWrites atomic.Int64
+	textPlace   int // textsBySize, or a test's choice
 }
+
+// logFromGroup is the mean number of documents per synced commit from
+// which Put sends texts to the text log rather than into pebble. The log
+// takes less CPU per text, but a commit then syncs two files at once,
+// which small commits feel as latency: with 64 HTTP clients sending one
+// document each (commits of a few dozen documents) it cost 5-23% of the
+// requests a second (docs/PERFORMANCE.md, Engine, "Eighth pass").
+const logFromGroup = 128
+
+// noteGroup records that a synced commit carried n documents. The mean is
+// weighted by documents (a commit of one moves it 1/512 of the way, one of
+// 512 or more all the way), so that it is the size of commit a document
+// typically travels in: with many writers, lone documents are committed
+// between the large groups, and counting them as groups kept texts in
+// pebble half the time.
+func (s *DB) noteGroup(n int) {
+	w := int64(min(n, 512))
+	g := s.groupWrites.Load()
+	s.groupWrites.Store(g + (int64(n)-g)*w/512)
+}
+
+// textsToLog reports whether Put sends texts to the text log.
+func (s *DB) textsToLog() bool {
+	switch s.textPlace {
+	case textsInLog:
+		return true
+	case textsInPebble:
+		return false
+	}
+	return s.opts.Durability == NoSync || s.groupWrites.Load() >= logFromGroup
+}
+
+// Where Put sends texts: by the size of commits (the default), or, for
+// tests, always to one place.
+const (
+	textsBySize = iota
+	textsInLog
+	textsInPebble
+)
 
 type commitReq struct {
 	batch  *pebble.Batch // nil for a barrier
+	docs   int           // documents put in batch
 	ticket uint64
 	done   chan error
 }
@@ -465,6 +510,7 @@ const textBlobMinSize = 256
 type Batch struct {
 	s     *DB
 	b     *pebble.Batch
+	docs  int // Puts
 	buf   []byte
 	entry []byte
 	err   error // the first failed Put, returned by Commit
@@ -477,7 +523,25 @@ func (s *DB) NewBatch() *Batch { return &Batch{s: s, b: s.db.NewBatch()} }
 // either is non-nil. The text and metadata are queued in the text log at
 // once (and written by the commit); d may be reused when Put returns.
 func (b *Batch) Put(d *Doc) {
+	b.docs++
 	var ref textRef
+	if (d.Text != nil || d.Meta != nil) && !b.s.textsToLog() {
+		b.buf = encodeRecord(b.buf[:0], &d.Record, ref)
+		_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
+		// Written straight into the batch: a text is the largest thing
+		// stored, and copying it through a buffer first cost an
+		// allocation a document.
+		var head [binary.MaxVarintLen64]byte
+		h := binary.PutUvarint(head[:], uint64(len(d.Meta)))
+		k := key(prefixText, d.Seq)
+		op := b.b.SetDeferred(len(k), h+len(d.Meta)+len(d.Text))
+		copy(op.Key, k)
+		n := copy(op.Value, head[:h])
+		n += copy(op.Value[n:], d.Meta)
+		copy(op.Value[n:], d.Text)
+		_ = op.Finish()
+		return
+	}
 	if d.Text != nil || d.Meta != nil {
 		b.entry = b.s.log.encode(b.entry[:0], d.Seq, d.Meta, d.Text)
 		var err error
@@ -518,25 +582,25 @@ func (s *DB) Commit(b *Batch) error {
 		if s.opts.Durability == NoSync {
 			wo = pebble.NoSync
 		}
-		// The texts first: a durable record must point at durable bytes.
-		if err := s.log.flush(wo == pebble.Sync); err != nil {
-			b.b.Close()
-			return err
+		if wo == pebble.Sync {
+			s.noteGroup(b.docs)
 		}
-		err := b.b.Commit(wo)
+		// The texts are written first, then synced while the records
+		// commit (see textLog).
+		err := s.log.flush(wo == pebble.Sync, func() error { return b.b.Commit(wo) })
 		b.b.Close()
 		if err != nil {
 			return fmt.Errorf("store: commit: %w", err)
 		}
 		return nil
 	}
-	return s.send(b.b)
+	return s.send(b.b, b.docs)
 }
 
 // send hands a batch (or a barrier, when pb is nil) to the group committer
 // and waits for its commit.
-func (s *DB) send(pb *pebble.Batch) error {
-	r := &commitReq{batch: pb, done: make(chan error, 1)}
+func (s *DB) send(pb *pebble.Batch, docs int) error {
+	r := &commitReq{batch: pb, docs: docs, done: make(chan error, 1)}
 	s.mu.Lock()
 	if s.closed.Load() {
 		s.mu.Unlock()
@@ -562,7 +626,7 @@ func (s *DB) Barrier() error {
 	if s.durable.Load() >= s.submitted.Load() {
 		return nil
 	}
-	return s.send(nil)
+	return s.send(nil, 0)
 }
 
 func (s *DB) committer() {
@@ -626,11 +690,12 @@ func (s *DB) commitGroup(group []*commitReq) {
 	// next group reuses, so that its buffer soon has the size groups need
 	// (a fresh one grown write by write copied each write about twice
 	// more).
-	size, writes := 0, 0
+	size, writes, docs := 0, 0, 0
 	for _, r := range group {
 		if r.batch != nil {
 			size += r.batch.Len()
 			writes++
+			docs += r.docs
 		}
 	}
 	if writes > 1 {
@@ -656,13 +721,11 @@ func (s *DB) commitGroup(group []*commitReq) {
 		r.batch.Close()
 	}
 	if lead != nil {
+		s.noteGroup(docs)
 		if err == nil {
-			// The texts first: a durable record must point at durable
-			// bytes.
-			err = s.log.flush(true)
-		}
-		if err == nil {
-			err = lead.Commit(pebble.Sync)
+			// The texts are written first, then synced while the
+			// records commit (see textLog).
+			err = s.log.flush(true, func() error { return lead.Commit(pebble.Sync) })
 		}
 		if lead != s.spare {
 			lead.Close()
@@ -738,6 +801,13 @@ func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
 	}
 	return text, meta, nil
 }
+
+// TextMissing reports whether the text of the record v, stored before the
+// store was opened, lies past the end its text file had at Open: the record
+// of a commit that a stopped machine never finished, and never
+// acknowledged, whose text was lost (a killed process loses no text). Such a
+// record should be deleted; its Text is ErrCorrupt.
+func (s *DB) TextMissing(v *View) bool { return s.log.missing(v.Seq, v.text) }
 
 // Scan calls fn for every record whose sequence number is in [from, to)
 // (to == 0: to the end), in sequence order, and stops at the first error

@@ -61,13 +61,18 @@ func FuzzDecodeRecord(f *testing.F) {
 }
 
 func TestStore(t *testing.T) {
-	for _, d := range []Durability{GroupCommit, SyncEach, NoSync} {
-		t.Run(d.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		d     Durability
+		place int
+	}{{GroupCommit, textsInLog}, {GroupCommit, textsInPebble}, {SyncEach, textsBySize}, {NoSync, textsBySize}} {
+		d := c.d
+		t.Run(fmt.Sprint(d, "/", c.place), func(t *testing.T) {
 			dir := t.TempDir()
 			db, err := Open(dir, &Options{Durability: d})
 			if err != nil {
 				t.Fatal(err)
 			}
+			db.textPlace = c.place
 			const hour = 3600
 			base := int64(1700000000 / hour * hour)
 			var wg sync.WaitGroup
@@ -153,11 +158,18 @@ func TestOptions(t *testing.T) {
 // that the space their data took goes away with them while the newer hour
 // stays whole.
 func TestDeleteBeforeGivesBackDisk(t *testing.T) {
+	for _, place := range []int{textsInLog, textsInPebble} {
+		t.Run(fmt.Sprint(place), func(t *testing.T) { testDeleteBefore(t, place) })
+	}
+}
+
+func testDeleteBefore(t *testing.T, place int) {
 	dir := t.TempDir()
 	db, err := Open(dir, &Options{Durability: NoSync, MemTableSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.textPlace = place
 	defer db.Close()
 	const perHour = 1500
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -276,6 +288,7 @@ func TestCompression(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		db.textPlace = textsInLog
 		for i, text := range texts {
 			b := db.NewBatch()
 			b.Put(&Doc{Record: Record{Seq: uint64(i + 1), ID: fmt.Sprint(i), Fingerprint: make([]byte, 8)}, Text: text})

@@ -27,11 +27,16 @@ import (
 // is given back by removing one file when the retention window passes it.
 // A document's record holds where its text is (textRef).
 //
-// A commit writes the texts of its batches and syncs their files before it
-// commits the records, so a durable record always points at durable bytes.
-// Texts of batches never committed are left in the files unreferenced;
-// after a crash, appends go on from the end of each file, so a torn tail is
-// never read.
+// A commit writes the texts of its batches to their files, then syncs the
+// files while pebble commits (and syncs) the records, and returns once both
+// are done: a killed process loses no text of a record that pebble kept,
+// and an acknowledged write is durable whole. Only a machine that stops in
+// the middle of a commit may keep records of that commit (never
+// acknowledged) whose texts it lost; they point past the end their file has
+// when the store is opened again (DB.TextMissing), and the engine deletes
+// them when it opens. Texts of batches never committed are left in the
+// files unreferenced; after a crash, appends go on from the end of each
+// file, so a torn tail is never read.
 //
 // An entry is: a CRC-32C (Castagnoli) of the rest, little-endian; the
 // document's sequence number, big-endian; the codec of the text; the
@@ -77,6 +82,8 @@ type textLog struct {
 	files map[uint64]*textFile // by hour
 	tick  uint64               // use counter, for closing idle files
 	bytes atomic.Int64         // bytes in all text files
+	// openSizes holds each file's size when the log was opened.
+	openSizes map[uint64]int64
 
 	flushMu sync.Mutex // one flush (or removal) at a time
 }
@@ -92,7 +99,7 @@ type textFile struct {
 }
 
 func openTextLog(fs vfs.FS, dir string, comp Compression) (*textLog, error) {
-	l := &textLog{fs: fs, dir: fs.PathJoin(dir, textDir), comp: comp, files: make(map[uint64]*textFile)}
+	l := &textLog{fs: fs, dir: fs.PathJoin(dir, textDir), comp: comp, files: make(map[uint64]*textFile), openSizes: make(map[uint64]int64)}
 	if err := fs.MkdirAll(l.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: text log: %w", err)
 	}
@@ -106,6 +113,7 @@ func openTextLog(fs vfs.FS, dir string, comp Compression) (*textLog, error) {
 			return nil, fmt.Errorf("store: text log: %w", err)
 		}
 		l.bytes.Add(info.Size())
+		l.openSizes[h] = info.Size()
 	}
 	return l, nil
 }
@@ -261,18 +269,25 @@ func (l *textLog) append(seq uint64, e []byte) (textRef, error) {
 	return textRef{off: uint64(off), n: uint64(len(e))}, nil
 }
 
-// flush writes every queued entry to its file and, with sync, syncs the
-// files (and the directory, for new files). Every entry queued before the
-// call is written when it returns.
-func (l *textLog) flush(sync bool) error {
-	l.flushMu.Lock()
-	defer l.flushMu.Unlock()
+// missing reports whether the entry at ref of document seq ends past the
+// size its file had when the log was opened.
+func (l *textLog) missing(seq uint64, ref textRef) bool {
+	return ref.n > 0 && ref.off+ref.n > uint64(l.openSizes[seq>>SeqBits])
+}
+
+// flush writes every queued entry to its file, then runs commit (if not
+// nil; not when a write failed) and, with sync, at the same time syncs the
+// files (and the directory, for new files). It returns once all of it is
+// done, with the first error; every entry queued before the call is then
+// written.
+func (l *textLog) flush(sync bool, commit func() error) error {
 	type job struct {
 		tf    *textFile
 		buf   []byte
 		off   int64
 		fresh bool
 	}
+	l.flushMu.Lock()
 	var jobs []job
 	l.mu.Lock()
 	for _, tf := range l.files {
@@ -285,25 +300,34 @@ func (l *textLog) flush(sync bool) error {
 		tf.fresh, tf.flushing = false, true
 	}
 	l.mu.Unlock()
-	if len(jobs) == 0 {
-		return nil
-	}
 	var err error
-	dirSync := false
 	for _, j := range jobs {
 		if len(j.buf) > 0 {
 			if _, werr := j.tf.f.WriteAt(j.buf, j.off); werr != nil && err == nil {
-				err = werr
+				err = fmt.Errorf("store: text log: %w", werr)
 			}
 			l.bytes.Add(int64(len(j.buf)))
 		}
-		if sync && err == nil && len(j.buf) > 0 {
-			err = j.tf.f.SyncData()
-		}
-		dirSync = dirSync || j.fresh
 	}
-	if sync && dirSync && err == nil {
-		err = l.syncDir()
+	var committed chan error
+	if commit != nil && err == nil {
+		committed = make(chan error, 1)
+		go func() { committed <- commit() }()
+	}
+	if sync && err == nil {
+		dirSync := false
+		for _, j := range jobs {
+			if len(j.buf) > 0 && err == nil {
+				err = j.tf.f.SyncData()
+			}
+			dirSync = dirSync || j.fresh
+		}
+		if dirSync && err == nil {
+			err = l.syncDir()
+		}
+		if err != nil {
+			err = fmt.Errorf("store: text log: %w", err)
+		}
 	}
 	l.mu.Lock()
 	for _, j := range jobs {
@@ -314,10 +338,13 @@ func (l *textLog) flush(sync bool) error {
 	}
 	l.closeIdleLocked(math.MaxUint64)
 	l.mu.Unlock()
-	if err != nil {
-		return fmt.Errorf("store: text log: %w", err)
+	l.flushMu.Unlock()
+	if committed != nil {
+		if cerr := <-committed; err == nil {
+			err = cerr
+		}
 	}
-	return nil
+	return err
 }
 
 func (l *textLog) syncDir() error {

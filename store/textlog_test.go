@@ -21,6 +21,7 @@ func TestTextLogAcrossHours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.textPlace = textsInLog
 	const hours = maxOpenTextFiles + 30
 	want := map[uint64][2]string{}
 	for round := range 3 {
@@ -83,6 +84,7 @@ func TestTextLogDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.textPlace = textsInLog
 	put := func(db *DB, n uint64, text string) {
 		t.Helper()
 		b := db.NewBatch()
@@ -114,6 +116,7 @@ func TestTextLogDamage(t *testing.T) {
 	if db, err = Open(dir, nil); err != nil {
 		t.Fatal(err)
 	}
+	db.textPlace = textsInLog
 	defer db.Close()
 	if text, _, err := db.Text(MakeSeq(0, 1)); err != nil || string(text) != "the first text" {
 		t.Errorf("first text = %q, %v", text, err)
@@ -164,5 +167,45 @@ func TestTextInPebble(t *testing.T) {
 	}
 	if _, _, err := db.Text(seq); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Text after Delete: %v, want ErrNotFound", err)
+	}
+}
+
+// TestTextPlacement checks the default choice of where texts go: into
+// pebble while synced commits are small, to the text log once they carry
+// many documents, and readable wherever they went.
+func TestTextPlacement(t *testing.T) {
+	db, err := Open(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	n := uint64(0)
+	commit := func(docs int) {
+		t.Helper()
+		b := db.NewBatch()
+		for range docs {
+			n++
+			b.Put(&Doc{Record: Record{Seq: n, ID: fmt.Sprint(n), Fingerprint: make([]byte, 8)}, Text: fmt.Appendf(nil, "text %d", n)})
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 {
+		commit(1)
+	}
+	if got := db.log.bytes.Load(); got != 0 {
+		t.Fatalf("%d bytes in the text log after commits of one document", got)
+	}
+	for range 8 {
+		commit(logFromGroup * 2)
+	}
+	if got := db.log.bytes.Load(); got == 0 {
+		t.Fatal("no text in the log after commits of many documents")
+	}
+	for seq := uint64(1); seq <= n; seq++ {
+		if text, _, err := db.Text(seq); err != nil || string(text) != fmt.Sprint("text ", seq) {
+			t.Fatalf("Text(%d) = %q, %v", seq, text, err)
+		}
 	}
 }
