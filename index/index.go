@@ -653,12 +653,13 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
 				lo[i], hi[i] = r.bucket(pq[i], xbits)
 			}
-			// Touch every cache line of every bucket before scanning any:
-			// the loads are independent, so their misses overlap instead
-			// of arriving one line at a time during the scans.
+			// Touch the cache lines of every bucket (the first touchMax
+			// entries) before scanning any: the loads are independent,
+			// so their misses overlap instead of arriving one line at a
+			// time during the scans.
 			var touch uint64
 			for i := range tabs {
-				touch += l[t0+i].touch(lo[i], hi[i])
+				touch += l[t0+i].touch(lo[i], min(hi[i], lo[i]+touchMax))
 			}
 			runtime.KeepAlive(touch)
 			for i := range tabs {
