@@ -33,6 +33,16 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("got %+v, want %+v", got, r)
 		}
 	}
+	// A record with a place in the text log is version 3, with or without
+	// a normalized length.
+	for _, r := range []Record{{Seq: 5, ID: "v3", Fingerprint: make([]byte, 8), TextLen: 9, NormLen: 7}, {Seq: 6, ID: "v3, no norm", TextLen: 2}} {
+		ref := textRef{off: 1 << 33, n: 517}
+		b := encodeRecord(nil, &r, ref)
+		var v View
+		if err := decodeView(r.Seq, b, &v); err != nil || b[0] != 3 || v.text != ref || v.ID == nil || string(v.ID) != r.ID || v.NormLen != r.NormLen {
+			t.Errorf("version %d record %+v: view %+v, %v", b[0], r, v, err)
+		}
+	}
 	// Without a normalized length a record keeps the first format, which
 	// earlier releases read.
 	if v := encodeRecord(nil, &Record{ID: "x", TextLen: 4}, textRef{})[0]; v != 1 {

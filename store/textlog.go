@@ -151,18 +151,20 @@ func (l *textLog) fileLocked(hour uint64, create bool) (*textFile, error) {
 		return tf, nil
 	}
 	name := l.path(hour)
-	f, err := l.fs.OpenReadWrite(name, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		if !create || !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("store: text file %s: %w", name, err)
-		}
-	}
+	// OpenReadWrite would create a missing file: a read must not, and a
+	// new file's directory entry needs a sync with its first writes.
+	_, err := l.fs.Stat(name)
+	var f vfs.File
 	fresh := false
-	if f == nil {
-		if f, err = l.fs.Create(name, vfs.WriteCategoryUnspecified); err != nil {
-			return nil, fmt.Errorf("store: text file %s: %w", name, err)
-		}
+	switch {
+	case err == nil:
+		f, err = l.fs.OpenReadWrite(name, vfs.WriteCategoryUnspecified)
+	case errors.Is(err, os.ErrNotExist) && create:
+		f, err = l.fs.Create(name, vfs.WriteCategoryUnspecified)
 		fresh = true
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: text file %s: %w", name, err)
 	}
 	info, err := f.Stat()
 	if err != nil {
@@ -382,6 +384,10 @@ func (l *textLog) read(seq uint64, ref textRef) (text, meta []byte, err error) {
 	}
 	if errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("%w: text %d: past the end of its file", ErrCorrupt, seq)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// Its hour was removed meanwhile (expiry).
+		return nil, nil, fmt.Errorf("%w: text %d: %w", ErrNotFound, seq, err)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: text %d: %w", seq, err)

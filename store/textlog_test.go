@@ -209,3 +209,46 @@ func TestTextPlacement(t *testing.T) {
 		}
 	}
 }
+
+// TestTextOfRemovedHour reads a text whose hour's file expiry removed
+// while its record was still there (the record goes first, in one range
+// deletion, so only a reader in between sees this): ErrNotFound, and no
+// empty file made in its place.
+func TestTextOfRemovedHour(t *testing.T) {
+	for _, inMemory := range []bool{false, true} {
+		t.Run(fmt.Sprint("in-memory=", inMemory), func(t *testing.T) {
+			db, err := Open(t.TempDir(), &Options{InMemory: inMemory})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			db.textPlace = textsInLog
+			b := db.NewBatch()
+			for h := range int64(2) {
+				b.Put(&Doc{Record: Record{Seq: MakeSeq(h*3600, 1), ID: fmt.Sprint(h), Fingerprint: make([]byte, 8)}, Text: []byte("some text")})
+			}
+			if err := db.Commit(b); err != nil {
+				t.Fatal(err)
+			}
+			// Closed first, as when the log closed idle files.
+			db.log.mu.Lock()
+			for h, tf := range db.log.files {
+				tf.f.Close()
+				delete(db.log.files, h)
+			}
+			db.log.mu.Unlock()
+			if err := db.log.removeBefore(1); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := db.Text(MakeSeq(0, 1)); !errors.Is(err, ErrNotFound) {
+				t.Errorf("text of a removed hour: %v, want ErrNotFound", err)
+			}
+			if hours, err := db.log.hours(); err != nil || len(hours) != 1 || hours[0] != 1 {
+				t.Errorf("text files of hours %v, %v; want only hour 1", hours, err)
+			}
+			if text, _, err := db.Text(MakeSeq(3600, 1)); err != nil || string(text) != "some text" {
+				t.Errorf("text of the kept hour: %q, %v", text, err)
+			}
+		})
+	}
+}
