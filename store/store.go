@@ -396,7 +396,7 @@ const logFromGroup = 128
 // 512 or more all the way), so that it is the size of commit a document
 // typically travels in: with many writers, lone documents are committed
 // between the large groups, and counting them as groups kept texts in
-// pebble half the time.
+// pebble much of the time.
 func (s *DB) noteGroup(n int) {
 	w := int64(min(n, 512))
 	g := s.groupWrites.Load()
@@ -520,8 +520,10 @@ type Batch struct {
 func (s *DB) NewBatch() *Batch { return &Batch{s: s, b: s.db.NewBatch()} }
 
 // Put adds d to the batch: its record, and its text and metadata when
-// either is non-nil. The text and metadata are queued in the text log at
-// once (and written by the commit); d may be reused when Put returns.
+// either is non-nil. The text and metadata go into the batch, or, while
+// synced commits carry many documents (logFromGroup), are queued at once in
+// the text log and written by the commit. d may be reused when Put
+// returns.
 func (b *Batch) Put(d *Doc) {
 	b.docs++
 	var ref textRef
