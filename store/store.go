@@ -526,10 +526,22 @@ func (s *DB) NewBatch() *Batch { return &Batch{s: s, b: s.db.NewBatch()} }
 // returns.
 func (b *Batch) Put(d *Doc) {
 	b.docs++
+	hasText := d.Text != nil || d.Meta != nil
+	toLog := hasText && b.s.textsToLog()
 	var ref textRef
-	if (d.Text != nil || d.Meta != nil) && !b.s.textsToLog() {
-		b.buf = encodeRecord(b.buf[:0], &d.Record, ref)
-		_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
+	if toLog {
+		b.entry = b.s.log.encode(b.entry[:0], d.Seq, d.Meta, d.Text)
+		var err error
+		if ref, err = b.s.log.append(d.Seq, b.entry); err != nil {
+			if b.err == nil {
+				b.err = err
+			}
+			return
+		}
+	}
+	b.buf = encodeRecord(b.buf[:0], &d.Record, ref)
+	_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
+	if hasText && !toLog {
 		// Written straight into the batch: a text is the largest thing
 		// stored, and copying it through a buffer first cost an
 		// allocation a document.
@@ -542,20 +554,7 @@ func (b *Batch) Put(d *Doc) {
 		n += copy(op.Value[n:], d.Meta)
 		copy(op.Value[n:], d.Text)
 		_ = op.Finish()
-		return
 	}
-	if d.Text != nil || d.Meta != nil {
-		b.entry = b.s.log.encode(b.entry[:0], d.Seq, d.Meta, d.Text)
-		var err error
-		if ref, err = b.s.log.append(d.Seq, b.entry); err != nil {
-			if b.err == nil {
-				b.err = err
-			}
-			return
-		}
-	}
-	b.buf = encodeRecord(b.buf[:0], &d.Record, ref)
-	_ = b.b.Set(key(prefixRecord, d.Seq), b.buf, nil)
 }
 
 // Delete adds the removal of the document seq to the batch.
@@ -778,6 +777,14 @@ func (s *DB) Record(seq uint64) (Record, error) {
 // neither was stored. A text whose bytes in the text log do not check out
 // gives ErrCorrupt.
 func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
+	// A text is most likely where Put sends texts now: in pebble, one
+	// lookup; in the log, the record's lookup and a read.
+	inPebbleFirst := !s.textsToLog()
+	if inPebbleFirst {
+		if text, meta, err := s.pebbleText(seq); !errors.Is(err, ErrNotFound) {
+			return text, meta, err
+		}
+	}
 	rec, err := s.get(key(prefixRecord, seq))
 	if err != nil {
 		return nil, nil, err
@@ -789,6 +796,14 @@ func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
 	if view.text.n > 0 {
 		return s.log.read(seq, view.text)
 	}
+	if inPebbleFirst {
+		return nil, nil, ErrNotFound
+	}
+	return s.pebbleText(seq)
+}
+
+// pebbleText returns a text kept in pebble, under the "t" key.
+func (s *DB) pebbleText(seq uint64) (text, meta []byte, err error) {
 	v, err := s.get(key(prefixText, seq))
 	if err != nil {
 		return nil, nil, err

@@ -223,9 +223,9 @@ func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
 	case codecMinLZ:
 		dst = slices.Grow(dst, minlz.MaxEncodedLen(len(text)))
 		out, err := minlz.Encode(dst[body:cap(dst)], text, minlz.LevelFastest)
-		if err != nil { // only for texts over minlz's block size
-			dst[codecAt] = codecNone
-			dst = append(dst, text...)
+		if err != nil {
+			// Only for texts over minlz's block size: stored as they
+			// are, below.
 			break
 		}
 		dst = dst[:body+len(out)]
@@ -234,8 +234,8 @@ func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
 	default:
 		dst = append(dst, text...)
 	}
-	if codec != codecNone && len(dst)-body >= len(text) {
-		// Incompressible: kept as it is.
+	if codec != codecNone && (len(dst) == body || len(dst)-body >= len(text)) {
+		// Not compressed, or incompressible: kept as it is.
 		dst = append(dst[:body], text...)
 		dst[codecAt] = codecNone
 	}

@@ -203,9 +203,16 @@ func TestTextPlacement(t *testing.T) {
 	if got := db.log.bytes.Load(); got == 0 {
 		t.Fatal("no text in the log after commits of many documents")
 	}
-	for seq := uint64(1); seq <= n; seq++ {
-		if text, _, err := db.Text(seq); err != nil || string(text) != fmt.Sprint("text ", seq) {
-			t.Fatalf("Text(%d) = %q, %v", seq, text, err)
+	// Read back with the log looked at first, then with pebble first.
+	for _, place := range []int{textsBySize, textsInPebble} {
+		db.textPlace = place
+		for seq := uint64(1); seq <= n; seq++ {
+			if text, _, err := db.Text(seq); err != nil || string(text) != fmt.Sprint("text ", seq) {
+				t.Fatalf("place %d: Text(%d) = %q, %v", place, seq, text, err)
+			}
+		}
+		if _, _, err := db.Text(n + 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("place %d: Text of no document: %v, want ErrNotFound", place, err)
 		}
 	}
 }
