@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -304,6 +305,10 @@ type table struct {
 	keyMask uint64 // the key bits, in unpermuted positions
 	keyBits int
 	segs    []segment
+	// pext is set when the key bits keep their order (every table of a
+	// one-level design) and usePEXT: the segments' result is then two
+	// PEXTs (pextPermute), whatever the number of runs.
+	pext bool
 }
 
 // segment moves one run of contiguous bits: out |= (fp & mask) << shift
@@ -315,6 +320,9 @@ type segment struct {
 
 // permute returns fp with the table's bits reordered, key first.
 func (t *table) permute(fp uint64) uint64 {
+	if t.pext {
+		return pextPermute(fp, t.keyMask, uint(Bits-t.keyBits))
+	}
 	var out uint64
 	for _, s := range t.segs {
 		if s.shift >= 0 {
@@ -405,7 +413,7 @@ func forCombinations(n, k int, f func([]int)) {
 // makeTable builds the permutation that puts key positions first.
 func makeTable(key, rest []int) table {
 	order := append(append([]int(nil), key...), rest...)
-	t := table{keyBits: len(key)}
+	t := table{keyBits: len(key), pext: usePEXT && slices.IsSorted(key)}
 	for _, p := range key {
 		t.keyMask |= 1 << uint(Bits-1-p)
 	}

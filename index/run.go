@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/bits"
+	"runtime"
 	"slices"
 	"sort"
 )
@@ -47,13 +48,47 @@ const groupBits = 8
 // level is large. Wide runs hold rest instead of hi.
 func buildLevel(tabs []table, slots []uint32, fps []uint64, wide bool) level {
 	l := make(level, len(tabs))
+	// Each table's sort needs the same scratch arrays; the goroutines
+	// building tables pass them on instead of allocating (and zeroing)
+	// them for every table.
+	scratch := make(chan *buildScratch, runtime.GOMAXPROCS(0))
 	parallelFor(len(tabs), len(slots) >= 1<<16, func(t int) {
-		l[t] = buildRun(&tabs[t], slots, fps)
+		var sc *buildScratch
+		select {
+		case sc = <-scratch:
+		default:
+			sc = new(buildScratch)
+		}
+		l[t] = buildRun(&tabs[t], slots, fps, sc)
 		if wide {
 			l[t].widen(&tabs[t], fps)
 		}
+		select {
+		case scratch <- sc:
+		default:
+		}
 	})
 	return l
+}
+
+// buildScratch holds buildRun's temporary arrays, reused from table to
+// table.
+type buildScratch struct {
+	perm, vals []uint64
+	cells      []uint32
+}
+
+// grow makes sure every scratch array holds n elements.
+func (sc *buildScratch) grow(n int) {
+	if len(sc.perm) < n {
+		sc.perm = make([]uint64, n)
+		sc.vals = nil
+		sc.cells = nil
+	}
+	if len(sc.vals) < n && n >= 1<<16 {
+		sc.vals = make([]uint64, n)
+		sc.cells = make([]uint32, n)
+	}
 }
 
 // widen replaces r's hi bits by the rest bits of every entry, in r's order.
@@ -69,16 +104,23 @@ func (r *tableRun) widen(t *table, fps []uint64) {
 // on the directory bits, then, when the key extends beyond the directory, a
 // sort of each bucket by the following bits so the exact-key entries of a
 // big bucket form one range.
-func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
+func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun {
 	n := len(slots)
 	db := uint(dirBits(t.keyBits, n))
 	r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
 	// The permuted fingerprints are computed once, for the count and then
 	// for the placement.
-	perm := make([]uint64, n)
-	for i, s := range slots {
-		perm[i] = t.permute(fps[s])
-		r.dir[perm[i]>>(64-db)+1]++
+	sc.grow(n)
+	perm := sc.perm[:n]
+	if t.pext {
+		pextPermuteSlots(perm, fps, slots, t.keyMask, uint(Bits-t.keyBits))
+	} else {
+		for i, s := range slots {
+			perm[i] = t.permute(fps[s])
+		}
+	}
+	for _, p := range perm {
+		r.dir[p>>(64-db)+1]++
 	}
 	for c := 1; c < len(r.dir); c++ {
 		r.dir[c] += r.dir[c-1]
@@ -103,8 +145,8 @@ func buildRun(t *table, slots []uint32, fps []uint64) tableRun {
 		for g := range gpos {
 			gpos[g] = r.dir[g<<gshift]
 		}
-		cells := make([]uint32, n)
-		vals := make([]uint64, n)
+		cells := sc.cells[:n]
+		vals := sc.vals[:n]
 		for i, s := range slots {
 			p := perm[i]
 			c := uint32(p >> (64 - db))
