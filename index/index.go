@@ -125,6 +125,7 @@ const (
 	lockChunk = 2048 // entries changed per write-lock hold in bulk operations
 
 	probeGroup = 16 // tables whose buckets a query locates before scanning
+	touchGroup = 16 // entries of AddBatch whose id map cells are loaded before any is added
 	candBatch  = 32 // candidates whose full fingerprints a query loads together
 )
 
@@ -341,8 +342,12 @@ func (ix *Index) AddBatch(es []Entry) {
 		chunk := es[:min(len(es), lockChunk)]
 		es = es[len(chunk):]
 		ix.mu.Lock()
-		for _, e := range chunk {
-			ix.addLocked(e)
+		for i := 0; i < len(chunk); i += touchGroup {
+			g := chunk[i:min(len(chunk), i+touchGroup)]
+			runtime.KeepAlive(ix.byID.touch(g, ix.ids))
+			for _, e := range g {
+				ix.addLocked(e)
+			}
 		}
 		ix.mu.Unlock()
 	}
