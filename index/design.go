@@ -309,6 +309,11 @@ type table struct {
 	// one-level design) and usePEXT: the segments' result is then two
 	// PEXTs (pextPermute), whatever the number of runs.
 	pext bool
+	// top holds the positions of the first groupBits bits of the
+	// permuted fingerprint when they keep their order, 0 otherwise:
+	// tables with the same top share the first pass of their sort
+	// (buildLevel).
+	top uint64
 }
 
 // segment moves one run of contiguous bits: out |= (fp & mask) << shift
@@ -414,6 +419,11 @@ func forCombinations(n, k int, f func([]int)) {
 func makeTable(key, rest []int) table {
 	order := append(append([]int(nil), key...), rest...)
 	t := table{keyBits: len(key), pext: usePEXT && slices.IsSorted(key)}
+	if slices.IsSorted(order[:groupBits]) {
+		for _, p := range order[:groupBits] {
+			t.top |= 1 << uint(Bits-1-p)
+		}
+	}
 	for _, p := range key {
 		t.keyMask |= 1 << uint(Bits-1-p)
 	}

@@ -22,3 +22,10 @@ func pextPermute(fp, key uint64, shift uint) uint64
 //
 //go:noescape
 func pextPermuteSlots(dst, fps []uint64, slots []uint32, key uint64, shift uint)
+
+// pextPermuteAll sets dst[i] to pextPermute(fps[i], key, shift) for every
+// fingerprint (permute_amd64.s). dst must be at least as long as fps: the
+// assembly does not check. It must only be called when usePEXT is true.
+//
+//go:noescape
+func pextPermuteAll(dst, fps []uint64, key uint64, shift uint)

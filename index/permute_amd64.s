@@ -49,3 +49,33 @@ loop:
 
 done:
 	RET
+
+// func pextPermuteAll(dst, fps []uint64, key uint64, shift uint)
+//
+// dst[i] = pextPermute(fps[i], key, shift) for i < len(fps). The caller
+// guarantees len(dst) >= len(fps).
+TEXT ·pextPermuteAll(SB), NOSPLIT, $0-64
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  fps_base+24(FP), SI
+	MOVQ  fps_len+32(FP), R10
+	MOVQ  key+48(FP), BX
+	MOVQ  shift+56(FP), CX
+	MOVQ  BX, R11
+	NOTQ  R11
+	XORQ  R12, R12
+	TESTQ R10, R10
+	JEQ   done
+
+loop:
+	MOVQ  (SI)(R12*8), AX
+	PEXTQ BX, AX, DX
+	PEXTQ R11, AX, R8
+	SHLQ  CX, DX
+	ORQ   R8, DX
+	MOVQ  DX, (DI)(R12*8)
+	INCQ  R12
+	CMPQ  R12, R10
+	JLT   loop
+
+done:
+	RET

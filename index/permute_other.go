@@ -16,3 +16,9 @@ func pextPermute(fp, key uint64, shift uint) uint64 {
 func pextPermuteSlots(dst, fps []uint64, slots []uint32, key uint64, shift uint) {
 	panic("index: pextPermuteSlots without PEXT")
 }
+
+// pextPermuteAll exists off amd64 only so that the package compiles; as
+// usePEXT is false it is never called.
+func pextPermuteAll(dst, fps []uint64, key uint64, shift uint) {
+	panic("index: pextPermuteAll without PEXT")
+}

@@ -46,22 +46,48 @@ const groupBits = 8
 // buildLevel builds sorted runs over the given slots for every table; fps
 // maps a slot to its fingerprint. Tables are built in parallel when the
 // level is large. Wide runs hold rest instead of hi.
+//
+// Tables whose permuted fingerprints begin with the same groupBits bits
+// (a design of b blocks of at least groupBits bits keyed on two or more
+// has b-1 such families, one per first key block) share the first pass
+// of their sort (see buildFamily), when it is a two-pass sort.
 func buildLevel(tabs []table, slots []uint32, fps []uint64, wide bool) level {
+	n := len(slots)
+	var jobs [][]int
+	family := make(map[uint64]int)
+	for t := range tabs {
+		if top := tabs[t].top; top != 0 && twoPass(uint(dirBits(tabs[t].keyBits, n)), n) {
+			if j, ok := family[top]; ok {
+				jobs[j] = append(jobs[j], t)
+				continue
+			}
+			family[top] = len(jobs)
+		}
+		jobs = append(jobs, []int{t})
+	}
+	// The largest families first, so that the last ones even out the
+	// goroutines' shares.
+	slices.SortStableFunc(jobs, func(a, b []int) int { return len(b) - len(a) })
 	l := make(level, len(tabs))
-	// Each table's sort needs the same scratch arrays; the goroutines
-	// building tables pass them on instead of allocating (and zeroing)
-	// them for every table.
+	// Each sort needs the same scratch arrays; the goroutines building
+	// tables pass them on instead of allocating (and zeroing) them again.
 	scratch := make(chan *buildScratch, runtime.GOMAXPROCS(0))
-	parallelFor(len(tabs), len(slots) >= 1<<16, func(t int) {
+	parallelFor(len(jobs), n >= 1<<16, func(j int) {
 		var sc *buildScratch
 		select {
 		case sc = <-scratch:
 		default:
 			sc = new(buildScratch)
 		}
-		l[t] = buildRun(&tabs[t], slots, fps, sc)
+		if ts := jobs[j]; len(ts) > 1 {
+			buildFamily(tabs, ts, slots, fps, sc, l)
+		} else {
+			l[ts[0]] = buildRun(&tabs[ts[0]], slots, fps, sc)
+		}
 		if wide {
-			l[t].widen(&tabs[t], fps)
+			for _, t := range jobs[j] {
+				l[t].widen(&tabs[t], fps)
+			}
 		}
 		select {
 		case scratch <- sc:
@@ -71,7 +97,11 @@ func buildLevel(tabs []table, slots []uint32, fps []uint64, wide bool) level {
 	return l
 }
 
-// buildScratch holds buildRun's temporary arrays, reused from table to
+// twoPass reports whether buildRun sorts n entries into 2^db cells in two
+// passes (see buildRun).
+func twoPass(db uint, n int) bool { return db > groupBits+4 && n >= 1<<16 }
+
+// buildScratch holds the sorts' temporary arrays, reused from table to
 // table.
 type buildScratch struct {
 	perm, vals []uint64
@@ -88,6 +118,81 @@ func (sc *buildScratch) grow(n int) {
 	if len(sc.vals) < n && n >= 1<<16 {
 		sc.vals = make([]uint64, n)
 		sc.cells = make([]uint32, n)
+	}
+}
+
+// buildFamily builds into l the runs of the tables ts, whose permuted
+// fingerprints all begin with the bits of tabs[ts[0]].top, over slots, all
+// of them sorted in two passes (twoPass). The first pass, grouping the
+// entries by those bits, is made once: its groups, in order, hold the
+// fingerprints and slots. Each table then permutes the grouped
+// fingerprints, counts its cells and places each group's entries in its
+// cells, writing within the group's range, which stays in cache. The runs
+// are those buildRun builds, entry for entry.
+func buildFamily(tabs []table, ts []int, slots []uint32, fps []uint64, sc *buildScratch, l level) {
+	n := len(slots)
+	sc.grow(n)
+	perm, gfp, gslot := sc.perm[:n], sc.vals[:n], sc.cells[:n]
+	first := &tabs[ts[0]]
+	permuteSlots(first, perm, fps, slots)
+	var gpos [1<<groupBits + 1]uint32
+	for _, p := range perm {
+		gpos[p>>(64-groupBits)+1]++
+	}
+	for g := 1; g < len(gpos); g++ {
+		gpos[g] += gpos[g-1]
+	}
+	for i, s := range slots {
+		g := perm[i] >> (64 - groupBits)
+		j := gpos[g]
+		gpos[g]++
+		gfp[j] = fps[s]
+		gslot[j] = s
+	}
+	for _, t := range ts {
+		tab := &tabs[t]
+		db := uint(dirBits(tab.keyBits, n))
+		r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
+		permuteAll(tab, perm, gfp)
+		for _, p := range perm {
+			r.dir[p>>(64-db)+1]++
+		}
+		for c := 1; c < len(r.dir); c++ {
+			r.dir[c] += r.dir[c-1]
+		}
+		pos := make([]uint32, 1<<db)
+		copy(pos, r.dir[:1<<db])
+		for j, p := range perm {
+			c := p >> (64 - db)
+			k := pos[c]
+			pos[c]++
+			r.hi[k] = uint32(p << db >> 32)
+			r.slot[k] = gslot[j]
+		}
+		r.sortSubKeys(tab)
+		l[t] = r
+	}
+}
+
+// permuteSlots sets perm[i] to t.permute(fps[slots[i]]).
+func permuteSlots(t *table, perm, fps []uint64, slots []uint32) {
+	if t.pext {
+		pextPermuteSlots(perm, fps, slots, t.keyMask, uint(Bits-t.keyBits))
+		return
+	}
+	for i, s := range slots {
+		perm[i] = t.permute(fps[s])
+	}
+}
+
+// permuteAll sets perm[i] to t.permute(fps[i]).
+func permuteAll(t *table, perm, fps []uint64) {
+	if t.pext {
+		pextPermuteAll(perm, fps, t.keyMask, uint(Bits-t.keyBits))
+		return
+	}
+	for i, fp := range fps {
+		perm[i] = t.permute(fp)
 	}
 }
 
@@ -112,13 +217,7 @@ func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun
 	// for the placement.
 	sc.grow(n)
 	perm := sc.perm[:n]
-	if t.pext {
-		pextPermuteSlots(perm, fps, slots, t.keyMask, uint(Bits-t.keyBits))
-	} else {
-		for i, s := range slots {
-			perm[i] = t.permute(fps[s])
-		}
-	}
+	permuteSlots(t, perm, fps, slots)
 	for _, p := range perm {
 		r.dir[p>>(64-db)+1]++
 	}
@@ -127,7 +226,7 @@ func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun
 	}
 	pos := make([]uint32, 1<<db)
 	copy(pos, r.dir[:1<<db])
-	if db <= groupBits+4 || n < 1<<16 {
+	if !twoPass(db, n) {
 		for i, s := range slots {
 			p := perm[i]
 			c := p >> (64 - db)
@@ -163,25 +262,34 @@ func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun
 			r.slot[k] = uint32(vals[j])
 		}
 	}
-	if t.keyBits > int(db) {
-		var tmp []uint64
-		for c := 0; c < 1<<db; c++ {
-			lo, hi := r.dir[c], r.dir[c+1]
-			if hi-lo < subKeyMin {
-				continue
-			}
-			tmp = tmp[:0]
-			for j := lo; j < hi; j++ {
-				tmp = append(tmp, uint64(r.hi[j])<<32|uint64(r.slot[j]))
-			}
-			slices.Sort(tmp)
-			for i, v := range tmp {
-				r.hi[int(lo)+i] = uint32(v >> 32)
-				r.slot[int(lo)+i] = uint32(v)
-			}
+	r.sortSubKeys(t)
+	return r
+}
+
+// sortSubKeys sorts every bucket of r of at least subKeyMin entries by
+// the key bits beyond the directory (then the other stored bits and the
+// slot), when t's key extends beyond the directory, so that the entries
+// of an exact key form one range.
+func (r *tableRun) sortSubKeys(t *table) {
+	if t.keyBits <= int(r.dbits) {
+		return
+	}
+	var tmp []uint64
+	for c := 0; c < 1<<r.dbits; c++ {
+		lo, hi := r.dir[c], r.dir[c+1]
+		if hi-lo < subKeyMin {
+			continue
+		}
+		tmp = tmp[:0]
+		for j := lo; j < hi; j++ {
+			tmp = append(tmp, uint64(r.hi[j])<<32|uint64(r.slot[j]))
+		}
+		slices.Sort(tmp)
+		for i, v := range tmp {
+			r.hi[int(lo)+i] = uint32(v >> 32)
+			r.slot[int(lo)+i] = uint32(v)
 		}
 	}
-	return r
 }
 
 // bucket returns the range of r's entries that can hold fingerprints whose
