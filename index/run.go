@@ -48,9 +48,10 @@ const groupBits = 8
 // level is large. Wide runs hold rest instead of hi.
 //
 // Tables whose permuted fingerprints begin with the same groupBits bits
-// (a design of b blocks of at least groupBits bits keyed on two or more
-// has b-1 such families, one per first key block) share the first pass
-// of their sort (see buildFamily), when it is a two-pass sort.
+// share the first pass of their sort (see buildFamily), when it is a
+// two-pass sort: in a design of b blocks of at least groupBits bits, each
+// table keyed on k of them, the tables with the same first key block, so
+// b-k+1 families (7 of the 28 tables of 8/2, 4 of the 20 of 6/3).
 func buildLevel(tabs []table, slots []uint32, fps []uint64, wide bool) level {
 	n := len(slots)
 	var jobs [][]int
