@@ -152,17 +152,9 @@ func buildFamily(tabs []table, ts []int, slots []uint32, fps []uint64, sc *build
 	}
 	for _, t := range ts {
 		tab := &tabs[t]
-		db := uint(dirBits(tab.keyBits, n))
-		r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
 		permuteAll(tab, perm, gfp)
-		for _, p := range perm {
-			r.dir[p>>(64-db)+1]++
-		}
-		for c := 1; c < len(r.dir); c++ {
-			r.dir[c] += r.dir[c-1]
-		}
-		pos := make([]uint32, 1<<db)
-		copy(pos, r.dir[:1<<db])
+		r, pos := newRun(tab, perm)
+		db := r.dbits
 		for j, p := range perm {
 			c := p >> (64 - db)
 			k := pos[c]
@@ -212,21 +204,13 @@ func (r *tableRun) widen(t *table, fps []uint64) {
 // big bucket form one range.
 func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun {
 	n := len(slots)
-	db := uint(dirBits(t.keyBits, n))
-	r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
 	// The permuted fingerprints are computed once, for the count and then
 	// for the placement.
 	sc.grow(n)
 	perm := sc.perm[:n]
 	permuteSlots(t, perm, fps, slots)
-	for _, p := range perm {
-		r.dir[p>>(64-db)+1]++
-	}
-	for c := 1; c < len(r.dir); c++ {
-		r.dir[c] += r.dir[c-1]
-	}
-	pos := make([]uint32, 1<<db)
-	copy(pos, r.dir[:1<<db])
+	r, pos := newRun(t, perm)
+	db := r.dbits
 	if !twoPass(db, n) {
 		for i, s := range slots {
 			p := perm[i]
@@ -265,6 +249,24 @@ func buildRun(t *table, slots []uint32, fps []uint64, sc *buildScratch) tableRun
 	}
 	r.sortSubKeys(t)
 	return r
+}
+
+// newRun returns t's run for the entries whose permuted fingerprints are
+// perm, with its directory counted but no entry placed, and the position
+// of every cell's first entry, for the placing to advance.
+func newRun(t *table, perm []uint64) (tableRun, []uint32) {
+	n := len(perm)
+	db := uint(dirBits(t.keyBits, n))
+	r := tableRun{dbits: db, dir: makeHuge[uint32]((1 << db) + 1), hi: makeHuge[uint32](n), slot: makeHuge[uint32](n)}
+	for _, p := range perm {
+		r.dir[p>>(64-db)+1]++
+	}
+	for c := 1; c < len(r.dir); c++ {
+		r.dir[c] += r.dir[c-1]
+	}
+	pos := make([]uint32, 1<<db)
+	copy(pos, r.dir[:1<<db])
+	return r, pos
 }
 
 // sortSubKeys sorts every bucket of r of at least subKeyMin entries by
