@@ -631,9 +631,10 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		pending := make([][]idRef, idShards)
 		fill := func(s *idShard, ids []idRef) {
 			for _, x := range ids {
-				if prev, ok := s.m[x.h]; ok && err == nil {
+				if _, ok := s.m[x.h]; ok && err == nil {
 					// Two stored ids share a hash (about one chance in
-					// 10^12 per pair): keep the later one by string.
+					// 10^12 per pair): the map keeps the first, the
+					// later one goes by string.
 					rec, rerr := e.db.Record(x.ref.seq)
 					if rerr != nil {
 						err = rerr
@@ -643,7 +644,6 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 						s.over = make(map[string]docRef)
 					}
 					s.over[rec.ID] = x.ref
-					s.m[x.h] = prev
 					continue
 				}
 				s.m[x.h] = x.ref
