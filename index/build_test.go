@@ -72,3 +72,62 @@ func TestBuildFamilies(t *testing.T) {
 		})
 	}
 }
+
+// TestSeenEarlier checks seenEarlier against its definition: a candidate
+// of table t (same key as the query) is skipped exactly when some earlier
+// table's key lies within the bits the run stores and the candidate agrees
+// with the query on it; a wide run stores every bit, so there it is skipped
+// exactly when an earlier table shares its key (firstSharedTable). Pairs
+// are a few bits apart, as near-duplicates are, so both answers occur.
+func TestSeenEarlier(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, d := range []Design{{Levels: []Level{{8, 2}}}, Manku20(), Manku16(), Seed4x16(), {Levels: []Level{{5, 2}}}} {
+		tabs := buildTables(d)
+		skipped, kept := 0, 0
+		for _, db := range []uint{1, 8, 13, 16, 20} {
+			for ti := range tabs {
+				tab := &tabs[ti]
+				if int(db) > tab.keyBits {
+					continue // dirBits never exceeds the key
+				}
+				// known: the unpermuted bits a hi run stores, the key included.
+				var known uint64
+				for b := range 64 {
+					if tab.permute(1<<b)<<(db+32) == 0 {
+						known |= 1 << b
+					}
+				}
+				for range 300 {
+					q := r.Uint64()
+					c := q
+					for range r.IntN(12) {
+						c ^= 1 << r.UintN(64)
+					}
+					c = c&^tab.keyMask | q&tab.keyMask // in q's bucket
+					x := q ^ c
+					pq, pc := tab.permute(q), tab.permute(c)
+					want := false
+					for u := range ti {
+						want = want || tabs[u].keyMask&^known == 0 && x&tabs[u].keyMask == 0
+					}
+					run := tableRun{dbits: db, hi: []uint32{uint32(pc << db >> 32)}}
+					if got := run.seenEarlier(tab, 0, pq); got != want {
+						t.Fatalf("%v table %d dbits %d: seenEarlier(%016x, %016x) = %v, want %v", d, ti, db, q, c, got, want)
+					}
+					wide := tableRun{dbits: db, rest: []uint64{pc << db}}
+					if got, want := wide.seenEarlier(tab, 0, pq), firstSharedTable(tabs, x, ti) < ti; got != want {
+						t.Fatalf("%v table %d dbits %d wide: seenEarlier(%016x, %016x) = %v, want %v", d, ti, db, q, c, got, want)
+					}
+					if want {
+						skipped++
+					} else {
+						kept++
+					}
+				}
+			}
+		}
+		if len(tabs) > 1 && (skipped == 0 || kept == 0) {
+			t.Errorf("%v: %d skipped, %d kept: the test data do not exercise both", d, skipped, kept)
+		}
+	}
+}

@@ -284,8 +284,11 @@ func ChooseDesign(k, n int, maxBytesPerEntry float64) Design {
 // the key, at most 2^28 buckets.
 func dirBits(keyBits, n int) int {
 	b := bits.Len(uint(n)) - 2
-	return max(1, min(b, keyBits, 28))
+	return max(1, min(b, keyBits, maxDirBits))
 }
+
+// maxDirBits is the widest directory a run has.
+const maxDirBits = 28
 
 func binomial(n, k int) int {
 	if k < 0 || k > n {
@@ -314,6 +317,50 @@ type table struct {
 	// tables with the same top share the first pass of their sort
 	// (buildLevel).
 	top uint64
+	// sharedHi[db] holds, for a run with a directory of db bits, the key
+	// masks of the earlier tables that lie wholly within the bits the run
+	// stores, in the coordinates of its hi words (run.go); sharedRest[db]
+	// holds every earlier table's key mask in the coordinates of a wide
+	// run's rest words. A candidate whose stored bits agree with the
+	// query's on one of them is reported through that earlier table, so
+	// the query need not read its fingerprint (seenEarlier). Masks that
+	// contain another are left out.
+	sharedHi   [maxDirBits + 1][]uint32
+	sharedRest [maxDirBits + 1][]uint64
+}
+
+// setShared fills t's sharedHi and sharedRest from the tables before it.
+func (t *table) setShared(earlier []table) {
+	for db := range uint(maxDirBits + 1) {
+		var hi []uint32
+		var rest []uint64
+		for u := range earlier {
+			pm := t.permute(earlier[u].keyMask)
+			rest = appendMinimal(rest, pm<<db)
+			if pm<<(db+32) == 0 {
+				hi32 := uint32(pm << db >> 32)
+				hi = appendMinimal(hi, hi32)
+			}
+		}
+		t.sharedHi[db], t.sharedRest[db] = hi, rest
+	}
+}
+
+// appendMinimal adds mask m to the set ms unless a mask of ms is contained
+// in m, and drops the masks of ms that contain m: a value that is zero on a
+// mask is zero on every mask inside it, so only the minimal masks are
+// worth testing.
+func appendMinimal[T uint32 | uint64](ms []T, m T) []T {
+	out := ms[:0]
+	for _, x := range ms {
+		if x&m == x {
+			return ms // x is inside m
+		}
+		if x&m != m {
+			out = append(out, x) // x does not contain m
+		}
+	}
+	return append(out, m)
 }
 
 // segment moves one run of contiguous bits: out |= (fp & mask) << shift
@@ -372,6 +419,9 @@ func buildTables(d Design) []table {
 		})
 	}
 	rec(0, nil, all)
+	for t := range out {
+		out[t].setShared(out[:t])
+	}
 	return out
 }
 

@@ -700,6 +700,9 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 					return true
 				}
 				more := r.scanBucket(lo[i], hi[i], pq[i], k, func(j int) bool {
+					if r.seenEarlier(&ix.tabs[t], lo[i]+j, pq[i]) {
+						return true
+					}
 					cand[n] = int32(j)
 					n++
 					return n < candBatch || check()
