@@ -13,7 +13,9 @@ package similarity
 // which costs about O(len + d²) for a distance d and so is fast on the near
 // duplicates that verification sees; when d turns out large it falls back
 // to Myers's algorithm in the block form of Hyyrö (2003), O(len(a) *
-// len(b) / 64).
+// len(b) / 64). Under a bound, those two are skipped when the texts share
+// too few three-rune sequences to be within it (farByTrigrams): unrelated
+// texts cost O(len) then.
 func Levenshtein(a, b []rune, max int) int {
 	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
 		a, b = a[1:], b[1:]
@@ -34,6 +36,9 @@ func Levenshtein(a, b []rune, max int) int {
 		return len(a)
 	case len(b) <= 64:
 		return myers64(a, b, max)
+	}
+	if max < len(a) && farByTrigrams(a, b, max) {
+		return max + 1
 	}
 	// The diagonal algorithm gets a budget of a quarter as many steps (band
 	// entries and runes slid over) as the blocks take: a near duplicate
@@ -269,4 +274,51 @@ func diagonal(a, b []rune, limit, budget int) (d int, ok bool) {
 		prev, cur = cur, prev
 	}
 	return limit + 1, true
+}
+
+// trigramSlots is the size of farByTrigrams' table of counts. With a few
+// hundred trigrams per text, a table this size keeps the collisions, which
+// only weaken the filter, to a few percent.
+const trigramSlots = 1 << 13
+
+// farByTrigrams reports whether a and b, a the longer, are sure to be more
+// than max edits apart by the q-gram lemma: one edit changes at most three
+// of the len(a)-2 trigrams (sequences of three runes) of a, so texts within
+// max edits share at least len(a)-2-3*max of them, counted as multisets.
+// Trigrams are counted in a hashed table; a collision can only add to the
+// shared count, so the answer is never wrong, only sometimes false when it
+// could be true. A slot that reaches 255 stays there and matches without
+// end, for the same reason.
+func farByTrigrams(a, b []rune, max int) bool {
+	need := len(a) - 2 - 3*max
+	if need <= 0 || len(b) < 3 {
+		return need > 0 // without trigrams, b shares none
+	}
+	var counts [trigramSlots]uint8
+	for i := 2; i < len(a); i++ {
+		if c := &counts[trigramSlot(a[i-2], a[i-1], a[i])]; *c < 255 {
+			*c++
+		}
+	}
+	shared, left := 0, len(b)-2
+	for i := 2; i < len(b); i++ {
+		if c := &counts[trigramSlot(b[i-2], b[i-1], b[i])]; *c > 0 {
+			if *c < 255 {
+				*c--
+			}
+			if shared++; shared >= need {
+				return false
+			}
+		}
+		if left--; shared+left < need {
+			return true
+		}
+	}
+	return shared < need
+}
+
+// trigramSlot hashes three runes to a slot of farByTrigrams' table.
+func trigramSlot(x, y, z rune) uint32 {
+	h := uint32(x)*0x9e3779b1 ^ uint32(y)*0x85ebca77 ^ uint32(z)*0xc2b2ae3d
+	return h >> (32 - 13)
 }

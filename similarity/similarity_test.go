@@ -245,3 +245,69 @@ func TestSortHashes(t *testing.T) {
 		}
 	}
 }
+
+// TestFarByTrigrams checks the q-gram filter that lets a bounded
+// Levenshtein skip unrelated texts: it must never call texts within the
+// bound far (here against the naive distance, for texts edited up to and
+// beyond the bound, and for the worst case the lemma allows: substitutions
+// three runes apart in a text of distinct runes, each of which removes three
+// trigrams, leaving exactly the count the bound needs), and it must call
+// most unrelated texts far.
+func TestFarByTrigrams(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	alpha := []rune("abcdefghijklmnopqrstuvwxyz .,'ABCDEFGH你好世界")
+	text := func(n int) []rune {
+		s := make([]rune, n)
+		for i := range s {
+			s[i] = alpha[r.IntN(len(alpha))]
+		}
+		return s
+	}
+	fired, unrelated := 0, 0
+	for _, n := range []int{3, 10, 65, 140, 380, 700} {
+		for range 30 {
+			a := text(n)
+			bound := n / 5
+			for i, b := range [][]rune{mutate(r, a, bound/2), mutate(r, a, bound), mutate(r, a, bound+5), text(n), text(n * 3 / 4)} {
+				x, y := a, b
+				if len(x) < len(y) {
+					x, y = y, x
+				}
+				far := farByTrigrams(x, y, bound)
+				if d := naiveLevenshtein(x, y); far && d <= bound {
+					t.Fatalf("farByTrigrams(len %d, len %d, %d) = true, but the distance is %d", len(x), len(y), bound, d)
+				}
+				if i >= 3 && n >= 65 { // b is another random text
+					unrelated++
+					if far {
+						fired++
+					}
+				}
+			}
+		}
+	}
+	if fired < unrelated/2 {
+		t.Errorf("farByTrigrams called %d of %d unrelated texts far, want most", fired, unrelated)
+	}
+
+	// The worst case: m substitutions at runes 2, 5, 8, ... of a text of
+	// distinct runes leave len-2-3m shared trigrams, exactly what m allows.
+	for _, n := range []int{70, 200, 400} {
+		a := make([]rune, n)
+		for i := range a {
+			a[i] = rune(0x4e00 + i)
+		}
+		for _, m := range []int{1, 10, (n - 5) / 3} {
+			b := slices.Clone(a)
+			for e := range m {
+				b[2+3*e] = rune(0x10000 + e)
+			}
+			if farByTrigrams(a, b, m) {
+				t.Errorf("n %d: %d substitutions three apart called farther than %d", n, m, m)
+			}
+			if got := Levenshtein(a, b, m); got != m {
+				t.Errorf("n %d: Levenshtein with %d substitutions, bound %d = %d", n, m, m, got)
+			}
+		}
+	}
+}
