@@ -20,8 +20,11 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 		group := qs[g:min(len(qs), g+batchGroup)]
 		res := out[g : g+len(group)]
 		ix.mu.RLock()
-		if ix.scansAll(k) && len(group) > 1 {
+		scanAll, radii, scan := ix.batchPlan(k)
+		if scanAll && len(group) > 1 {
 			ix.scanAllBatch(group, k, res)
+		} else if radii != nil && len(group) > 1 {
+			ix.probeAllBatch(group, k, radii, scan, res)
 		} else {
 			for i, q := range group {
 				ix.search(q, k, appendMatches(&res[i], k))
@@ -41,14 +44,90 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 // one read lock.
 const batchGroup = 64
 
-// scansAll reports whether search answers k by scanAll. The caller holds
-// mu shared.
-func (ix *Index) scansAll(k int) bool {
+// batchPlan says how search answers k: by scanAll (scanAll true), by
+// probing with radii, scanning the tiers of scan instead (radii not nil),
+// or by the tables (neither). The caller holds mu shared.
+func (ix *Index) batchPlan(k int) (scanAll bool, radii []int, scan uint64) {
 	if k <= ix.opts.K {
-		return false
+		return false, nil, 0
 	}
-	_, probe := ix.probePlan(probeRadii(ix.opts.Design, k))
-	return !probe
+	radii = probeRadii(ix.opts.Design, k)
+	scan, probe := ix.probePlan(radii)
+	if !probe {
+		return true, nil, 0
+	}
+	return false, radii, scan
+}
+
+// probeAllBatch is search's probing for several queries: out[i] receives
+// the entries within k of qs[i]. Each table's probes of all the queries
+// are sorted by key and run in that order, so that the buckets are read
+// in the order they lie in memory, and a bucket that several queries probe
+// (text fingerprints crowd some keys) is read from memory once. The
+// caller holds mu shared.
+func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match) {
+	visits := make([]visitor, len(qs))
+	for i := range qs {
+		visits[i] = appendMatches(&out[i], k)
+	}
+	ps := make([]uint64, len(qs))
+	var probes, spare []uint64
+	probed := false
+	for j, l := range ix.levels {
+		probed = probed || scan&(1<<j) == 0 && l.size() > 0
+	}
+	for t := range ix.tabs {
+		if !probed {
+			break // every entry is in scanned tiers or recent
+		}
+		tab := &ix.tabs[t]
+		kb := uint(tab.keyBits)
+		if radii[t] < 0 || kb > 64-16 {
+			// Not probed, or a key too wide to pack with a query's
+			// number: each query probes on its own below.
+			if radii[t] >= 0 {
+				for i, q := range qs {
+					ix.probeTable(q, k, t, radii, scan, visits[i])
+				}
+			}
+			continue
+		}
+		// A probe is its key above the query's number (below 2^16, as
+		// batchGroup is), so that sorting sorts by key.
+		probes = probes[:0]
+		for i, q := range qs {
+			ps[i] = tab.permute(q)
+			key := ps[i] >> (64 - kb)
+			for f := 0; f <= radii[t]; f++ {
+				for c := range keyFlips(kb, f) {
+					probes = append(probes, (key^c)<<16|uint64(i))
+				}
+			}
+		}
+		probes, spare = radixSortProbes(probes, spare, kb)
+		for j, l := range ix.levels {
+			if l.size() == 0 || scan&(1<<j) != 0 {
+				continue
+			}
+			r := &l[t]
+			xbits := probeXBits(kb, r.dbits)
+			lo, hi, last := 0, 0, ^uint64(0)
+			for _, pr := range probes {
+				i, key := int(pr&0xffff), pr>>16
+				pp := key<<(64-kb) | ps[i]<<kb>>kb
+				if key != last {
+					lo, hi = r.bucket(pp, xbits)
+					last = key
+				}
+				ix.probeBucket(qs[i], pp, key^ps[i]>>(64-kb), k, t, r, lo, hi, radii, visits[i])
+			}
+		}
+	}
+	for i, q := range qs {
+		if ix.scanTiers(q, k, scan, visits[i]) {
+			ix.scanRecent(q, k, visits[i])
+		}
+	}
 }
 
 // scanAllBatch is scanAll for several queries: out[i] receives the entries
@@ -89,4 +168,28 @@ func appendMatches(dst *[]Match, k int) visitor {
 		*dst = append(*dst, Match{ID: id, FP: fp, Distance: d, Tag: tag})
 		return k, true
 	}
+}
+
+// radixSortProbes sorts probes, each a key of kb bits above 16 other bits,
+// by key, a byte at a time from the lowest (a stable counting sort per
+// byte), using spare as scratch. It returns the sorted slice and the other
+// buffer for reuse.
+func radixSortProbes(probes, spare []uint64, kb uint) ([]uint64, []uint64) {
+	spare = slices.Grow(spare[:0], len(probes))[:len(probes)]
+	for shift := uint(16); shift < 16+kb; shift += 8 {
+		var count [257]int
+		for _, p := range probes {
+			count[p>>shift&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, p := range probes {
+			d := p >> shift & 0xff
+			spare[count[d]] = p
+			count[d]++
+		}
+		probes, spare = spare, probes
+	}
+	return probes, spare
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"iter"
 	"math/bits"
 	"runtime"
 )
@@ -166,36 +167,49 @@ func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit vi
 	if !probed {
 		return true // nothing to probe: every entry is in scanned tiers or recent
 	}
-	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
 	for t := range ix.tabs {
-		tab := &ix.tabs[t]
-		kb := uint(tab.keyBits)
-		p := tab.permute(q)
-		n := 0
-		for f := 0; f <= radii[t]; f++ {
-			// Every f-subset c of the kb key bits, in increasing order
-			// (Gosper's hack); the probe flips them in p's key.
-			for c := uint64(1)<<f - 1; c < 1<<kb; {
-				flips[n] = c
-				if n++; n == len(flips) {
-					if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
-						return false
-					}
-					n = 0
-				}
-				if c == 0 {
-					break
-				}
-				u := c & -c
-				v := c + u
-				c = v + (v^c)/u>>2
-			}
-		}
-		if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
+		if k = ix.probeTable(q, k, t, radii, scan, visit); k < 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// probeTable runs every probe of table t for q (each key within radii[t]
+// bits of q's), probeGroup at a time (probeBatch). It returns the distance
+// bound to go on with, or -1 when visit asked to stop.
+func (ix *Index) probeTable(q uint64, k, t int, radii []int, scan uint64, visit visitor) int {
+	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
+	tab := &ix.tabs[t]
+	kb := uint(tab.keyBits)
+	p := tab.permute(q)
+	n := 0
+	for f := 0; f <= radii[t]; f++ {
+		for c := range keyFlips(kb, f) {
+			flips[n] = c
+			if n++; n == len(flips) {
+				if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
+					return -1
+				}
+				n = 0
+			}
+		}
+	}
+	return ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit)
+}
+
+// keyFlips yields every set of f of the low kb bits, as a mask, in
+// increasing order (Gosper's hack).
+func keyFlips(kb uint, f int) iter.Seq[uint64] {
+	return func(yield func(uint64) bool) {
+		for c := uint64(1)<<f - 1; c < 1<<kb; {
+			if !yield(c) || c == 0 {
+				return
+			}
+			v := c + c&-c
+			c = v + (v^c)>>(bits.TrailingZeros64(c)+2)
+		}
+	}
 }
 
 // probeBatch runs the probes of table t that flip the given key bits of p
@@ -211,12 +225,7 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 			continue
 		}
 		r := &l[t]
-		// Narrowing a bucket to the key bits beyond the directory pays
-		// when they are several: a bucket holds about 2^xbits keys.
-		xbits := uint(max(0, min(int(kb)-int(r.dbits), 32)))
-		if xbits < 3 {
-			xbits = 0
-		}
+		xbits := probeXBits(kb, r.dbits)
 		var lo, hi [probeGroup]int
 		var touch uint64
 		for i, c := range flips {
@@ -226,72 +235,102 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 			touch += r.touch(lo[i], hi[i])
 		}
 		runtime.KeepAlive(touch)
-		var cand [candBatch]uint32
-		var fps [candBatch]uint64
 		for i, c := range flips {
-			f := bits.OnesCount64(c)
-			if f > k || lo[i] == hi[i] {
-				continue
-			}
-			// hit reports whether the entry of slot s, of fingerprint fp,
-			// is one this probe reports, and at what distance.
-			hit := func(s uint32, fp uint64) (int, bool) {
-				x := q ^ fp
-				d := bits.OnesCount64(x)
-				return d, d <= k && tab.permute(x)>>(64-kb) == c && firstProbedTable(ix.tabs, radii, x) == t && ix.isLive(s)
-			}
-			if r.rest != nil && hi[i]-lo[i] < scan64MaskMin {
-				// A small wide bucket: tested in place, without the
-				// calls and batches of the general path.
-				qr := (p ^ c<<(64-kb)) << r.dbits
-				for j := lo[i]; j < hi[i]; j++ {
-					if bits.OnesCount64(r.rest[j]^qr) > k-f {
-						continue
-					}
-					s := r.slot[j]
-					fp := ix.fps[s]
-					if d, ok := hit(s, fp); ok {
-						var more bool
-						if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
-							return -1
-						}
-					}
-				}
-				continue
-			}
-			// As in search, candidates that pass the stored bits are
-			// checked in batches, so their fingerprint loads overlap. The
-			// stored bits differ from the probe's in k-f places at most
-			// for every entry this probe reports.
-			slots := r.slot[lo[i]:hi[i]]
-			n := 0
-			check := func() bool {
-				for j := range n {
-					fps[j] = ix.fps[cand[j]]
-				}
-				for j := range n {
-					s, fp := cand[j], fps[j]
-					d, ok := hit(s, fp)
-					if !ok {
-						continue
-					}
-					var more bool
-					if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
-						return false
-					}
-				}
-				n = 0
-				return true
-			}
-			more := r.scanBucket(lo[i], hi[i], p^c<<(64-kb), k-f, func(j int) bool {
-				cand[n] = slots[j]
-				n++
-				return n < candBatch || check()
-			}) && check()
-			if !more {
+			if k = ix.probeBucket(q, p^c<<(64-kb), c, k, t, r, lo[i], hi[i], radii, visit); k < 0 {
 				return -1
 			}
 		}
+	}
+	return k
+}
+
+// probeXBits returns the key bits beyond the directory (of dbits bits)
+// by which a probe narrows its bucket, of a key of kb bits: narrowing pays
+// when they are several, as a bucket then holds about 2^xbits keys.
+func probeXBits(kb, dbits uint) uint {
+	xbits := uint(max(0, min(int(kb)-int(dbits), 32)))
+	if xbits < 3 {
+		return 0
+	}
+	return xbits
+}
+
+// probeBucket visits the entries of r[lo:hi], the bucket of table t's
+// probe pp (q permuted, with the key bits c flipped), that this probe
+// reports: those within k of q whose key differs from q's in exactly the
+// bits c, and whose first table within its radius (firstProbedTable) is t.
+// It returns the distance bound to go on with, or -1 when visit asked to
+// stop.
+func (ix *Index) probeBucket(q, pp, c uint64, k, t int, r *tableRun, lo, hi int, radii []int, visit visitor) int {
+	tab := &ix.tabs[t]
+	kb := uint(tab.keyBits)
+	f := bits.OnesCount64(c)
+	if f > k || lo == hi {
+		return k
+	}
+	// hit reports whether the entry of slot s, of fingerprint fp, is one
+	// this probe reports, and at what distance.
+	hit := func(s uint32, fp uint64) (int, bool) {
+		x := q ^ fp
+		d := bits.OnesCount64(x)
+		return d, d <= k && tab.permute(x)>>(64-kb) == c && firstProbedTable(ix.tabs, radii, x) == t && ix.isLive(s)
+	}
+	if r.rest != nil && hi-lo < scan64MaskMin {
+		// A small wide bucket: tested in place, without the calls and
+		// batches of the general path.
+		qr := pp << r.dbits
+		for j := lo; j < hi; j++ {
+			if bits.OnesCount64(r.rest[j]^qr) > k-f {
+				continue
+			}
+			s := r.slot[j]
+			fp := ix.fps[s]
+			if d, ok := hit(s, fp); ok {
+				var more bool
+				if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
+					return -1
+				}
+			}
+		}
+		return k
+	}
+	return ix.probeBucketBatched(pp, k, f, r, lo, hi, hit, visit)
+}
+
+// probeBucketBatched is probeBucket's path for a bucket that is not small
+// and wide: as in search, candidates that pass the stored bits are checked
+// in batches, so that their fingerprint loads overlap. The stored bits
+// differ from the probe's in k-f places at most for every entry the probe
+// reports; hit says which those are.
+func (ix *Index) probeBucketBatched(pp uint64, k, f int, r *tableRun, lo, hi int, hit func(s uint32, fp uint64) (int, bool), visit visitor) int {
+	var cand [candBatch]uint32
+	var fps [candBatch]uint64
+	slots := r.slot[lo:hi]
+	n := 0
+	check := func() bool {
+		for j := range n {
+			fps[j] = ix.fps[cand[j]]
+		}
+		for j := range n {
+			s, fp := cand[j], fps[j]
+			d, ok := hit(s, fp)
+			if !ok {
+				continue
+			}
+			var more bool
+			if k, more = visit(ix.ids[s], fp, ix.tag(s), d); !more {
+				return false
+			}
+		}
+		n = 0
+		return true
+	}
+	if !(r.scanBucket(lo, hi, pp, k-f, func(j int) bool {
+		cand[n] = slots[j]
+		n++
+		return n < candBatch || check()
+	}) && check()) {
+		return -1
 	}
 	return k
 }
