@@ -34,6 +34,7 @@ type benchIndexConfig struct {
 	snapshot      bool
 	adds          int
 	maxBytes      float64
+	batch         int
 	expire        bool
 }
 
@@ -63,6 +64,12 @@ type benchIndexResult struct {
 	Speedup             float64 `json:"speedup"`
 	Recall              float64 `json:"recall"`
 	MatchesPerQuery     float64 `json:"matches_per_query"`
+	// With --batch: the queries asked in calls of QueryBatch of Batch
+	// queries each, on every core: queries a second and process CPU time
+	// per query.
+	Batch                 int     `json:"batch,omitempty"`
+	BatchQueriesPerSecond float64 `json:"batch_queries_per_second,omitempty"`
+	BatchCPUNs            float64 `json:"batch_cpu_ns,omitempty"`
 
 	SnapshotBytes       int64   `json:"snapshot_bytes,omitempty"`
 	SnapshotWriteSecond float64 `json:"snapshot_write_seconds,omitempty"`
@@ -113,6 +120,9 @@ on a sample of queries (it must be 1). The seed articles' 4 x 16-bit bucket
 scheme is measured in the same run as a baseline.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if c.batch < 0 {
+				return usagef("bench index: --batch %d is negative", c.batch)
+			}
 			if c.n < 1 || c.k < 0 || c.k > index.MaxK || c.queries < 1 {
 				return usagef("bench index: need -n >= 1, 0 <= -k <= %d, --queries >= 1", index.MaxK)
 			}
@@ -155,6 +165,7 @@ scheme is measured in the same run as a baseline.`,
 	f.IntVar(&c.adds, "adds", 1_000_000, "entries added one at a time into a fresh index to measure online adds")
 	f.BoolVar(&c.expire, "expire", false, "also time expiring the older half of the entries while queries run")
 	f.Float64Var(&c.maxBytes, "max-bytes", 0, "memory budget in bytes per entry for the automatic design (0: the index default)")
+	f.IntVar(&c.batch, "batch", 0, "also time the queries asked in calls of QueryBatch of this many (0: skip)")
 	return cmd
 }
 
@@ -170,6 +181,9 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS)
 	fmt.Fprintf(w, "build          %.2f s, %.2f s CPU (%.0f inserts/s); online adds %.0f/s, %.0f ns CPU each\n", r.BuildSeconds, r.BuildCPUSeconds, r.InsertsPerSecond, r.AddsPerSecond, r.AddCPUNs)
 	fmt.Fprintf(w, "query          p50 %.0f ns, p99 %.0f ns, %.0f ns CPU, %.0f queries/s, %.2f matches/query\n", r.QueryP50Ns, r.QueryP99Ns, r.QueryCPUNs, r.QueriesPerSecond, r.MatchesPerQuery)
+	if r.Batch > 0 {
+		fmt.Fprintf(w, "query batches  %d queries a call: %.0f queries/s, %.0f ns CPU each\n", r.Batch, r.BatchQueriesPerSecond, r.BatchCPUNs)
+	}
 	fmt.Fprintf(w, "memory         %.1f bytes/fingerprint\n", r.BytesPerFingerprint)
 	fmt.Fprintf(w, "brute force    %.0f ns per scan; speedup %.0fx; recall %.4f\n", r.BruteforceNs, r.Speedup, r.Recall)
 	if r.SnapshotBytes > 0 {
@@ -235,10 +249,29 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	matches := 0
 	cpu = processCPU()
 	lat := timeQueries(queries, func(q uint64) { buf = ix.Query(q, c.k, buf[:0]); matches += len(buf) })
-	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), 1000))
+	for _, q := range queries[:min(len(queries), warmQueries)] {
+		matches -= len(ix.Query(q, c.k, buf[:0])) // counted in the warm-up too
+	}
+	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
 	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
 	res.MatchesPerQuery = float64(matches) / float64(len(queries))
 	res.QueriesPerSecond = parallelQPS(queries, func(q uint64, dst []index.Match) []index.Match { return ix.Query(q, c.k, dst) })
+	if c.batch > 0 {
+		res.Batch = c.batch
+		cpu = processCPU()
+		start := time.Now()
+		found := 0
+		for b := 0; b < len(queries); b += c.batch {
+			for _, ms := range ix.QueryBatch(queries[b:min(len(queries), b+c.batch)], c.k) {
+				found += len(ms)
+			}
+		}
+		res.BatchQueriesPerSecond = float64(len(queries)) / time.Since(start).Seconds()
+		res.BatchCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries))
+		if found != matches {
+			return res, fmt.Errorf("bench index: QueryBatch found %d matches, Query %d", found, matches)
+		}
+	}
 	res.BruteforceNs = bruteForceNs(fps, c.k)
 	res.Speedup = res.BruteforceNs / res.QueryP50Ns
 	res.Recall = recall(fps, queries, c.k, func(q uint64) []uint64 {
@@ -376,9 +409,14 @@ func heapAfterGC() uint64 {
 	return m.HeapAlloc
 }
 
-// timeQueries times each query alone and returns the latencies in ns.
+// warmQueries is the number of queries timeQueries asks before it times
+// any.
+const warmQueries = 1000
+
+// timeQueries times each query alone, after asking the first warmQueries
+// of them once untimed, and returns the latencies in ns.
 func timeQueries(queries []uint64, query func(uint64)) []float64 {
-	for _, q := range queries[:min(len(queries), 1000)] {
+	for _, q := range queries[:min(len(queries), warmQueries)] {
 		query(q) // warm up
 	}
 	lat := make([]float64, len(queries))

@@ -34,10 +34,10 @@ func TestBenchIndexJSON(t *testing.T) {
 
 // TestBenchIndexBeyondTables queries a wide 4/1 index at k=10, beyond
 // its tables: the answers (by probing or scan) must still be exact, also
-// after a snapshot round trip.
+// after a snapshot round trip, and QueryBatch must find as many.
 func TestBenchIndexBeyondTables(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	args := []string{"bench", "index", "-n", "3000", "-k", "10", "--table-k", "3", "--design", "seed", "--wide", "--data", "text", "--queries", "300", "--adds", "300", "--snapshot", "--json"}
+	args := []string{"bench", "index", "-n", "3000", "-k", "10", "--table-k", "3", "--design", "seed", "--wide", "--data", "text", "--queries", "300", "--adds", "300", "--snapshot", "--batch", "64", "--json"}
 	if code := run(args, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
@@ -45,7 +45,7 @@ func TestBenchIndexBeyondTables(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	if r.K != 10 || r.TableK != 3 || r.Tables != 4 || r.Recall != 1 || r.SnapshotBytes <= 0 {
+	if r.K != 10 || r.TableK != 3 || r.Tables != 4 || r.Recall != 1 || r.SnapshotBytes <= 0 || r.Batch != 64 || r.BatchQueriesPerSecond <= 0 {
 		t.Fatalf("report %+v", r)
 	}
 }
@@ -59,6 +59,7 @@ func TestBenchIndexErrors(t *testing.T) {
 		{"-k", "4", "--design", "seed"},
 		{"-k", "3", "--table-k", "4"},
 		{"-k", "10", "--table-k", "4", "--design", "seed"},
+		{"--batch", "-1"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(append([]string{"bench", "index"}, args...), nil, &stdout, &stderr); code != 2 {
