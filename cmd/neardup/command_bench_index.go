@@ -249,10 +249,10 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	matches := 0
 	cpu = processCPU()
 	lat := timeQueries(queries, func(q uint64) { buf = ix.Query(q, c.k, buf[:0]); matches += len(buf) })
+	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
 	for _, q := range queries[:min(len(queries), warmQueries)] {
 		matches -= len(ix.Query(q, c.k, buf[:0])) // counted in the warm-up too
 	}
-	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
 	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
 	res.MatchesPerQuery = float64(matches) / float64(len(queries))
 	res.QueriesPerSecond = parallelQPS(queries, func(q uint64, dst []index.Match) []index.Match { return ix.Query(q, c.k, dst) })
