@@ -312,6 +312,7 @@ type Engine struct {
 	nDeleted    atomic.Uint64
 	keyScratch  sync.Pool
 	normScratch sync.Pool // *analysis.Scratch, for normalizedRunes
+	sketches    sketchCache
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
 }
@@ -1106,12 +1107,11 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		var other *similarity.Sketch
 		var mine *similarity.Sketch
 		if !e.opts.DropText {
-			text, err := e.text(c.seq)
-			if err != nil {
+			var err error
+			if other, err = e.candidateSketch(c.seq); err != nil {
 				return r, fmt.Errorf("neardup: %w", err)
 			}
-			if text != nil {
-				other = similarity.NewSketch(text)
+			if other != nil {
 				mine = p.getSketch()
 			}
 		}

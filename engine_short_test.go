@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/similarity"
 	"github.com/neardup/neardup/store"
 	"github.com/zeebo/xxh3"
 )
@@ -340,4 +341,37 @@ func unknownLengths(e *Engine) int {
 		}
 	}
 	return n
+}
+
+// TestSketchCache checks the cache of candidate sketches: what was put is
+// found, a shard keeps its newest sketchShardCap entries and forgets the
+// oldest, and putting a seq again neither replaces its sketch nor takes a
+// second place in the shard.
+func TestSketchCache(t *testing.T) {
+	var c sketchCache
+	sk := func(i int) *similarity.Sketch { return similarity.NewSketch([]byte(fmt.Sprintf("text %d", i))) }
+	seq := func(i int) uint64 { return uint64(i) * sketchShards } // all in shard 0
+	first := sk(0)
+	c.put(seq(0), first)
+	c.put(seq(0), sk(-1))
+	if got := c.get(seq(0)); got != first {
+		t.Fatalf("get after a second put = %p, want the first sketch %p", got, first)
+	}
+	for i := 1; i <= sketchShardCap; i++ {
+		c.put(seq(i), sk(i))
+	}
+	if c.get(seq(0)) != nil {
+		t.Errorf("the oldest entry is still cached after %d newer ones", sketchShardCap)
+	}
+	for i := 1; i <= sketchShardCap; i++ {
+		if s := c.get(seq(i)); s == nil || string(s.Runes) != fmt.Sprintf("text %d", i) {
+			t.Fatalf("entry %d: got %v", i, s)
+		}
+	}
+	if n := len(c.shards[0].m); n != sketchShardCap {
+		t.Errorf("shard holds %d entries, want %d", n, sketchShardCap)
+	}
+	if c.get(seq(1)+1) != nil {
+		t.Errorf("a seq never put is found")
+	}
 }
