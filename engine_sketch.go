@@ -9,8 +9,8 @@ import (
 // sketchCache keeps the sketches of stored short texts that verification
 // read recently. SimHash fingerprints of texts crowd, so the same stored
 // texts come up as candidates of many queries: in `bench engine
-// --text-bytes 380`, 40% of the texts read for verification were read five
-// times or more. A hit saves the store read, the decompression and the
+// --text-bytes 380`, 40% of the reads for verification were of texts read
+// five times or more. A hit saves the store read, the decompression and the
 // normalization. A stored document's text never changes (a replaced or
 // re-inserted id gets a new seq), so an entry never goes stale; one of a
 // deleted document is never asked for again once the indexes drop it,
