@@ -23,7 +23,7 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 		scanAll, radii, scan := ix.batchPlan(k)
 		if scanAll && len(group) > 1 {
 			ix.scanAllBatch(group, k, res)
-		} else if radii != nil && len(group) > 1 {
+		} else if radii != nil && len(group) > 1 && len(group) <= 1<<16 {
 			ix.probeAllBatch(group, k, radii, scan, res)
 		} else {
 			for i, q := range group {
@@ -63,8 +63,8 @@ func (ix *Index) batchPlan(k int) (scanAll bool, radii []int, scan uint64) {
 // the entries within k of qs[i]. Each table's probes of all the queries
 // are sorted by key and run in that order, so that the buckets are read
 // in the order they lie in memory, and a bucket that several queries probe
-// (text fingerprints crowd some keys) is read from memory once. The
-// caller holds mu shared.
+// (text fingerprints crowd some keys) is read from memory once. There may
+// be at most 2^16 queries. The caller holds mu shared.
 func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match) {
 	visits := make([]visitor, len(qs))
 	for i := range qs {
