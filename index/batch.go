@@ -72,15 +72,12 @@ func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out
 	}
 	ps := make([]uint64, len(qs))
 	var probes, spare []uint64
-	probed := false
-	for j, l := range ix.levels {
-		probed = probed || scan&(1<<j) == 0 && l.size() > 0
+	tabs := ix.tabs
+	if !ix.probesAny(scan) {
+		tabs = nil // every entry is in scanned tiers or recent
 	}
-	for t := range ix.tabs {
-		if !probed {
-			break // every entry is in scanned tiers or recent
-		}
-		tab := &ix.tabs[t]
+	for t := range tabs {
+		tab := &tabs[t]
 		kb := uint(tab.keyBits)
 		if radii[t] < 0 || kb > 64-16 {
 			// Not probed, or a key too wide to pack with a query's

@@ -160,11 +160,7 @@ func (ix *Index) scanTiers(q uint64, k int, scan uint64, visit visitor) bool {
 // differences in that block. The caller holds mu shared and scans the
 // buffer and the pending entries itself.
 func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit visitor) bool {
-	probed := false
-	for j, l := range ix.levels {
-		probed = probed || scan&(1<<j) == 0 && l.size() > 0
-	}
-	if !probed {
+	if !ix.probesAny(scan) {
 		return true // nothing to probe: every entry is in scanned tiers or recent
 	}
 	for t := range ix.tabs {
@@ -173,6 +169,17 @@ func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit vi
 		}
 	}
 	return true
+}
+
+// probesAny reports whether a level holds entries and is not one of the
+// scanned tiers of scan, so that probing has something to find.
+func (ix *Index) probesAny(scan uint64) bool {
+	for j, l := range ix.levels {
+		if scan&(1<<j) == 0 && l.size() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // probeTable runs every probe of table t for q (each key within radii[t]
