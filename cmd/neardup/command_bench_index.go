@@ -248,11 +248,12 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	var buf []index.Match
 	matches := 0
 	cpu = processCPU()
-	lat := timeQueries(queries, func(q uint64) { buf = ix.Query(q, c.k, buf[:0]); matches += len(buf) })
+	lat := timeQueries(queries, func(q uint64, timed bool) {
+		if buf = ix.Query(q, c.k, buf[:0]); timed {
+			matches += len(buf)
+		}
+	})
 	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
-	for _, q := range queries[:min(len(queries), warmQueries)] {
-		matches -= len(ix.Query(q, c.k, buf[:0])) // counted in the warm-up too
-	}
 	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
 	res.MatchesPerQuery = float64(matches) / float64(len(queries))
 	res.QueriesPerSecond = parallelQPS(queries, func(q uint64, dst []index.Match) []index.Match { return ix.Query(q, c.k, dst) })
@@ -414,15 +415,16 @@ func heapAfterGC() uint64 {
 const warmQueries = 1000
 
 // timeQueries times each query alone, after asking the first warmQueries
-// of them once untimed, and returns the latencies in ns.
-func timeQueries(queries []uint64, query func(uint64)) []float64 {
+// of them once untimed (query's timed false), and returns the latencies in
+// ns.
+func timeQueries(queries []uint64, query func(q uint64, timed bool)) []float64 {
 	for _, q := range queries[:min(len(queries), warmQueries)] {
-		query(q) // warm up
+		query(q, false) // warm up
 	}
 	lat := make([]float64, len(queries))
 	for i, q := range queries {
 		start := time.Now()
-		query(q)
+		query(q, true)
 		lat[i] = float64(time.Since(start).Nanoseconds())
 	}
 	slices.Sort(lat)
@@ -584,7 +586,7 @@ func benchBaseline(fps, queries []uint64, k int, indexP50 float64) *benchBaselin
 	}
 	res.CandidatesPerQuery = float64(cands) / float64(len(queries))
 	var buf []uint64
-	lat := timeQueries(queries, func(q uint64) { buf = b.query(q, k, buf[:0]) })
+	lat := timeQueries(queries, func(q uint64, _ bool) { buf = b.query(q, k, buf[:0]) })
 	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
 	res.IndexP50Speedup = res.QueryP50Ns / indexP50
 	// The baseline stores fingerprints, not ids: compare multisets of
