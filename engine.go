@@ -302,6 +302,7 @@ type Engine struct {
 	stop        chan struct{}
 	bg          sync.WaitGroup
 	combineq    chan *combined // CheckAndInsert calls for the runners
+	deciding    chan struct{}  // a slot per chunk being decided (decideInOrder)
 	openTime    time.Duration
 	nChecks     atomic.Uint64
 	nInserts    atomic.Uint64
@@ -535,6 +536,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 	}
 	e.openTime, e.fromSnapshot = time.Since(start), snapLoaded
+	e.deciding = make(chan struct{}, deciders)
 	e.startCombiner()
 	if o.ExpiryInterval > 0 && o.Retention > 0 {
 		e.bg.Add(1)
@@ -1284,19 +1286,89 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	return e.decideAndStore(ps, check)
 }
 
-// decideAndStore decides the prepared documents ps in order (with check;
-// without, each new one is simply stored), inserts the new ones, commits
-// them in one write, and waits until every document the results name is
+// decideAndStore decides the prepared documents ps in order, decideChunk
+// at a time (decideInOrder; with check, and without, each new one is
+// simply stored), inserts the new ones, commits them in one write, and waits until every document the results name is
 // durable. The caller holds the engine open (enter).
 func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
-	// Decide a batch's documents on all cores first, against the indexes
-	// as they are now; the loop below keeps each decision unless something
-	// that could change it happened meanwhile (see stillHolds), such as
-	// the insert of an earlier document of the batch that is a candidate.
-	// A single document is decided the same way, just before its locks are
-	// taken.
+	results := make([]Result, len(ps))
+	errs := make([]error, len(ps))
+	var w storing
+	keysp := e.keyScratch.Get().(*[]uint64)
+	defer e.keyScratch.Put(keysp)
+	for c := 0; c < len(ps); c += decideChunk {
+		end := min(len(ps), c+decideChunk)
+		e.decideInOrder(ps[c:end], check, results[c:end], errs[c:end], &w, keysp)
+	}
+	if w.batch != nil {
+		err := e.db.Commit(w.batch)
+		if err != nil {
+			// Undo what others could see, and stop writing: the store
+			// is in an unknown state.
+			for j, p := range w.inserted {
+				e.long.Remove(w.seqs[j])
+				if e.short != nil {
+					e.short.ix.Remove(w.seqs[j])
+				}
+				e.dropID([]byte(p.doc.ID), w.seqs[j])
+			}
+			e.removals.Add(1)
+			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
+			e.failure.CompareAndSwap(nil, &err)
+		}
+		e.donePending(w.seqs)
+		if err != nil {
+			return nil, err
+		}
+		e.nInserts.Add(uint64(len(w.inserted)))
+	}
+	for _, s := range w.waitFor {
+		e.waitDurable(s)
+	}
+	if w.failed {
+		return results, &BatchError{Errs: errs}
+	}
+	return results, nil
+}
+
+// decideChunk is how many documents of a batch decideAndStore decides at
+// once. A decision made ahead is checked against every insert since
+// (stillHolds), which costs each document a pass over the inserts of its
+// chunk before it, and one made from a window of more than recentSize
+// inserts is made again under the locks; chunks keep both small, however
+// large the batch.
+const decideChunk = 512
+
+// deciders is how many chunks may be decided at once: two, so that one
+// chunk is decided on all cores while another goes through its loop of
+// inserts.
+const deciders = 2
+
+// storing collects what decideInOrder inserts for the one write of a batch.
+type storing struct {
+	batch    *store.Batch
+	inserted []*prepared
+	seqs     []uint64 // the inserted documents' seqs
+	waitFor  []uint64 // seqs of the documents the results name
+	failed   bool
+}
+
+// decideInOrder decides ps in order and inserts the new ones into the
+// indexes and w.batch, setting results[i] or errs[i] for each.
+//
+// With check and several documents, they are decided on all cores first,
+// against the indexes as they are now; the loop below keeps each decision
+// unless something that could change it happened meanwhile (see
+// stillHolds), such as the insert of an earlier document of the chunk
+// that is a candidate. A single document is decided the same way, just
+// before its locks are taken. At most deciders chunks are decided at once
+// (Engine.deciding), so that the inserts of other chunks seldom undo a
+// decision made ahead.
+func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs []error, w *storing, keysp *[]uint64) {
 	var spec []optimistic
 	if check && len(ps) > 1 {
+		e.deciding <- struct{}{}
+		defer func() { <-e.deciding }()
 		spec = make([]optimistic, len(ps))
 		// The counters are read before any index is: what is inserted or
 		// removed from then on is checked by stillHolds.
@@ -1310,20 +1382,10 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 			}
 		})
 	}
-
-	results := make([]Result, len(ps))
-	errs := make([]error, len(ps))
-	failed := false
-	var batch *store.Batch
-	var inserted []*prepared
-	var insertedSeqs []uint64
-	var waitFor []uint64
-	keysp := e.keyScratch.Get().(*[]uint64)
-	defer e.keyScratch.Put(keysp)
 	for i := range ps {
 		p := &ps[i]
 		if p.err != nil {
-			errs[i], failed = p.err, true
+			errs[i], w.failed = p.err, true
 			continue
 		}
 		if check {
@@ -1334,23 +1396,23 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 		ref, status, err := e.lookup(p.doc.ID)
 		if err != nil {
 			idl.Unlock()
-			errs[i], failed = err, true
+			errs[i], w.failed = err, true
 			continue
 		}
 		if status == idFound && ref.time >= e.cutoff() {
 			res, wait, err := e.existing(p, ref)
 			idl.Unlock()
 			if err != nil {
-				errs[i], failed = err, true
+				errs[i], w.failed = err, true
 				continue
 			}
 			results[i] = res
-			waitFor = append(waitFor, wait)
+			w.waitFor = append(w.waitFor, wait)
 			continue
 		}
 		if p.time < e.cutoff() {
 			idl.Unlock()
-			errs[i], failed = fmt.Errorf("%w: %q at %v", ErrExpired, p.doc.ID, time.Unix(p.time, 0).UTC()), true
+			errs[i], w.failed = fmt.Errorf("%w: %q at %v", ErrExpired, p.doc.ID, time.Unix(p.time, 0).UTC()), true
 			continue
 		}
 		var d decision
@@ -1376,7 +1438,7 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 		if err != nil {
 			e.unlockKeys(stripes)
 			idl.Unlock()
-			errs[i], failed = err, true
+			errs[i], w.failed = err, true
 			continue
 		}
 		if d.Duplicate {
@@ -1384,7 +1446,7 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 			idl.Unlock()
 			e.nDups.Add(1)
 			results[i] = d.Result
-			waitFor = append(waitFor, d.dupSeq)
+			w.waitFor = append(w.waitFor, d.dupSeq)
 			continue
 		}
 		seq := store.MakeSeq(p.time, e.counter.Add(1))
@@ -1408,44 +1470,15 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 		}
 		e.unlockKeys(stripes)
 		idl.Unlock()
-		if batch == nil {
-			batch = e.db.NewBatch()
+		if w.batch == nil {
+			w.batch = e.db.NewBatch()
 		}
-		batch.Put(&doc)
+		w.batch.Put(&doc)
 		d.Inserted = true
 		results[i] = d.Result
-		inserted = append(inserted, p)
-		insertedSeqs = append(insertedSeqs, seq)
+		w.inserted = append(w.inserted, p)
+		w.seqs = append(w.seqs, seq)
 	}
-	if batch != nil {
-		err := e.db.Commit(batch)
-		if err != nil {
-			// Undo what others could see, and stop writing: the store
-			// is in an unknown state.
-			for j, p := range inserted {
-				e.long.Remove(insertedSeqs[j])
-				if e.short != nil {
-					e.short.ix.Remove(insertedSeqs[j])
-				}
-				e.dropID([]byte(p.doc.ID), insertedSeqs[j])
-			}
-			e.removals.Add(1)
-			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
-			e.failure.CompareAndSwap(nil, &err)
-		}
-		e.donePending(insertedSeqs)
-		if err != nil {
-			return nil, err
-		}
-		e.nInserts.Add(uint64(len(inserted)))
-	}
-	for _, s := range waitFor {
-		e.waitDurable(s)
-	}
-	if failed {
-		return results, &BatchError{Errs: errs}
-	}
-	return results, nil
 }
 
 // existing answers a document whose id is already stored: the same text is

@@ -258,12 +258,13 @@ func TestBatchOrderAndErrors(t *testing.T) {
 // TestBatchMatchesSequential checks that a batch, whose documents are
 // decided in parallel before they are inserted in order, gives exactly the
 // results of the same documents sent one at a time, near-duplicates of each
-// other within a batch and across batches included.
+// other within a batch and across batches included: in batches of 37, and
+// in one batch of several decideChunks.
 func TestBatchMatchesSequential(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	var ds []Document
 	var bases []string
-	for i := range 400 {
+	for i := range 2*decideChunk + 200 {
 		var text string
 		switch {
 		case len(bases) > 0 && r.IntN(3) == 0: // a near-duplicate of an earlier text
@@ -285,16 +286,32 @@ func TestBatchMatchesSequential(t *testing.T) {
 		}
 		want = append(want, res)
 	}
-	batched := mustOpen(t, "", memOptions(nil))
-	var got []Result
-	for i := 0; i < len(ds); i += 37 {
-		rs, err := batched.CheckAndInsertBatch(context.Background(), ds[i:min(len(ds), i+37)])
-		if err != nil {
-			t.Fatal(err)
+	for _, size := range []int{37, len(ds)} {
+		batched := mustOpen(t, "", memOptions(nil))
+		var got []Result
+		for i := 0; i < len(ds); i += size {
+			rs, err := batched.CheckAndInsertBatch(context.Background(), ds[i:min(len(ds), i+size)])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, rs...)
 		}
-		got = append(got, rs...)
+		compareResults(t, fmt.Sprintf("batches of %d", size), got, want)
 	}
 	dups := 0
+	for _, w := range want {
+		if w.Duplicate {
+			dups++
+		}
+	}
+	if dups < len(ds)/8 {
+		t.Errorf("only %d duplicates among %d documents: the test lost its point", dups, len(ds))
+	}
+}
+
+// compareResults reports each result of got that differs from want's.
+func compareResults(t *testing.T, what string, got, want []Result) {
+	t.Helper()
 	for i := range want {
 		show := func(r Result) string {
 			of := "-"
@@ -304,16 +321,10 @@ func TestBatchMatchesSequential(t *testing.T) {
 			r.DuplicateOf = nil
 			return fmt.Sprintf("%+v of %s", r, of)
 		}
-		if want[i].Duplicate {
-			dups++
-		}
 		w, g := show(want[i]), show(got[i])
 		if w != g {
-			t.Errorf("document %d: batched %s, one at a time %s", i, g, w)
+			t.Errorf("%s: document %d: batched %s, one at a time %s", what, i, g, w)
 		}
-	}
-	if dups < 50 {
-		t.Errorf("only %d duplicates among %d documents: the test lost its point", dups, len(ds))
 	}
 }
 
