@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -1203,7 +1202,9 @@ func (e *Engine) noteInsert(p *prepared) {
 // stillHolds reports whether nothing that could change o, p's decision,
 // has happened since it was made: no removal, and no insert of a
 // candidate of p (within the long rule's distance, or, both texts short,
-// the short rule's). The caller holds p's stripes.
+// the short rule's). w holds the inserts since the decision (from
+// o.inserts), as far as an earlier call copied them; nil means none yet.
+// The caller holds p's stripes.
 //
 // An insert that p's decision may have missed was numbered after o.inserts
 // was read (an insert is numbered after it enters the indexes), and a
@@ -1211,16 +1212,41 @@ func (e *Engine) noteInsert(p *prepared) {
 // stripes were locked: it is among the inserts from o.inserts to now. An
 // insert whose slot is being written or was already reused counts as a
 // candidate.
-func (e *Engine) stillHolds(o *optimistic, p *prepared) bool {
+func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 	if e.removals.Load() != o.removals {
 		return false
 	}
-	end := e.inserts.Load()
-	if end-o.inserts > recentSize {
+	if w == nil {
+		w = &window{from: o.inserts, upto: o.inserts}
+	}
+	if !w.extend(e) {
 		return false
 	}
-	short := e.isShort(p.runes)
-	for n := o.inserts; n < end; n++ {
+	return !index.AnyWithin(w.all, p.ix, e.longK) &&
+		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.shortK))
+}
+
+// window holds the fingerprints of the inserts numbered from..upto-1,
+// copied from Engine.recent, for the documents of a chunk decided at once
+// to check theirs against (stillHolds): each insert is read from the ring
+// once, and the fingerprints are tested 64 at a time.
+type window struct {
+	from, upto uint64
+	all        []uint64 // the fingerprints of every insert
+	short      []uint64 // those of short texts
+}
+
+// extend copies the inserts numbered up to now and reports whether it got
+// them all: false when the window has outgrown recent, or an insert's slot
+// is being written or was already reused (a later call tries again from
+// that insert).
+func (w *window) extend(e *Engine) bool {
+	end := e.inserts.Load()
+	if end-w.from > recentSize {
+		return false
+	}
+	for ; w.upto < end; w.upto++ {
+		n := w.upto
 		r := &e.recent[n%recentSize]
 		stamp := r.stamp.Load()
 		if stamp>>1 != n+1 {
@@ -1230,9 +1256,9 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared) bool {
 		if r.stamp.Load() != stamp {
 			return false
 		}
-		d := bits.OnesCount64(p.ix ^ fp)
-		if d <= e.longK || short && stamp&1 != 0 && d <= e.shortK {
-			return false
+		w.all = append(w.all, fp)
+		if stamp&1 != 0 {
+			w.short = append(w.short, fp)
 		}
 	}
 	return true
@@ -1366,6 +1392,7 @@ type storing struct {
 // decision made ahead.
 func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs []error, w *storing, keysp *[]uint64) {
 	var spec []optimistic
+	var since *window // the inserts since spec was decided
 	if check && len(ps) > 1 {
 		e.deciding <- struct{}{}
 		defer func() { <-e.deciding }()
@@ -1373,6 +1400,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		// The counters are read before any index is: what is inserted or
 		// removed from then on is checked by stillHolds.
 		removals, inserts := e.removals.Load(), e.inserts.Load()
+		since = &window{from: inserts, upto: inserts}
 		short := e.queryShortBatch(ps)
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
@@ -1427,7 +1455,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			stripes = o.stripes
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
-			if err == nil && !e.stillHolds(&o, p) {
+			if err == nil && !e.stillHolds(&o, p, since) {
 				d, err = e.decide(p) // under the locks: exact
 			}
 		} else {

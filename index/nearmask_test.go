@@ -327,3 +327,35 @@ func TestNearMasks(t *testing.T) {
 		}
 	}
 }
+
+// TestAnyWithin checks AnyWithin against a plain loop, with the one near
+// fingerprint at each end of a word of 64 and past it.
+func TestAnyWithin(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	q := r.Uint64()
+	for _, n := range []int{0, 1, 63, 64, 65, 130} {
+		for _, at := range []int{-1, 0, 62, 63, 64, 65, 129} {
+			if at >= n {
+				continue
+			}
+			fps := make([]uint64, n)
+			for i := range fps {
+				fps[i] = q ^ 0xffff_ffff<<r.IntN(32) // 32 bits away
+			}
+			if at >= 0 {
+				fps[at] = q ^ 0b1011 // 3 bits away
+			}
+			for _, k := range []int{-1, 0, 2, 3, 31, 32, 64} {
+				want := false
+				for _, fp := range fps {
+					if bits.OnesCount64(fp^q) <= k {
+						want = true
+					}
+				}
+				if got := AnyWithin(fps, q, k); got != want {
+					t.Errorf("%d fingerprints, the near one at %d, k %d: %v, want %v", n, at, k, got, want)
+				}
+			}
+		}
+	}
+}
