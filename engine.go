@@ -1313,9 +1313,10 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 }
 
 // decideAndStore decides the prepared documents ps in order, decideChunk
-// at a time (decideInOrder; with check, and without, each new one is
-// simply stored), inserts the new ones, commits them in one write, and waits until every document the results name is
-// durable. The caller holds the engine open (enter).
+// at a time (decideInOrder; without check each new one is simply stored),
+// inserts the new ones, commits them in one write, and waits until every
+// document the results name is durable. The caller holds the engine open
+// (enter).
 func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 	results := make([]Result, len(ps))
 	errs := make([]error, len(ps))
@@ -1359,10 +1360,9 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 
 // decideChunk is how many documents of a batch decideAndStore decides at
 // once. A decision made ahead is checked against every insert since
-// (stillHolds), which costs each document a pass over the inserts of its
-// chunk before it, and one made from a window of more than recentSize
-// inserts is made again under the locks; chunks keep both small, however
-// large the batch.
+// (stillHolds), and one whose window saw more than recentSize inserts is
+// made again under the locks, alone: chunks keep the windows small,
+// however large the batch.
 const decideChunk = 512
 
 // deciders is how many chunks may be decided at once: two, so that one
