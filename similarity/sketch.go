@@ -26,10 +26,12 @@ type Scores struct {
 //   - the text normalized by analysis.Normalize (NFKC, case and width
 //     folding, whitespace folded; invalid UTF-8 read as U+FFFD), as runes;
 //   - Shingles: the set of character n-grams of the normalized text (spaces
-//     included), each hashed to 64 bits with XXH3: 3 runes starting at a
-//     non-CJK rune, 2 runes starting at a Han, Kana or Hangul one
-//     (analysis.IsCJK); a text too short for any gram is a single shingle,
-//     an empty text has none;
+//     included): 3 runes starting at a non-CJK rune, 2 runes starting at a
+//     Han, Kana or Hangul one (analysis.IsCJK); a text too short for any
+//     gram is a single shingle, an empty text has none. Each gram is one
+//     64-bit key: its runes packed side by side (21 bits each, so two
+//     grams have equal keys only when they are equal), then mixed by a
+//     bijection so that keys spread evenly for sorting;
 //   - Vector: the term-frequency vector of the word tokens of
 //     analysis.Tokenize (every Han, Kana and Hangul character its own
 //     token, hashed with XXH3), or tf-idf with NewSketchIDF.
@@ -42,27 +44,27 @@ type Scores struct {
 // against 0.795, 0.699, 0.829, 0.731 for word 2-shingles. They keep local
 // word order, and one edited word changes only the few grams around it.
 //
-// NewSketch computes the shingles and the vector when they are first asked
+// NewSketch computes the shingles and the vector each when first asked
 // for, so a sketch used only for the Levenshtein ratio never pays for them
-// (they took about half the CPU of verifying short texts). A Sketch is
-// immutable once made, apart from that, and safe to share between
-// goroutines.
+// (they took about half the CPU of verifying short texts), and one used
+// for Jaccard only never pays for the vector. A Sketch is immutable once
+// made, apart from that, and safe to share between goroutines.
 type Sketch struct {
 	// Runes is the normalized text.
 	Runes []rune
 
-	text     []byte    // the normalized text, until the rest is computed
-	once     sync.Once // computes shingles, vector and norm from text
-	shingles []uint64
-	vector   Vector
-	norm     float64
+	shinglesOnce sync.Once
+	shingles     []uint64
+	vectorOnce   sync.Once // computes vector and norm
+	vector       Vector
+	norm         float64
 }
 
 // NewSketch returns the Sketch of text with term-frequency weights. It
 // accepts any bytes.
 func NewSketch(text []byte) *Sketch {
 	norm := analysis.Normalize(make([]byte, 0, len(text)), text)
-	return &Sketch{Runes: runes(norm), text: norm}
+	return &Sketch{Runes: runes(norm)}
 }
 
 // NewSketchIDF is NewSketch with tf-idf weights: each token's count times
@@ -75,7 +77,7 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	}
 	norm := analysis.Normalize(make([]byte, 0, len(text)), text)
 	s := &Sketch{Runes: runes(norm)}
-	s.once.Do(func() { s.fill(norm, idf) })
+	s.vectorOnce.Do(func() { s.vector, s.norm = vector(norm, idf) })
 	return s
 }
 
@@ -88,23 +90,22 @@ func runes(norm []byte) []rune {
 	return rs
 }
 
-// Shingles returns the sorted set of shingle hashes, without repeats.
+// Shingles returns the sorted set of shingle keys, without repeats.
 func (s *Sketch) Shingles() []uint64 {
-	s.once.Do(func() { s.fill(s.text, nil) })
+	s.shinglesOnce.Do(func() { s.shingles = shingles(s.Runes) })
 	return s.shingles
 }
 
 // Vector returns the token vector, sorted by token hash.
 func (s *Sketch) Vector() Vector {
-	s.once.Do(func() { s.fill(s.text, nil) })
+	// The normalized text is valid UTF-8, so its runes give it back.
+	s.vectorOnce.Do(func() { s.vector, s.norm = vector([]byte(string(s.Runes)), nil) })
 	return s.vector
 }
 
-// fill computes the shingles, the vector and its norm from the normalized
-// text norm, with idf weights if idf is not nil, and drops the text.
-func (s *Sketch) fill(norm []byte, idf func(tok []byte) float64) {
-	s.text = nil
-	s.shingles = shingles(norm, len(s.Runes))
+// vector returns the term vector of the normalized text norm, with idf
+// weights if idf is not nil, and its norm.
+func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 	// keys holds the token hashes in text order, then sorted. With idf,
 	// idfs remembers each distinct token's weight (a function of the token,
 	// so of its hash).
@@ -123,6 +124,7 @@ func (s *Sketch) fill(norm []byte, idf func(tok []byte) float64) {
 		}
 	})
 	sortHashes(keys)
+	var v Vector
 	for i := 0; i < len(keys); {
 		j := i + 1
 		for j < len(keys) && keys[j] == keys[i] {
@@ -132,55 +134,68 @@ func (s *Sketch) fill(norm []byte, idf func(tok []byte) float64) {
 		if idfs != nil {
 			w *= idfs[keys[i]]
 		}
-		s.vector = append(s.vector, Term{Key: keys[i], Weight: w})
+		v = append(v, Term{Key: keys[i], Weight: w})
 		i = j
 	}
-	s.norm = s.vector.Norm()
+	return v, v.Norm()
 }
 
-// shingles returns the sorted set of character n-gram hashes of the
-// normalized text norm (of n runes): at each rune, the gram of 2 runes when
+// shingles returns the sorted set of the keys (gramKey) of the character
+// grams of the normalized text rs: at each rune, the gram of 2 runes when
 // the rune is CJK (analysis.IsCJK) and of 3 runes otherwise, where that many
 // runes remain. A text too short for any gram is one shingle; an empty text
 // has none.
-func shingles(norm []byte, n int) []uint64 {
+func shingles(rs []rune) []uint64 {
+	n := len(rs)
 	if n == 0 {
 		return nil
 	}
 	set := make([]uint64, 0, n)
-	// pending holds the grams begun in the last three runes: where each
-	// starts in norm and the rune index at which it ends.
-	var pending [3]struct{ start, end int }
-	np := 0
-	i := 0
-	emit := func(at, offset int) {
-		k := 0
-		for _, g := range pending[:np] {
-			if g.end == at {
-				set = append(set, xxh3.Hash(norm[g.start:offset]))
-				continue
-			}
-			pending[k] = g
-			k++
-		}
-		np = k
-	}
-	for offset, r := range string(norm) {
-		emit(i, offset)
-		w := 3
+	for i, r := range rs {
 		if analysis.IsCJK(r) {
-			w = 2
+			if i+2 <= n {
+				set = append(set, gramKey(r, rs[i+1], -1))
+			}
+		} else if i+3 <= n {
+			set = append(set, gramKey(r, rs[i+1], rs[i+2]))
 		}
-		pending[np] = struct{ start, end int }{offset, i + w}
-		np++
-		i++
 	}
-	emit(i, len(norm))
 	if len(set) == 0 {
-		return []uint64{xxh3.Hash(norm)}
+		// At most two runes, and no CJK gram: the text is the shingle.
+		switch n {
+		case 1:
+			return []uint64{gramKey(rs[0], -1, -1)}
+		default:
+			return []uint64{gramKey(rs[0], rs[1], -1)}
+		}
 	}
 	sortHashes(set)
 	return slices.Compact(set)
+}
+
+// gramKey returns the key of the gram of the runes x, y, z, where y and z
+// are -1 for a gram of one or two runes. The runes (at most 21 bits each,
+// U+10FFFF) are packed into 63 bits, with the top bits telling the three
+// lengths apart, so that distinct grams have distinct packings; the mixing
+// that follows is a bijection (splitmix64's finalizer), so they keep
+// distinct keys, spread evenly over the top bits that sortHashes splits on.
+func gramKey(x, y, z rune) uint64 {
+	const m = 1<<21 - 1
+	var k uint64
+	switch {
+	case z >= 0:
+		k = uint64(x)&m<<42 | uint64(y)&m<<21 | uint64(z)&m
+	case y >= 0:
+		k = 2<<62 | uint64(x)&m<<21 | uint64(y)&m
+	default:
+		k = 3<<62 | uint64(x)&m
+	}
+	k ^= k >> 30
+	k *= 0xbf58476d1ce4e5b9
+	k ^= k >> 27
+	k *= 0x94d049bb133111eb
+	k ^= k >> 31
+	return k
 }
 
 // Len returns the length of the normalized text in runes, the length that

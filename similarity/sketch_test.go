@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/zeebo/xxh3"
+	"github.com/neardup/neardup/analysis"
 )
 
 func TestCompare(t *testing.T) {
@@ -65,12 +65,99 @@ func TestShingles(t *testing.T) {
 	for _, tt := range tests {
 		var want []uint64
 		for _, g := range tt.want {
-			want = append(want, xxh3.HashString(g))
+			want = append(want, keyOf(g))
 		}
 		slices.Sort(want)
 		want = slices.Compact(want)
-		if got := shingles([]byte(tt.text), utf8.RuneCountInString(tt.text)); !slices.Equal(got, want) {
-			t.Errorf("shingles(%q) = %x, want the hashes of %q", tt.text, got, tt.want)
+		if got := shingles([]rune(tt.text)); !slices.Equal(got, want) {
+			t.Errorf("shingles(%q) = %x, want the keys of %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// keyOf returns gramKey of the runes of the gram g (one to three runes).
+func keyOf(g string) uint64 {
+	rs := append([]rune(g), -1, -1)
+	return gramKey(rs[0], rs[1], rs[2])
+}
+
+// TestGramKeysDistinct checks that grams that differ have different keys,
+// on grams built to share bits once packed: runes at the ends of their
+// range, and grams of different lengths that hold the same runes.
+func TestGramKeysDistinct(t *testing.T) {
+	edge := []rune{0, 1, 'a', 0x7ff, 0xffff, 0x100000, utf8.MaxRune}
+	seen := map[uint64]string{}
+	add := func(g []rune) {
+		k := gramKey(append(g, -1, -1)[0], append(g, -1, -1)[1], append(g, -1, -1)[2])
+		if old, ok := seen[k]; ok && old != string(g) {
+			t.Fatalf("grams %q and %q have the same key %x", old, string(g), k)
+		}
+		seen[k] = string(g)
+	}
+	for _, x := range edge {
+		add([]rune{x})
+		for _, y := range edge {
+			add([]rune{x, y})
+			for _, z := range edge {
+				add([]rune{x, y, z})
+			}
+		}
+	}
+	if want := len(edge) + len(edge)*len(edge) + len(edge)*len(edge)*len(edge); len(seen) != want {
+		t.Fatalf("%d distinct keys, want %d", len(seen), want)
+	}
+}
+
+// TestShinglesJaccardOfGrams checks that the Jaccard similarity of two
+// sketches' shingles is that of their sets of grams, on random texts of
+// ASCII, accents and CJK, short and long (past sortHashes's radix pass).
+func TestShinglesJaccardOfGrams(t *testing.T) {
+	grams := func(text string) map[string]bool {
+		rs := []rune(text)
+		set := map[string]bool{}
+		for i, r := range rs {
+			w := 3
+			if analysis.IsCJK(r) {
+				w = 2
+			}
+			if i+w <= len(rs) {
+				set[string(rs[i:i+w])] = true
+			}
+		}
+		if len(set) == 0 && len(rs) > 0 {
+			set[text] = true
+		}
+		return set
+	}
+	alphabet := []rune("abcde fgé 你好世界")
+	r := rand.New(rand.NewPCG(3, 4))
+	text := func(n int) string {
+		rs := make([]rune, n)
+		for i := range rs {
+			rs[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return strings.Join(strings.Fields(string(rs)), " ") // already normalized
+	}
+	for range 300 {
+		a := text(1 + r.IntN(1500))
+		b := []rune(a)
+		for range r.IntN(20) {
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		}
+		bs := strings.Join(strings.Fields(string(b)), " ")
+		ga, gb := grams(a), grams(bs)
+		inter := 0
+		for g := range ga {
+			if gb[g] {
+				inter++
+			}
+		}
+		want := 1.0
+		if len(ga)+len(gb) > 0 {
+			want = float64(inter) / float64(len(ga)+len(gb)-inter)
+		}
+		if got := Jaccard(NewSketch([]byte(a)).Shingles(), NewSketch([]byte(bs)).Shingles()); got != want {
+			t.Fatalf("Jaccard of %q and %q = %v, want %v (of the grams)", a, bs, got, want)
 		}
 	}
 }
@@ -238,6 +325,24 @@ func BenchmarkNewSketch(b *testing.B) {
 		sinkSketch = NewSketch(text)
 	}
 }
+
+// BenchmarkShingles measures what a long candidate costs before Jaccard:
+// its sketch and its shingles, from the text.
+func BenchmarkShingles(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{60, 300} { // words: about 350 and 1,700 characters
+		text := []byte(words(r, n))
+		b.Run(fmt.Sprintf("words=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkShingles = NewSketch(text).Shingles()
+			}
+		})
+	}
+}
+
+var sinkShingles []uint64
 
 // BenchmarkVerifyCandidates measures what verification costs per query: one
 // query sketch compared with 200 candidate sketches made in advance (near
