@@ -4,11 +4,11 @@ import "slices"
 
 // sortHashes sorts a in increasing order. Hashes are spread uniformly, so
 // one counting pass on the top byte splits them into 256 buckets of a few
-// dozen each, which a comparison sort then finishes: much faster than
-// sorting the whole slice by comparisons for thousands of hashes.
+// each, which an insertion sort then finishes: much faster than sorting
+// the whole slice by comparisons, for hundreds of hashes as for thousands.
 func sortHashes(a []uint64) {
-	if len(a) < 512 {
-		slices.Sort(a)
+	if len(a) < 64 {
+		insertionSort(a)
 		return
 	}
 	var start [257]int
@@ -26,7 +26,22 @@ func sortHashes(a []uint64) {
 	}
 	for b := range 256 {
 		bucket := buf[start[b]:start[b+1]]
-		slices.Sort(bucket)
+		if len(bucket) > 32 {
+			slices.Sort(bucket) // many equal top bytes: not uniform after all
+		} else {
+			insertionSort(bucket)
+		}
 	}
 	copy(a, buf)
+}
+
+// insertionSort sorts a, a short slice, in increasing order.
+func insertionSort(a []uint64) {
+	for i := 1; i < len(a); i++ {
+		v, j := a[i], i
+		for ; j > 0 && a[j-1] > v; j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = v
+	}
 }

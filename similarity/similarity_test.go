@@ -229,7 +229,7 @@ func FuzzLevenshtein(f *testing.F) {
 
 func TestSortHashes(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
-	for _, n := range []int{0, 1, 255, 511, 512, 1000, 5000} {
+	for _, n := range []int{0, 1, 2, 63, 64, 100, 255, 511, 512, 1000, 5000} {
 		a := make([]uint64, n)
 		for i := range a {
 			a[i] = r.Uint64()
