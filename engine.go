@@ -92,6 +92,14 @@ type Options struct {
 	// DefaultRetention (48h, the seeds' two days); negative keeps them
 	// forever.
 	Retention time.Duration
+	// RuleScoreOnly, when true, gives a duplicate's Match only the score
+	// of the Policy rule that decided it (Similarity, and that measure in
+	// Scores); the other Scores stay 0, as for a pair turned down. Those
+	// are computed for the caller's information only, and edit distance,
+	// the costly one, took a third of the CPU of `neardup dedup` on text
+	// with many near-duplicates, whose report has no use for it. Default
+	// false: every score.
+	RuleScoreOnly bool
 	// DropText, when true, stores no texts. Verification needs them (the
 	// candidate's text is compared with the new one): without texts only
 	// the Policy's distance bounds apply and Get returns no text. Default
@@ -1125,7 +1133,7 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 			}
 		}
 		e.nCands.Add(1)
-		dup, sim, scores := e.policy.verify(mine, other, dist, e.bits, false)
+		dup, sim, scores := e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly)
 		if !dup {
 			e.nRejected.Add(1)
 			continue

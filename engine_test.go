@@ -180,6 +180,59 @@ func TestCheckAndInsert(t *testing.T) {
 	}
 }
 
+// TestRuleScoreOnly checks that RuleScoreOnly changes no decision and
+// leaves a duplicate only the score of the rule that decided it: Jaccard
+// for a long text, Levenshtein for a short one.
+func TestRuleScoreOnly(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	long := genText(r, 120) // over the Short rule's 500 runes, under 2,000
+	short := "The quick brown fox jumps over the lazy dog near the river bank today."
+	engines := make([]*Engine, 2)
+	for i := range engines {
+		o := memOptions(nil)
+		o.Fingerprinter = wordSimHash{}
+		o.RuleScoreOnly = i == 1
+		engines[i] = mustOpen(t, "", o)
+		for _, text := range []string{long, short} {
+			if _, err := engines[i].CheckAndInsert(context.Background(), Document{ID: text[:12], Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name, text string
+		rule       func(Scores) float64
+	}{
+		{"long", mutate(r, long, 2), func(s Scores) float64 { return s.Jaccard }},
+		{"short", strings.Replace(short, "lazy", "sleepy", 1), func(s Scores) float64 { return s.Levenshtein }},
+	} {
+		var res [2]Result
+		for i, e := range engines {
+			var err error
+			if res[i], err = e.Check(context.Background(), Document{ID: "q", Text: tc.text}); err != nil {
+				t.Fatal(err)
+			}
+			if !res[i].Duplicate || len(res[i].Matches) == 0 {
+				t.Fatalf("%s, engine %d: not a duplicate: %+v", tc.name, i, res[i])
+			}
+		}
+		all, only := res[0].Matches[0], res[1].Matches[0]
+		if *res[0].DuplicateOf != *res[1].DuplicateOf || res[0].Similarity != res[1].Similarity ||
+			all.ID != only.ID || all.Similarity != only.Similarity || all.Distance != only.Distance {
+			t.Fatalf("%s: RuleScoreOnly changed the answer: %+v, against %+v", tc.name, res[1], res[0])
+		}
+		if all.Scores.Jaccard == 0 || all.Scores.Cosine == 0 || all.Scores.Levenshtein == 0 {
+			t.Errorf("%s: default scores %+v, want every measure", tc.name, all.Scores)
+		}
+		if got := tc.rule(only.Scores); got != only.Similarity || got != tc.rule(all.Scores) {
+			t.Errorf("%s: RuleScoreOnly's rule score %v, want %v", tc.name, got, only.Similarity)
+		}
+		if only.Scores.Jaccard+only.Scores.Cosine+only.Scores.Levenshtein != only.Similarity {
+			t.Errorf("%s: RuleScoreOnly scores %+v, want the rule's alone", tc.name, only.Scores)
+		}
+	}
+}
+
 func TestIdempotentAndConflict(t *testing.T) {
 	e := mustOpen(t, "", memOptions(nil))
 	ctx := context.Background()

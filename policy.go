@@ -155,7 +155,16 @@ const maxEditRunes = 2000
 // runes unless the rule's measure is Levenshtein: edit distance is the
 // costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
-	return p.verify(a, b, distance, bits, true)
+	return p.verify(a, b, distance, bits, true, true)
+}
+
+// Decide is Verify for callers that need only the decision and sim: it
+// computes the rule's measure alone, so a duplicate costs what a pair
+// turned down does. The other measures, edit distance above all, can cost
+// more than the rest of a check.
+func (p Policy) Decide(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64) {
+	dup, sim, _ = p.verify(a, b, distance, bits, true, false)
+	return dup, sim
 }
 
 // verify is Verify. Without exact, a pair the Levenshtein measure turns
@@ -163,8 +172,9 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 // allows, so its sim (and Scores.Levenshtein) is then an upper bound on
 // the ratio, still below MinSimilarity: the engine needs the decision
 // only, and unrelated short texts within the Short rule's distance are
-// most of what it verifies.
-func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact bool) (dup bool, sim float64, s Scores) {
+// most of what it verifies. Without all, a duplicate gets the rule's
+// measure only, like a pair turned down.
+func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all bool) (dup bool, sim float64, s Scores) {
 	if bits <= 0 {
 		bits = 64
 	}
@@ -201,6 +211,9 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact bool) 
 	}
 	if sim < r.MinSimilarity {
 		return false, sim, s
+	}
+	if !all {
+		return true, sim, s
 	}
 	if r.Measure != Jaccard {
 		s.Jaccard = similarity.Jaccard(a.Shingles(), b.Shingles())

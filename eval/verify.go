@@ -174,7 +174,7 @@ func (s *PolicyScorer) Compare(a, b any) Outcome {
 	}
 	bits := s.fp.Bits()
 	if s.exact {
-		dup, sim, _ := s.policy.Verify(x.sk, y.sk, d, bits)
+		dup, sim := s.policy.Decide(x.sk, y.sk, d, bits)
 		if d > s.maxDistance(x.sk, y.sk) {
 			return Outcome{Distance: 2, Dup: dup}
 		}

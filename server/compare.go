@@ -181,9 +181,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		return compareOut{}, err
 	}
 	sa, sb := similarity.NewSketch(ta), similarity.NewSketch(tb)
-	// Verify skips the measures once the distance alone rules a pair out;
+	// Decide skips the measure once the distance alone rules a pair out;
 	// the page shows every measure regardless.
-	dup, sim, _ := s.opts.Policy.Verify(sa, sb, d, fa.Bits())
+	dup, sim := s.opts.Policy.Decide(sa, sb, d, fa.Bits())
 	scores := similarity.Compare(sa, sb)
 	return compareOut{
 		Profile:               profile,

@@ -173,7 +173,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	ok := make([]bool, len(pairs))
 	parallelDo(len(pairs), func(i int) {
 		p := pairs[i]
-		ok[i], _, _ = policy.Verify(sketch(p.A), sketch(p.B), p.Distance, bits)
+		ok[i], _ = policy.Decide(sketch(p.A), sketch(p.B), p.Distance, bits)
 	})
 	verified := make(map[pairKey]bool, len(pairs))
 	for i, p := range pairs {
@@ -189,7 +189,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 				return v
 			}
 			d, _ := neardup.Distance(fps[a], fps[b])
-			dup, _, _ := policy.Verify(sketch(a), sketch(b), d, bits)
+			dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
 			return dup
 		},
 	})

@@ -37,7 +37,7 @@ type comparison struct {
 // verification policy (neardup.DefaultPolicy), the same test dedup and the
 // service apply, with distance bounds scaled to the fingerprint width.
 func isDuplicate(a, b *similarity.Sketch, distance, bits int) bool {
-	dup, _, _ := neardup.DefaultPolicy().Verify(a, b, distance, bits)
+	dup, _ := neardup.DefaultPolicy().Decide(a, b, distance, bits)
 	return dup
 }
 

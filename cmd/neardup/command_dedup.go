@@ -412,6 +412,7 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	o := neardup.DefaultOptions()
 	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits}
 	o.K = ef.k
+	o.RuleScoreOnly = true // the report and clusters use the rule's score only
 	o.ExpiryInterval = -1
 	o.Retention = -1
 	if ef.retention > 0 {
