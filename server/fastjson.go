@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/internal/jsonscan"
 )
 
 // The document routes spend much of their time in encoding/json, which
@@ -21,25 +23,25 @@ import (
 // members holding strings, followed by nothing but white space. ok is false
 // when b is anything else.
 func fastDocument(b []byte) (in documentIn, ok bool) {
-	in, n, ok := fastObject(b, skipSpace(b, 0))
-	return in, ok && skipSpace(b, n) == len(b)
+	in, n, ok := fastObject(b, jsonscan.SkipSpace(b, 0))
+	return in, ok && jsonscan.SkipSpace(b, n) == len(b)
 }
 
 // fastDocuments parses b as a JSON array of 1 to max document objects that
 // fastDocument accepts, followed by nothing but white space.
 func fastDocuments(b []byte, max int) ([]documentIn, bool) {
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	if i == len(b) || b[i] != '[' {
 		return nil, false
 	}
 	ins := make([]documentIn, 0, min(max, 1+bytes.Count(b, []byte(`"text"`))))
 	for {
-		in, n, ok := fastObject(b, skipSpace(b, i+1))
+		in, n, ok := fastObject(b, jsonscan.SkipSpace(b, i+1))
 		if !ok || len(ins) == max {
 			return nil, false
 		}
 		ins = append(ins, in)
-		i = skipSpace(b, n)
+		i = jsonscan.SkipSpace(b, n)
 		if i == len(b) {
 			return nil, false
 		}
@@ -50,7 +52,7 @@ func fastDocuments(b []byte, max int) ([]documentIn, bool) {
 			return nil, false
 		}
 	}
-	return ins, skipSpace(b, i+1) == len(b)
+	return ins, jsonscan.SkipSpace(b, i+1) == len(b)
 }
 
 // fastObject parses the document object starting at b[i] and returns it
@@ -59,7 +61,7 @@ func fastObject(b []byte, i int) (in documentIn, end int, ok bool) {
 	if i >= len(b) || b[i] != '{' {
 		return in, 0, false
 	}
-	i = skipSpace(b, i+1)
+	i = jsonscan.SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return in, i + 1, true
 	}
@@ -73,16 +75,16 @@ func fastObject(b []byte, i int) (in documentIn, end int, ok bool) {
 		default:
 			return in, 0, false
 		}
-		i = skipSpace(b, i)
+		i = jsonscan.SkipSpace(b, i)
 		if i == len(b) || b[i] != ':' {
 			return in, 0, false
 		}
-		s, j, ok := fastString(b, skipSpace(b, i+1))
+		s, j, ok := jsonscan.String(b, jsonscan.SkipSpace(b, i+1))
 		if !ok {
 			return in, 0, false
 		}
 		*field = s
-		i = skipSpace(b, j)
+		i = jsonscan.SkipSpace(b, j)
 		if i == len(b) {
 			return in, 0, false
 		}
@@ -90,121 +92,11 @@ func fastObject(b []byte, i int) (in documentIn, end int, ok bool) {
 		case '}':
 			return in, i + 1, true
 		case ',':
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 		default:
 			return in, 0, false
 		}
 	}
-}
-
-// fastString decodes the JSON string starting at b[i] and returns it with
-// the index just past its closing quote. It declines control characters
-// (a syntax error), invalid UTF-8 and surrogate escapes (which
-// encoding/json replaces with U+FFFD), and anything malformed.
-func fastString(b []byte, i int) (string, int, bool) {
-	if i >= len(b) || b[i] != '"' {
-		return "", 0, false
-	}
-	i++
-	start, ascii := i, true
-	for ; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
-			if !ascii && !utf8.Valid(b[start:i]) {
-				return "", 0, false
-			}
-			return string(b[start:i]), i + 1, true
-		case c == '\\':
-			return unescapeString(b, start)
-		case c < 0x20:
-			return "", 0, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return "", 0, false
-}
-
-// unescapeString is fastString for a string holding escapes; start is the
-// index just past its opening quote.
-func unescapeString(b []byte, start int) (string, int, bool) {
-	out := make([]byte, 0, len(b)-start)
-	for i := start; i < len(b); {
-		c := b[i]
-		switch {
-		case c == '"':
-			if !utf8.Valid(out) {
-				return "", 0, false
-			}
-			return string(out), i + 1, true
-		case c < 0x20:
-			return "", 0, false
-		case c != '\\':
-			out = append(out, c)
-			i++
-			continue
-		}
-		if i+1 == len(b) {
-			return "", 0, false
-		}
-		switch e := b[i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			if i+6 > len(b) {
-				return "", 0, false
-			}
-			r, ok := hex4(b[i+2 : i+6])
-			if !ok || r >= 0xd800 && r < 0xe000 {
-				return "", 0, false
-			}
-			out = utf8.AppendRune(out, r)
-			i += 6
-			continue
-		default:
-			return "", 0, false
-		}
-		i += 2
-	}
-	return "", 0, false
-}
-
-// hex4 decodes four hexadecimal digits.
-func hex4(h []byte) (rune, bool) {
-	var r rune
-	for _, c := range h {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
-		i++
-	}
-	return i
 }
 
 // appendFast appends v to buf as json.Encoder would (with its final
