@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/jsonscan"
 )
 
 // docInput holds the flags that say how documents are read; dedup and
@@ -234,27 +235,66 @@ func (in *docInput) parseLine(raw []byte, kind, where, lineID string) (*record, 
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
+	if doc, ok := in.fastLine(raw, lineID); ok {
+		rec.doc = doc
+		return rec, nil
+	}
+	doc, err := in.jsonLine(raw, lineID)
+	if err != nil {
+		return nil, &inputError{where, err}
+	}
+	rec.doc = doc
+	return rec, nil
+}
+
+// jsonLine reads a JSONL line with encoding/json.
+func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error) {
+	doc := neardup.Document{ID: lineID}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, &inputError{where, fmt.Errorf("malformed JSON: %w", err)}
+		return doc, fmt.Errorf("malformed JSON: %w", err)
 	}
-	rec.doc.ID = lineID
 	if v, ok := obj[in.idField]; ok && string(v) != "null" {
 		var s string
 		if json.Unmarshal(v, &s) == nil {
-			rec.doc.ID = s
+			doc.ID = s
 		} else {
-			rec.doc.ID = string(bytes.TrimSpace(v)) // a number or other scalar, as written
+			doc.ID = string(bytes.TrimSpace(v)) // a number or other scalar, as written
 		}
 	}
 	v, ok := obj[in.textField]
 	if !ok {
-		return nil, &inputError{where, fmt.Errorf("no %q field", in.textField)}
+		return doc, fmt.Errorf("no %q field", in.textField)
 	}
-	if err := json.Unmarshal(v, &rec.doc.Text); err != nil {
-		return nil, &inputError{where, fmt.Errorf("field %q is not a string", in.textField)}
+	if err := json.Unmarshal(v, &doc.Text); err != nil {
+		return doc, fmt.Errorf("field %q is not a string", in.textField)
 	}
-	return rec, nil
+	return doc, nil
+}
+
+// fastLine is parseLine's reading of a JSONL line, without encoding/json,
+// for a line whose members are all strings or scalars and whose text
+// field is a string (jsonscan.Members); it reports false for any other
+// line, which parseLine then reads with encoding/json, errors included.
+func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool) {
+	doc := neardup.Document{ID: lineID}
+	hasText := false
+	ok := jsonscan.Members(raw, func(key, str string, v []byte, isString bool) {
+		if key == in.idField {
+			switch {
+			case isString:
+				doc.ID = str
+			case string(v) == "null":
+				doc.ID = lineID
+			default:
+				doc.ID = string(v) // a number or other scalar, as written
+			}
+		}
+		if key == in.textField {
+			doc.Text, hasText = str, isString
+		}
+	})
+	return doc, ok && hasText
 }
 
 // readCSV reads a CSV file with a header line.

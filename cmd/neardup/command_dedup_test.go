@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,5 +133,44 @@ func TestDedupDB(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run([]string{"dedup", "--db", db}, strings.NewReader(line("1", other)), &out, &errb); code != 2 || !strings.Contains(errb.String(), "id already stored with another text") {
 		t.Errorf("id reused with another text: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestFastLineMatchesJSON checks the JSONL reading without encoding/json
+// against the one with it: on every line it accepts, the same id and text
+// (ids of strings, numbers and null, repeated keys, escapes, other
+// members, an id field that is also the text field).
+func TestFastLineMatchesJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	vals := []string{`"doc-1"`, `"caf\u00e9 \"q\"\n"`, `"日本語のテキスト"`, `""`, `42`, `-1.5e3`, `true`, `null`, `[1]`, `{"a":1}`, `"\ud83d\ude00"`}
+	keys := []string{"id", "text", "body", "url", `t\u0065xt`}
+	accepted := 0
+	for i := range 5000 {
+		in := &docInput{idField: "id", textField: "text"}
+		if i%7 == 0 {
+			in.idField, in.textField = "body", "body"
+		}
+		var b strings.Builder
+		b.WriteString("{")
+		for j := range r.IntN(5) {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%q:%s", keys[r.IntN(len(keys))], vals[r.IntN(len(vals))])
+		}
+		b.WriteString("}")
+		line := []byte(strings.ReplaceAll(b.String(), `\\u0065`, `\u0065`))
+		fast, ok := in.fastLine(line, "7")
+		if !ok {
+			continue
+		}
+		accepted++
+		slow, err := in.jsonLine(line, "7")
+		if err != nil || slow.ID != fast.ID || slow.Text != fast.Text {
+			t.Fatalf("%s: fast %+v, encoding/json %+v (%v)", line, fast, slow, err)
+		}
+	}
+	if accepted < 300 {
+		t.Fatalf("only %d lines read without encoding/json", accepted)
 	}
 }
