@@ -58,6 +58,7 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	rep.Indexed = e.long.ExpireBefore(cutoff)
 	if e.short != nil {
 		e.short.ix.ExpireBefore(cutoff)
+		rep.Indexed += e.shortLong.ExpireBefore(cutoff)
 	}
 	e.removals.Add(1)
 	e.nExpired.Add(uint64(rep.Indexed))

@@ -42,6 +42,9 @@ func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([
 	// is at most the whole distance, so a query at k over them misses nothing,
 	// and the whole distance is checked below.
 	ms := e.long.Query(top64(fp), min(k, 64), nil)
+	if e.shortLong != nil {
+		ms = e.shortLong.Query(top64(fp), min(k, 64), ms)
+	}
 	cutoff := e.cutoff()
 	type found struct {
 		m   Match

@@ -20,7 +20,7 @@ import (
 // would be turned down only after its text was read and compared. Texts
 // whose normalized length reaches the Policy's ShortLength are not held at
 // all: any pair with one of them is judged by the Long rule, whose
-// candidates the index of all texts finds.
+// candidates the Long rule's indexes find (see Engine.long).
 //
 // Tag 0 means the length is unknown (records stored before lengths were,
 // or lengths beyond a tag): such candidates are always kept. With a Short
@@ -109,26 +109,28 @@ func (s *shortIndex) addBatch(es []index.Entry, ns []int) {
 }
 
 // query appends to dst the entries within k bits of q that a text of n
-// normalized runes may be a Short-rule duplicate of.
-func (s *shortIndex) query(q uint64, n, k int, dst []index.Match) []index.Match {
+// normalized runes may be a Short-rule duplicate of, and those within near
+// bits (the Long rule's distance), which the short index alone holds (see
+// Engine.long).
+func (s *shortIndex) query(q uint64, n, k, near int, dst []index.Match) []index.Match {
 	if n >= s.limit {
 		return dst // judged by the Long rule against any text
 	}
 	base := len(dst)
-	return s.keep(n, s.ix.Query(q, k, dst), base)
+	return s.keep(n, near, s.ix.Query(q, k, dst), base)
 }
 
-// keep drops from ms[base:] the matches that cannot be Short-rule
-// duplicates of a text of n normalized runes.
-func (s *shortIndex) keep(n int, ms []index.Match, base int) []index.Match {
-	kept := slices.DeleteFunc(ms[base:], func(m index.Match) bool { return !s.fits(n, m.Tag) })
+// keep drops from ms[base:] the matches farther than near bits that cannot
+// be Short-rule duplicates of a text of n normalized runes.
+func (s *shortIndex) keep(n, near int, ms []index.Match, base int) []index.Match {
+	kept := slices.DeleteFunc(ms[base:], func(m index.Match) bool { return m.Distance > near && !s.fits(n, m.Tag) })
 	return ms[:base+len(kept)]
 }
 
 // queryBatch is query for every qs[i], of length ns[i]: out[i] holds its
 // matches, possibly none. The index answers them together
 // (index.QueryBatch).
-func (s *shortIndex) queryBatch(qs []uint64, ns []int, k int) [][]index.Match {
+func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near int) [][]index.Match {
 	out := make([][]index.Match, len(qs))
 	var bq []uint64
 	var at []int
@@ -138,7 +140,7 @@ func (s *shortIndex) queryBatch(qs []uint64, ns []int, k int) [][]index.Match {
 		}
 	}
 	for j, ms := range s.ix.QueryBatch(bq, k) {
-		out[at[j]] = s.keep(ns[at[j]], ms, 0)
+		out[at[j]] = s.keep(ns[at[j]], near, ms, 0)
 	}
 	return out
 }

@@ -81,8 +81,8 @@ func TestShortIndexFits(t *testing.T) {
 
 // TestShortIndexQuery checks query and queryBatch against a scan of
 // every entry: each entry within k whose length can pass with the
-// query's, or whose length is unknown, is found, nothing beyond k is, and
-// no entry the length filter drops is.
+// query's, or whose length is unknown, or within near whatever its
+// length, is found, nothing beyond k is, and no other entry is.
 func TestShortIndexQuery(t *testing.T) {
 	s, err := newShortIndex(DefaultPolicy(), 1000)
 	if err != nil {
@@ -115,15 +115,15 @@ func TestShortIndexQuery(t *testing.T) {
 		}
 	}
 	s.addBatch(es, ns)
-	const k = 10
+	const k, nearK = 10, 6
 	var qs []uint64
 	var qn []int
 	for range 300 {
 		qs, qn = append(qs, near()), append(qn, 1+r.IntN(510))
 	}
-	batch := s.queryBatch(qs, qn, k)
+	batch := s.queryBatch(qs, qn, k, nearK)
 	for i, q := range qs {
-		one := s.query(q, qn[i], k, nil)
+		one := s.query(q, qn[i], k, nearK, nil)
 		for _, got := range [][]index.Match{one, batch[i]} {
 			ids := map[uint64]bool{}
 			for _, m := range got {
@@ -135,14 +135,15 @@ func TestShortIndexQuery(t *testing.T) {
 				if d := popcount(q ^ st.fp); d > k || d != m.Distance {
 					t.Fatalf("query %d: match %+v at distance %d", i, m, d)
 				}
-				if st.n >= 500 || qn[i] >= 500 || st.n > 0 && !s.fits(qn[i], uint16(st.n)) || int(m.Tag) != st.n {
+				if st.n >= 500 || qn[i] >= 500 || m.Distance > nearK && st.n > 0 && !s.fits(qn[i], uint16(st.n)) || int(m.Tag) != st.n {
 					t.Fatalf("query %d (length %d): match %+v of length %d", i, qn[i], m, st.n)
 				}
 			}
 			for id, st := range all {
-				want := popcount(q^st.fp) <= k && qn[i] < 500 && st.n < 500 && (st.n == 0 || passes(qn[i], st.n, 0.8))
+				d := popcount(q ^ st.fp)
+				want := d <= k && qn[i] < 500 && st.n < 500 && (st.n == 0 || d <= nearK || passes(qn[i], st.n, 0.8))
 				if want && !ids[uint64(id)] {
-					t.Fatalf("query %d (length %d): entry %d (length %d, distance %d) missed", i, qn[i], id, st.n, popcount(q^st.fp))
+					t.Fatalf("query %d (length %d): entry %d (length %d, distance %d) missed", i, qn[i], id, st.n, d)
 				}
 			}
 		}
@@ -374,4 +375,73 @@ func TestSketchCache(t *testing.T) {
 	if c.get(seq(1)+1) != nil {
 		t.Errorf("a seq never put is found")
 	}
+}
+
+// prefixFingerprinter is a test Fingerprinter that hashes only the first
+// 40 bytes of a text, so that a text and the same text lengthened have the
+// same fingerprint.
+type prefixFingerprinter struct{}
+
+func (prefixFingerprinter) Bits() int { return 64 }
+
+func (prefixFingerprinter) Fingerprint(text []byte) Fingerprint {
+	return FromUint64(xxh3.Hash(text[:min(len(text), 40)]))
+}
+
+// TestShortAndLongFindEachOther checks the pairs of a short and a long
+// text, which the Long rule judges: the short text is held in the short
+// indexes and the long one in the index of long texts, and each must
+// still find the other, through CheckAndInsert, a batch and
+// QueryFingerprint, and be counted once in Stats.
+func TestShortAndLongFindEachOther(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	short := genText(r, 70)
+	for utf8.RuneCountInString(short) >= 460 {
+		short = short[:strings.LastIndexByte(short, ' ')]
+	}
+	long := short + " " + genText(r, 15) // over 500 runes, most grams shared
+	if n := utf8.RuneCountInString(long); n < 520 || n > 700 {
+		t.Fatalf("long text of %d runes", n)
+	}
+	for _, tc := range []struct{ stored, checked string }{{short, long}, {long, short}} {
+		for _, batch := range []bool{false, true} {
+			o := memOptions(nil)
+			o.Fingerprinter = prefixFingerprinter{}
+			e := mustOpen(t, "", o)
+			ctx := context.Background()
+			if _, err := e.CheckAndInsert(ctx, Document{ID: "stored", Text: tc.stored}); err != nil {
+				t.Fatal(err)
+			}
+			var res Result
+			if batch {
+				rs, err := e.CheckAndInsertBatch(ctx, []Document{{ID: "other", Text: genText(r, 30)}, {ID: "checked", Text: tc.checked}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res = rs[1]
+			} else {
+				var err error
+				if res, err = e.CheckAndInsert(ctx, Document{ID: "checked", Text: tc.checked}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !res.Duplicate || *res.DuplicateOf != "stored" {
+				t.Fatalf("%d-rune text against a stored one of %d (batch %v): %+v", utf8.RuneCountInString(tc.checked), utf8.RuneCountInString(tc.stored), batch, res)
+			}
+			ms, err := e.QueryFingerprint(ctx, prefixFingerprinter{}.Fingerprint([]byte(tc.checked)), 0)
+			if err != nil || len(ms) != 1 || ms[0].ID != "stored" {
+				t.Fatalf("QueryFingerprint: %+v, %v", ms, err)
+			}
+			if n := e.Stats().Documents; n != 1+btoi(batch) {
+				t.Fatalf("Stats().Documents = %d, want %d", n, 1+btoi(batch))
+			}
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

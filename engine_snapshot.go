@@ -47,7 +47,7 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 			// Written before the short index had tables.
 			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
 		}
-		if want := which == "long"; ix.Adaptive() != want {
+		if want := which != "short"; ix.Adaptive() != want {
 			// Written before the long index adapted its design.
 			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v, want %v", which, ix.Adaptive(), want)
 		}
@@ -62,7 +62,13 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 		if err != nil {
 			return false, nil
 		}
-		e.short.ix = short
+		// Snapshots written before the short texts left the long index
+		// have no shortlong file: they are rebuilt from the store.
+		shortLong, err := load("shortlong", e.shortLong.K())
+		if err != nil {
+			return false, nil
+		}
+		e.short.ix, e.shortLong = short, shortLong
 	}
 	e.long = long
 	return true, nil
@@ -73,7 +79,7 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 func (e *Engine) snapshotNamed(tok []byte) bool {
 	which := []string{"long"}
 	if e.short != nil {
-		which = append(which, "short")
+		which = append(which, "short", "shortlong")
 	}
 	for _, w := range which {
 		f, _, err := e.openSnapshot(w, tok)
@@ -109,7 +115,7 @@ func (e *Engine) invalidateSnapshot() error {
 	if err := e.db.SetMeta(snapshotMeta, nil); err != nil {
 		return err
 	}
-	for _, which := range []string{"long", "short"} {
+	for _, which := range []string{"long", "short", "shortlong"} {
 		if err := os.Remove(snapshotPath(e.dir, which)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("neardup: %w", err)
 		}
@@ -152,6 +158,9 @@ func (e *Engine) writeSnapshot() error {
 	}
 	if e.short != nil {
 		if err := write("short", e.short.ix); err != nil {
+			return fmt.Errorf("neardup: index snapshot: %w", err)
+		}
+		if err := write("shortlong", e.shortLong); err != nil {
 			return fmt.Errorf("neardup: index snapshot: %w", err)
 		}
 	}
