@@ -1,6 +1,13 @@
 package similarity
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
+
+// scratch holds sortHashes's buffers, so that a sort neither allocates nor
+// clears one.
+var scratch = sync.Pool{New: func() any { return new([]uint64) }}
 
 // sortHashes sorts a in increasing order. Hashes are spread uniformly, so
 // one counting pass on the top byte splits them into 256 buckets of a few
@@ -19,7 +26,12 @@ func sortHashes(a []uint64) {
 		start[i] += start[i-1]
 	}
 	next := start
-	buf := make([]uint64, len(a))
+	bp := scratch.Get().(*[]uint64)
+	defer scratch.Put(bp)
+	if cap(*bp) < len(a) {
+		*bp = make([]uint64, len(a))
+	}
+	buf := (*bp)[:len(a)]
 	for _, v := range a {
 		buf[next[v>>56]] = v
 		next[v>>56]++

@@ -152,7 +152,7 @@ func shingles(rs []rune) []uint64 {
 	}
 	set := make([]uint64, 0, n)
 	for i, r := range rs {
-		if analysis.IsCJK(r) {
+		if r >= 0x1100 && analysis.IsCJK(r) { // no CJK below U+1100
 			if i+2 <= n {
 				set = append(set, gramKey(r, rs[i+1], -1))
 			}
