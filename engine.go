@@ -894,6 +894,18 @@ func (e *Engine) prepare(d Document) prepared {
 	return p
 }
 
+// normalizedLen returns the length in runes of p's text once normalized,
+// the length the Policy's rules measure.
+func (e *Engine) normalizedLen(p *prepared) int {
+	switch {
+	case p.sketch != nil:
+		return p.sketch.Len()
+	case e.isShort(p.runes):
+		return p.norm
+	}
+	return e.normalizedRunes(p.text)
+}
+
 func (p *prepared) getSketch() *similarity.Sketch {
 	if p.sketch == nil {
 		p.sketch = similarity.NewSketch(p.text)
@@ -1144,16 +1156,21 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		}
 		var other *similarity.Sketch
 		var mine *similarity.Sketch
+		same := false // the candidate's text is p's, byte for byte
 		if !e.opts.DropText {
+			var mineText []byte
+			if dist == 0 {
+				mineText = p.text // a copy is likely: compare before sketching
+			}
 			var err error
-			if other, err = e.candidateSketch(c.seq); err != nil {
+			if other, same, err = e.candidateSketch(c.seq, mineText); err != nil {
 				return r, fmt.Errorf("neardup: %w", err)
 			}
 			if other != nil {
 				mine = p.getSketch()
 			}
 		}
-		if other == nil && !loaded {
+		if other == nil && !same && !loaded {
 			// No text: deleted, or stored without one.
 			if ok, err := load(); err != nil {
 				return r, err
@@ -1162,7 +1179,14 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 			}
 		}
 		e.nCands.Add(1)
-		dup, sim, scores := e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly)
+		var dup bool
+		var sim float64
+		var scores Scores
+		if same {
+			dup, sim, scores = e.policy.identical(e.normalizedLen(p), !e.opts.RuleScoreOnly)
+		} else {
+			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly)
+		}
 		if !dup {
 			e.nRejected.Add(1)
 			continue

@@ -445,3 +445,47 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestIdenticalTexts checks the copies that are the same bytes, which are
+// judged without sketches: they are duplicates with every score 1 (the
+// rule's only, with RuleScoreOnly), as sketches would give, while a text
+// at distance 0 that is not the same is verified as any other.
+func TestIdenticalTexts(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	prefix := strings.Repeat("x", 40)  // all prefixFingerprinter sees
+	for _, n := range []int{20, 150} { // words: a short text and a long one
+		for _, ruleOnly := range []bool{false, true} {
+			o := memOptions(nil)
+			o.Fingerprinter = prefixFingerprinter{}
+			o.RuleScoreOnly = ruleOnly
+			e := mustOpen(t, "", o)
+			ctx := context.Background()
+			text := prefix + " " + genText(r, n)
+			if _, err := e.CheckAndInsert(ctx, Document{ID: "stored", Text: text}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Check(ctx, Document{ID: "copy", Text: text})
+			if err != nil || !res.Duplicate || *res.DuplicateOf != "stored" || res.Similarity != 1 {
+				t.Fatalf("%d words, copy: %+v, %v", n, res, err)
+			}
+			sa := similarity.NewSketch([]byte(text))
+			_, _, want := DefaultPolicy().Verify(sa, sa, 0, 64)
+			if ruleOnly {
+				if utf8.RuneCountInString(text) < DefaultPolicy().ShortLength {
+					want = Scores{Levenshtein: 1}
+				} else {
+					want = Scores{Jaccard: 1}
+				}
+			}
+			got := res.Matches[0].Scores
+			if got.Jaccard != want.Jaccard || got.Levenshtein != want.Levenshtein || math.Abs(got.Cosine-want.Cosine) > 1e-12 {
+				t.Fatalf("%d words, rule only %v: scores %+v, want %+v", n, ruleOnly, got, want)
+			}
+			// Same fingerprint, another text: verified, and turned down.
+			res, err = e.Check(ctx, Document{ID: "other", Text: prefix + " " + genText(r, n)})
+			if err != nil || res.Duplicate {
+				t.Fatalf("%d words, other text at distance 0: %+v, %v", n, res, err)
+			}
+		}
+	}
+}

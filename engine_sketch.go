@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"bytes"
 	"sync"
 
 	"github.com/neardup/neardup/similarity"
@@ -64,18 +65,24 @@ func (c *sketchCache) put(seq uint64, s *similarity.Sketch) {
 
 // candidateSketch returns the sketch of the stored text of the document
 // seq, a candidate to verify, or nil when it has no text (deleted, or
-// stored without one). Sketches of short texts are cached.
-func (e *Engine) candidateSketch(seq uint64) (*similarity.Sketch, error) {
+// stored without one). Sketches of short texts are cached. When its sketch
+// is not cached and mine is not nil, the stored text is first compared
+// with mine: if they are the same bytes, candidateSketch reports so (same)
+// instead of making a sketch, since every measure is then 1.
+func (e *Engine) candidateSketch(seq uint64, mine []byte) (s *similarity.Sketch, same bool, err error) {
 	if s := e.sketches.get(seq); s != nil {
-		return s, nil
+		return s, false, nil
 	}
 	text, err := e.text(seq)
 	if err != nil || text == nil {
-		return nil, err
+		return nil, false, err
 	}
-	s := similarity.NewSketch(text)
+	if mine != nil && bytes.Equal(text, mine) {
+		return nil, true, nil
+	}
+	s = similarity.NewSketch(text)
 	if len(s.Runes) < e.policy.ShortLength {
 		e.sketches.put(seq, s)
 	}
-	return s, nil
+	return s, false, nil
 }

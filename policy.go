@@ -227,6 +227,28 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 	return true, sim, s
 }
 
+// identical is verify for two texts that are the same bytes, of n
+// normalized runes: every measure is 1, so no sketch is needed. As verify
+// does, it leaves Scores.Levenshtein 0 beyond maxEditRunes unless that is
+// the rule's measure, and without all it gives the rule's measure only.
+func (p Policy) identical(n int, all bool) (dup bool, sim float64, s Scores) {
+	r := p.rule(n)
+	switch {
+	case all:
+		s = Scores{Jaccard: 1, Cosine: 1}
+		if r.Measure == Levenshtein || n <= maxEditRunes {
+			s.Levenshtein = 1
+		}
+	case r.Measure == Jaccard:
+		s.Jaccard = 1
+	case r.Measure == Cosine:
+		s.Cosine = 1
+	default:
+		s.Levenshtein = 1
+	}
+	return r.MinSimilarity <= 1, 1, s
+}
+
 // boundedRatio is similarity.LevenshteinRatio(a, b) when that is at least
 // min; otherwise it is some value below min, at least the ratio: the edit
 // distance stops once it exceeds the most that min allows.
