@@ -146,31 +146,36 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 // runes remain. A text too short for any gram is one shingle; an empty text
 // has none.
 func shingles(rs []rune) []uint64 {
-	n := len(rs)
-	if n == 0 {
+	if len(rs) == 0 {
 		return nil
 	}
-	set := make([]uint64, 0, n)
+	set := appendGrams(make([]uint64, 0, len(rs)), rs)
+	sortHashes(set)
+	return slices.Compact(set)
+}
+
+// appendGrams appends to dst the keys of the grams of rs, in text order
+// and with repeats: the multiset whose set shingles returns.
+func appendGrams(dst []uint64, rs []rune) []uint64 {
+	n, start := len(rs), len(dst)
 	for i, r := range rs {
 		if r >= 0x1100 && analysis.IsCJK(r) { // no CJK below U+1100
 			if i+2 <= n {
-				set = append(set, gramKey(r, rs[i+1], -1))
+				dst = append(dst, gramKey(r, rs[i+1], -1))
 			}
 		} else if i+3 <= n {
-			set = append(set, gramKey(r, rs[i+1], rs[i+2]))
+			dst = append(dst, gramKey(r, rs[i+1], rs[i+2]))
 		}
 	}
-	if len(set) == 0 {
+	switch {
+	case len(dst) > start || n == 0:
+	case n == 1:
 		// At most two runes, and no CJK gram: the text is the shingle.
-		switch n {
-		case 1:
-			return []uint64{gramKey(rs[0], -1, -1)}
-		default:
-			return []uint64{gramKey(rs[0], rs[1], -1)}
-		}
+		dst = append(dst, gramKey(rs[0], -1, -1))
+	default:
+		dst = append(dst, gramKey(rs[0], rs[1], -1))
 	}
-	sortHashes(set)
-	return slices.Compact(set)
+	return dst
 }
 
 // gramKey returns the key of the gram of the runes x, y, z, where y and z
