@@ -855,7 +855,10 @@ type prepared struct {
 	time   int64
 	hash   uint64
 	sketch *similarity.Sketch
-	err    error
+	// gramSet is sketch's shingles in a hash table, once a candidate
+	// needs them (getGramSet).
+	gramSet *similarity.GramSet
+	err     error
 }
 
 func (e *Engine) prepare(d Document) prepared {
@@ -904,6 +907,15 @@ func (e *Engine) normalizedLen(p *prepared) int {
 		return p.norm
 	}
 	return e.normalizedRunes(p.text)
+}
+
+// getGramSet returns the GramSet of p's sketch, made on first use: p is
+// compared with each of its candidates.
+func (p *prepared) getGramSet() *similarity.GramSet {
+	if p.gramSet == nil {
+		p.gramSet = similarity.NewGramSet(p.getSketch())
+	}
+	return p.gramSet
 }
 
 func (p *prepared) getSketch() *similarity.Sketch {
@@ -1185,7 +1197,7 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		if same {
 			dup, sim, scores = e.policy.identical(e.normalizedLen(p), !e.opts.RuleScoreOnly)
 		} else {
-			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly)
+			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, p.getGramSet)
 		}
 		if !dup {
 			e.nRejected.Add(1)

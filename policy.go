@@ -155,7 +155,7 @@ const maxEditRunes = 2000
 // runes unless the rule's measure is Levenshtein: edit distance is the
 // costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
-	return p.verify(a, b, distance, bits, true, true)
+	return p.verify(a, b, distance, bits, true, true, nil)
 }
 
 // Decide is Verify for callers that need only the decision and sim: it
@@ -163,7 +163,7 @@ func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 // turned down does. The other measures, edit distance above all, can cost
 // more than the rest of a check.
 func (p Policy) Decide(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64) {
-	dup, sim, _ = p.verify(a, b, distance, bits, true, false)
+	dup, sim, _ = p.verify(a, b, distance, bits, true, false, nil)
 	return dup, sim
 }
 
@@ -173,8 +173,9 @@ func (p Policy) Decide(a, b *similarity.Sketch, distance, bits int) (dup bool, s
 // the ratio, still below MinSimilarity: the engine needs the decision
 // only, and unrelated short texts within the Short rule's distance are
 // most of what it verifies. Without all, a duplicate gets the rule's
-// measure only, like a pair turned down.
-func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all bool) (dup bool, sim float64, s Scores) {
+// measure only, like a pair turned down. aSet, if not nil, returns a's
+// GramSet, for a caller that compares a with many texts.
+func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all bool, aSet func() *similarity.GramSet) (dup bool, sim float64, s Scores) {
 	if bits <= 0 {
 		bits = 64
 	}
@@ -196,7 +197,7 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 	}
 	switch r.Measure {
 	case Jaccard:
-		s.Jaccard = similarity.Jaccard(a.Shingles(), b.Shingles())
+		s.Jaccard = jaccard(a, b, aSet)
 		sim = s.Jaccard
 	case Cosine:
 		s.Cosine = a.Cosine(b)
@@ -216,7 +217,7 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		return true, sim, s
 	}
 	if r.Measure != Jaccard {
-		s.Jaccard = similarity.Jaccard(a.Shingles(), b.Shingles())
+		s.Jaccard = jaccard(a, b, aSet)
 	}
 	if r.Measure != Cosine {
 		s.Cosine = a.Cosine(b)
@@ -225,6 +226,16 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
 	}
 	return true, sim, s
+}
+
+// jaccard returns the Jaccard similarity of the shingle sets of a and b,
+// through a's GramSet when aSet gives it: the same number, without sorting
+// b's set.
+func jaccard(a, b *similarity.Sketch, aSet func() *similarity.GramSet) float64 {
+	if aSet != nil {
+		return aSet().Jaccard(b)
+	}
+	return similarity.Jaccard(a.Shingles(), b.Shingles())
 }
 
 // identical is verify for two texts that are the same bytes, of n

@@ -145,7 +145,7 @@ func TestVerifyBounded(t *testing.T) {
 			}
 			sa, sb := similarity.NewSketch([]byte(a)), similarity.NewSketch([]byte(b))
 			dup, sim, s := p.Verify(sa, sb, 3, 64)
-			bdup, bsim, bs := p.verify(sa, sb, 3, 64, false, true)
+			bdup, bsim, bs := p.verify(sa, sb, 3, 64, false, true, nil)
 			if ddup, dsim := p.Decide(sa, sb, 3, 64); ddup != dup || dsim != sim {
 				t.Fatalf("min %v, %q vs %q: Decide %v %v, Verify %v %v", min, a, b, ddup, dsim, dup, sim)
 			}
