@@ -33,12 +33,13 @@ func newServeCmd() *cobra.Command {
 		{"max-in-flight", "NEARDUP_MAX_IN_FLIGHT"},
 		{"durability", "NEARDUP_DURABILITY"},
 		{"compression", "NEARDUP_COMPRESSION"},
+		{"scores", "NEARDUP_SCORES"},
 		{"in-memory", "NEARDUP_IN_MEMORY"},
 		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
 	}
 	var (
 		addr, data, profile, durability string
-		compression                     string
+		compression, scores             string
 		maxBody                         byteSize = server.DefaultMaxBody
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
@@ -73,6 +74,10 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			if retention < 0 {
 				return usagef("--retention %v is negative; 0 keeps documents forever", retention)
 			}
+			ruleOnly, err := parseScores(scores)
+			if err != nil {
+				return err
+			}
 			eopts := neardup.DefaultOptions()
 			eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
 			eopts.K = k
@@ -88,6 +93,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			eopts.Durability = dur
 			eopts.Compression = comp
 			eopts.InMemory = inMemory
+			eopts.RuleScoreOnly = ruleOnly
 			if err := eopts.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -120,6 +126,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
+	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
@@ -150,6 +157,18 @@ func parseDurability(s string) (neardup.Durability, error) {
 		return neardup.NoSync, nil
 	}
 	return 0, usagef("--durability %q: want group, sync or nosync", s)
+}
+
+// parseScores parses --scores and reports whether duplicates get the
+// rule's score only (neardup.Options.RuleScoreOnly).
+func parseScores(s string) (bool, error) {
+	switch s {
+	case "all":
+		return false, nil
+	case "rule":
+		return true, nil
+	}
+	return false, usagef("--scores %q: want all or rule", s)
 }
 
 // byteSize is a flag value for a size in bytes with an optional unit

@@ -37,6 +37,17 @@ func TestByteSize(t *testing.T) {
 	}
 }
 
+func TestParseScores(t *testing.T) {
+	for in, want := range map[string]bool{"all": false, "rule": true} {
+		if got, err := parseScores(in); err != nil || got != want {
+			t.Errorf("parseScores(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseScores("All"); err == nil {
+		t.Error(`parseScores("All"): no error`)
+	}
+}
+
 // TestServeUsage checks that bad flags and environment values are usage
 // errors (exit 2) that name what is wrong, before anything is opened.
 func TestServeUsage(t *testing.T) {
@@ -47,6 +58,8 @@ func TestServeUsage(t *testing.T) {
 	}{
 		{[]string{"serve", "--durability", "maybe"}, nil, "--durability"},
 		{[]string{"serve", "--compression", "lz4"}, nil, "--compression"},
+		{[]string{"serve", "--scores", "some"}, nil, "--scores"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_SCORES": "jaccard"}, "jaccard"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_COMPRESSION": "gzip"}, "gzip"},
 		{[]string{"serve", "--retention", "-1h"}, nil, "--retention"},
 		{[]string{"serve", "--bits", "96"}, nil, "96"},
