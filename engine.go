@@ -855,10 +855,7 @@ type prepared struct {
 	time   int64
 	hash   uint64
 	sketch *similarity.Sketch
-	// gramSet is sketch's shingles in a hash table, once a candidate
-	// needs them (getGramSet).
-	gramSet *similarity.GramSet
-	err     error
+	err    error
 }
 
 func (e *Engine) prepare(d Document) prepared {
@@ -907,15 +904,6 @@ func (e *Engine) normalizedLen(p *prepared) int {
 		return p.norm
 	}
 	return e.normalizedRunes(p.text)
-}
-
-// getGramSet returns the GramSet of p's sketch, made on first use: p is
-// compared with each of its candidates.
-func (p *prepared) getGramSet() *similarity.GramSet {
-	if p.gramSet == nil {
-		p.gramSet = similarity.NewGramSet(p.getSketch())
-	}
-	return p.gramSet
 }
 
 func (p *prepared) getSketch() *similarity.Sketch {
@@ -1125,6 +1113,15 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		m   Match
 		seq uint64
 	}
+	// gramSet returns the GramSet of p's sketch, made on first use: p is
+	// compared with each of its candidates. It is dropped with this call.
+	var set *similarity.GramSet
+	gramSet := func() *similarity.GramSet {
+		if set == nil {
+			set = similarity.NewGramSet(p.getSketch())
+		}
+		return set
+	}
 	// A candidate is verified before its record is read when its text
 	// tells: most candidates of short texts are turned down, and then one
 	// store read is enough.
@@ -1197,7 +1194,7 @@ func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) 
 		if same {
 			dup, sim, scores = e.policy.identical(e.normalizedLen(p), !e.opts.RuleScoreOnly)
 		} else {
-			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, p.getGramSet)
+			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, gramSet)
 		}
 		if !dup {
 			e.nRejected.Add(1)
