@@ -275,9 +275,10 @@ type Engine struct {
 	// is queried for finds the short texts there, so it needs only long's
 	// texts from the Long rule's index (when one index held every text,
 	// its query was a sixth of the CPU of checking a short text among
-	// 300,000); any other text queries long and shortLong. short and shortLong are nil when the Short rule is
-	// not wider. longKeys and shortKeys stay empty: their table keys
-	// order every text and short texts (see stripes).
+	// 300,000); any other text queries long and shortLong. short and
+	// shortLong are nil when the Short rule is not wider. longKeys and
+	// shortKeys stay empty: their table keys order every text and short
+	// texts (see stripes).
 	long          *index.Index
 	short         *shortIndex
 	shortLong     *index.Index
@@ -734,11 +735,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	var wg sync.WaitGroup
 	if err == nil && !buildIndex {
 		// A snapshot was loaded: drop what expired since it was taken.
-		e.long.ExpireBefore(cutoff)
-		if e.short != nil {
-			e.short.ix.ExpireBefore(cutoff)
-			e.shortLong.ExpireBefore(cutoff)
-		}
+		e.expireIndexes(cutoff)
 	}
 	if err == nil && buildIndex {
 		wg.Go(func() { e.long.AddBatch(long) })
@@ -766,11 +763,7 @@ func (e *Engine) dropLost(seqs []uint64, indexed bool) error {
 	for _, seq := range seqs {
 		b.Delete(seq)
 		if indexed {
-			e.long.Remove(seq)
-			if e.short != nil {
-				e.short.ix.Remove(seq)
-				e.shortLong.Remove(seq)
-			}
+			e.unindex(seq)
 		}
 	}
 	if err := e.db.Commit(b); err != nil {
@@ -827,6 +820,26 @@ func top64(fp Fingerprint) uint64 {
 // index unless normalization shrinks a text by more than a fifth.
 func (e *Engine) isShort(n int) bool {
 	return e.short != nil && n < e.policy.ShortLength+e.policy.ShortLength/4
+}
+
+// unindex removes the document seq from every index that may hold it.
+func (e *Engine) unindex(seq uint64) {
+	e.long.Remove(seq)
+	if e.short != nil {
+		e.short.ix.Remove(seq)
+		e.shortLong.Remove(seq)
+	}
+}
+
+// expireIndexes removes the entries older than cutoff from every index,
+// and returns how many documents they were.
+func (e *Engine) expireIndexes(cutoff int64) int {
+	n := e.long.ExpireBefore(cutoff)
+	if e.short != nil {
+		e.short.ix.ExpireBefore(cutoff)
+		n += e.shortLong.ExpireBefore(cutoff)
+	}
+	return n
 }
 
 // heldShort reports whether the short index holds a text of runes runes,
@@ -1403,11 +1416,7 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 			// Undo what others could see, and stop writing: the store
 			// is in an unknown state.
 			for j, p := range w.inserted {
-				e.long.Remove(w.seqs[j])
-				if e.short != nil {
-					e.short.ix.Remove(w.seqs[j])
-					e.shortLong.Remove(w.seqs[j])
-				}
+				e.unindex(w.seqs[j])
 				e.dropID([]byte(p.doc.ID), w.seqs[j])
 			}
 			e.removals.Add(1)
@@ -1731,11 +1740,7 @@ func (e *Engine) Delete(id string) error {
 		return fmt.Errorf("neardup: delete %q: %w", id, err)
 	}
 	e.removals.Add(1)
-	e.long.Remove(ref.seq)
-	if e.short != nil {
-		e.short.ix.Remove(ref.seq)
-		e.shortLong.Remove(ref.seq)
-	}
+	e.unindex(ref.seq)
 	e.dropID([]byte(id), ref.seq)
 	e.nDeleted.Add(1)
 	return nil

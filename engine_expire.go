@@ -55,11 +55,7 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	defer e.expireMu.Unlock()
 	cutoff := e.cutoff()
 	e.removals.Add(1)
-	rep.Indexed = e.long.ExpireBefore(cutoff)
-	if e.short != nil {
-		e.short.ix.ExpireBefore(cutoff)
-		rep.Indexed += e.shortLong.ExpireBefore(cutoff)
-	}
+	rep.Indexed = e.expireIndexes(cutoff)
 	e.removals.Add(1)
 	e.nExpired.Add(uint64(rep.Indexed))
 	end := store.HourStart(cutoff)
