@@ -668,52 +668,59 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			}
 			runtime.KeepAlive(touch)
 			for i := range tabs {
-				t := t0 + i
-				r := &l[t]
-				base := r.slot[lo[i]:hi[i]]
-				// Candidates that pass the stored bits are checked in
-				// batches: their slot and fingerprint loads do not depend
-				// on each other, so the processor overlaps them, which
-				// matters in crowded buckets of correlated fingerprints,
-				// where most candidates fail on the bits not stored.
-				var cand [candBatch]int32
-				var fps [candBatch]uint64
-				n := 0
-				check := func() bool {
-					for c := range n {
-						fps[c] = ix.fps[base[cand[c]]]
-					}
-					for c := range n {
-						s := base[cand[c]]
-						x := q ^ fps[c]
-						d := bits.OnesCount64(x)
-						// Report each match through the first table sharing its key.
-						if d > k || x&ix.tabs[t].keyMask != 0 || firstSharedTable(ix.tabs, x, t) != t || !ix.isLive(s) {
-							continue
-						}
-						var more bool
-						if k, more = visit(ix.ids[s], fps[c], ix.tag(s), d); !more {
-							return false
-						}
-					}
-					n = 0
-					return true
-				}
-				more := r.scanBucket(lo[i], hi[i], pq[i], k, func(j int) bool {
-					if r.seenEarlier(&ix.tabs[t], lo[i]+j, pq[i]) {
-						return true
-					}
-					cand[n] = int32(j)
-					n++
-					return n < candBatch || check()
-				}) && check()
-				if !more {
+				var more bool
+				if k, more = ix.scanTable(t0+i, &l[t0+i], lo[i], hi[i], q, pq[i], k, visit); !more {
 					return
 				}
 			}
 		}
 	}
 	ix.scanRecent(q, k, visit)
+}
+
+// scanTable visits the entries of bucket lo..hi of r, the run of table t
+// of a level, within k of q (pq: q permuted for t) that table t reports:
+// those whose first table sharing their key is t. It returns the bound to
+// go on with and whether visit asked to go on. The caller holds mu shared.
+func (ix *Index) scanTable(t int, r *tableRun, lo, hi int, q, pq uint64, k int, visit visitor) (int, bool) {
+	base := r.slot[lo:hi]
+	// Candidates that pass the stored bits are checked in batches: their
+	// slot and fingerprint loads do not depend on each other, so the
+	// processor overlaps them, which matters in crowded buckets of
+	// correlated fingerprints, where most candidates fail on the bits not
+	// stored.
+	var cand [candBatch]int32
+	var fps [candBatch]uint64
+	n := 0
+	check := func() bool {
+		for c := range n {
+			fps[c] = ix.fps[base[cand[c]]]
+		}
+		for c := range n {
+			s := base[cand[c]]
+			x := q ^ fps[c]
+			d := bits.OnesCount64(x)
+			// Report each match through the first table sharing its key.
+			if d > k || x&ix.tabs[t].keyMask != 0 || firstSharedTable(ix.tabs, x, t) != t || !ix.isLive(s) {
+				continue
+			}
+			var more bool
+			if k, more = visit(ix.ids[s], fps[c], ix.tag(s), d); !more {
+				return false
+			}
+		}
+		n = 0
+		return true
+	}
+	more := r.scanBucket(lo, hi, pq, k, func(j int) bool {
+		if r.seenEarlier(&ix.tabs[t], lo+j, pq) {
+			return true
+		}
+		cand[n] = int32(j)
+		n++
+		return n < candBatch || check()
+	}) && check()
+	return k, more
 }
 
 // scanRecent visits the entries of the buffer and the pending ones within
