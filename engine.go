@@ -1062,51 +1062,67 @@ type candidate struct {
 // decide finds and verifies the candidates of p. It takes no locks.
 func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil) }
 
-// queryShortBatch queries the short-text index for every short document of
-// ps at once (index.QueryBatch): out[i] holds ps[i]'s matches, or is nil
-// for a document that is not short or has failed, or when fewer than two
-// are short.
-func (e *Engine) queryShortBatch(ps []prepared) [][]index.Match {
+// queryBatch queries the indexes for every document of ps at once
+// (index.QueryBatch), as decideWith would one by one: out[i] holds ps[i]'s
+// matches, not nil, or is nil for a document that has failed, or when
+// fewer than two have not.
+func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	out := make([][]index.Match, len(ps))
-	var qs []uint64
-	var ns, at []int
+	var all, short, shortLong []uint64
+	var allAt, shortAt, shortLongAt, ns []int
 	for i := range ps {
-		if ps[i].err == nil && e.isShort(ps[i].runes) {
-			qs = append(qs, ps[i].ix)
-			ns = append(ns, ps[i].norm)
-			at = append(at, i)
+		p := &ps[i]
+		if p.err != nil {
+			continue
+		}
+		all, allAt = append(all, p.ix), append(allAt, i)
+		switch {
+		case e.short == nil:
+		case e.heldShort(p.runes, p.norm):
+			short, shortAt, ns = append(short, p.ix), append(shortAt, i), append(ns, p.norm)
+		default:
+			shortLong, shortLongAt = append(shortLong, p.ix), append(shortLongAt, i)
 		}
 	}
-	if len(qs) < 2 {
+	if len(all) < 2 {
 		return out
 	}
-	for j, ms := range e.short.queryBatch(qs, ns, e.shortK, e.longK) {
+	for j, ms := range e.long.QueryBatch(all, e.longK) {
 		if ms == nil {
 			ms = []index.Match{} // queried, no match
 		}
-		out[at[j]] = ms
+		out[allAt[j]] = ms
+	}
+	if len(short) > 0 {
+		for j, ms := range e.short.queryBatch(short, ns, e.shortK, e.longK) {
+			out[shortAt[j]] = append(out[shortAt[j]], ms...)
+		}
+	}
+	if len(shortLong) > 0 {
+		for j, ms := range e.shortLong.QueryBatch(shortLong, e.longK) {
+			out[shortLongAt[j]] = append(out[shortLongAt[j]], ms...)
+		}
 	}
 	return out
 }
 
-// decideWith is decide with the short-text index's matches for p given
-// in short; nil short means the index is queried.
-func (e *Engine) decideWith(p *prepared, short []index.Match) (decision, error) {
+// decideWith is decide with p's matches in the indexes given in pre
+// (queryBatch); nil pre means the indexes are queried.
+func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
 	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 	cutoff := e.cutoff()
-	ms := e.long.Query(p.ix, e.longK, nil)
-	switch {
-	case e.short == nil:
-	case e.heldShort(p.runes, p.norm):
-		// The short index holds every short text within the Long
-		// rule's distance too (shortIndex.query keeps them).
-		if short != nil {
-			ms = append(ms, short...)
-		} else {
+	ms := pre
+	if ms == nil {
+		ms = e.long.Query(p.ix, e.longK, nil)
+		switch {
+		case e.short == nil:
+		case e.heldShort(p.runes, p.norm):
+			// The short index holds every short text within the Long
+			// rule's distance too (shortIndex.query keeps them).
 			ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, ms)
+		default:
+			ms = e.shortLong.Query(p.ix, e.longK, ms)
 		}
-	default:
-		ms = e.shortLong.Query(p.ix, e.longK, ms)
 	}
 	if len(ms) == 0 {
 		return r, nil
@@ -1481,12 +1497,12 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		// removed from then on is checked by stillHolds.
 		removals, inserts := e.removals.Load(), e.inserts.Load()
 		since = &window{from: inserts, upto: inserts}
-		short := e.queryShortBatch(ps)
+		pre := e.queryBatch(ps)
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
 				o := &spec[i]
 				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], nil)}
-				o.d, o.err = e.decideWith(&ps[i], short[i])
+				o.d, o.err = e.decideWith(&ps[i], pre[i])
 			}
 		})
 	}
