@@ -146,7 +146,8 @@ type Options struct {
 	// per document, which decides how many tables it has (index.Options
 	// MaxBytesPerEntry). Default DefaultIndexBytesPerDocument (270): at the
 	// default distance of 6 bits this allows 28 tables (design 8/2) from
-	// about 350,000 documents held on (7 below), which on SimHash
+	// about 350,000 documents held on (7 below, which keep all 64 bits of
+	// each text while that fits: index.Options WideIfFits), which on SimHash
 	// fingerprints of text answers 5 times faster than the 7 tables of the
 	// leanest design (85 bytes) at a million; 50 million documents then
 	// take about 13 GB.
@@ -516,7 +517,10 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.longK = scale(e.policy.Long.MaxDistance, e.bits)
 	e.shortK = scale(e.policy.Short.MaxDistance, e.bits)
 	var err error
-	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument}
+	// Wide tables while the design fits the budget wide: fingerprints of
+	// text crowd the short keys of the lean designs (index.Options
+	// WideIfFits).
+	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument, WideIfFits: true}
 	// Stays empty: only its keys are used, to order texts (see stripes),
 	// and they must not change as the long index changes its design.
 	if e.longKeys, err = index.New(index.Options{K: longOpts.K, Design: stripeDesign(longOpts)}); err != nil {

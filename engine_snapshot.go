@@ -47,9 +47,10 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 			// Written before the short index had tables.
 			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
 		}
-		if want := which != "short"; ix.Adaptive() != want {
-			// Written before the long index adapted its design.
-			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v, want %v", which, ix.Adaptive(), want)
+		if want := which != "short"; ix.Adaptive() != want || ix.WideIfFits() != want {
+			// Written before the long index adapted its design, or its
+			// tables' width.
+			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v and wide if it fits %v, want %v", which, ix.Adaptive(), ix.WideIfFits(), want)
 		}
 		return ix, nil
 	}

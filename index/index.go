@@ -75,6 +75,28 @@ type Options struct {
 	// keys per table (see Query): candidates are then checked against
 	// their whole fingerprint without loading it. Default false.
 	Wide bool
+	// WideIfFits makes the tables wide, as Wide does, whenever the design
+	// fits MaxBytesPerEntry with them wide (by EstimateDesign, for the
+	// entries the design is chosen for, and 4 bytes more per entry and
+	// table); an adaptive index decides again each time it chooses its
+	// design. It pays on correlated fingerprints at distances of 5 and
+	// more, whose keys are short and crowded: there most entries that pass
+	// a table's 32 stored bits fail on the others, and each costs two
+	// reads that a wide table does without (SimHash of generated text,
+	// 200,000 entries, k=6, design 7/1: about 80 such candidates a query,
+	// and a query 20-25% cheaper wide; docs/PERFORMANCE.md). Default
+	// false.
+	WideIfFits bool
+}
+
+// wideFor reports whether the tables of design d, chosen for n entries,
+// are wide (Wide, WideIfFits).
+func (o *Options) wideFor(d Design, n int) bool {
+	if o.Wide || !o.WideIfFits {
+		return o.Wide
+	}
+	e := EstimateDesign(d, n)
+	return e.BytesPerEntry+4*float64(e.Tables) <= o.MaxBytesPerEntry
 }
 
 // Validate reports whether the options are in range. Errors wrap ErrOptions
@@ -157,6 +179,7 @@ type Index struct {
 
 	opts Options
 	tabs []table
+	wide bool // the tables keep all 64 bits (Options.Wide, WideIfFits)
 
 	// Slot columns: entry i of the index lives in slot i.
 	fps   []uint64
@@ -204,7 +227,8 @@ func New(opts Options) (*Index, error) {
 	opts = opts.withDefaults()
 	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap(), mainMin: mainMin,
 		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap), pendTag: make([]uint16, pendCap)}
-	ix.levels = []level{buildLevel(ix.tabs, nil, nil, opts.Wide)}
+	ix.wide = opts.wideFor(opts.Design, opts.ExpectedN)
+	ix.levels = []level{buildLevel(ix.tabs, nil, nil, ix.wide)}
 	return ix, nil
 }
 
@@ -221,6 +245,18 @@ func (ix *Index) Design() Design {
 // Adaptive reports whether the index chooses its design again as it
 // grows and shrinks (Options.Adaptive).
 func (ix *Index) Adaptive() bool { return ix.opts.Adaptive }
+
+// WideIfFits reports whether the index makes its tables wide when its
+// design allows (Options.WideIfFits).
+func (ix *Index) WideIfFits() bool { return ix.opts.WideIfFits }
+
+// Wide reports whether the tables keep all 64 bits of every entry now
+// (Options.Wide, or WideIfFits and a design that fits).
+func (ix *Index) Wide() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.wide
+}
 
 // Tables returns the current number of tables.
 func (ix *Index) Tables() int {
@@ -272,7 +308,7 @@ func (ix *Index) Add(e Entry) {
 			if ix.whileBuilding != nil {
 				ix.whileBuilding()
 			}
-			l := buildLevel(p.tabs, p.slots, fps, ix.opts.Wide)
+			l := buildLevel(p.tabs, p.slots, fps, p.wide)
 			lfp := tierFingerprints(p, l, fps)
 			ix.wmu.Lock()
 			ix.installFlush(p, l, lfp)
@@ -473,7 +509,7 @@ func (ix *Index) maybeCompact() {
 // lock; only the swap holds it. The caller holds fmu and wmu.
 func (ix *Index) flush(full bool) {
 	p := ix.planFlush(full)
-	l := buildLevel(p.tabs, p.slots, ix.fps, ix.opts.Wide)
+	l := buildLevel(p.tabs, p.slots, ix.fps, p.wide)
 	ix.installFlush(p, l, tierFingerprints(p, l, ix.fps))
 }
 
@@ -497,6 +533,7 @@ type flushPlan struct {
 	nbuf  int      // entries at the head of the buffer it takes in
 	ndead int      // dead slots it frees (full rebuilds)
 	tabs  []table  // the tables it is built for
+	wide  bool     // whether they are wide
 	// design is the new design when a full rebuild changes it (Adaptive),
 	// zero otherwise.
 	design Design
@@ -506,7 +543,7 @@ type flushPlan struct {
 // wmu; while it builds the level it may release wmu, since only flushes
 // change the levels and only whole plans free slots.
 func (ix *Index) planFlush(full bool) flushPlan {
-	p := flushPlan{nbuf: len(ix.buf), tabs: ix.tabs}
+	p := flushPlan{nbuf: len(ix.buf), tabs: ix.tabs, wide: ix.wide}
 	p.slots = ix.appendLiveSlots(nil, ix.buf)
 	for j := 0; ; j++ {
 		if j+1 < len(ix.levels) {
@@ -528,10 +565,12 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	p.slots = ix.appendLiveBits(make([]uint32, 0, ix.n))
 	p.ndead = len(ix.dead)
 	if ix.opts.Adaptive {
-		d := ChooseDesign(ix.opts.K, max(2*len(p.slots), 1), ix.opts.MaxBytesPerEntry)
+		n := max(2*len(p.slots), 1)
+		d := ChooseDesign(ix.opts.K, n, ix.opts.MaxBytesPerEntry)
 		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
 			p.design, p.tabs = d, buildTables(d)
 		}
+		p.wide = ix.opts.wideFor(d, n)
 	}
 	return p
 }
@@ -544,6 +583,7 @@ func (ix *Index) installFlush(p flushPlan, l level, lfp []uint64) {
 	if p.tier == 0 {
 		ix.levels = []level{l}
 		ix.tierFP = nil
+		ix.wide = p.wide
 		if !p.design.IsZero() {
 			ix.opts.Design, ix.tabs = p.design, p.tabs
 		}

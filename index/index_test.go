@@ -93,7 +93,10 @@ func TestIndexMatchesOracle(t *testing.T) {
 		k := rapid.IntRange(0, d.MaxK()).Draw(t, "K")
 		adaptive := rapid.Bool().Draw(t, "adaptive")
 		wide := rapid.Bool().Draw(t, "wide")
-		ix := newTestIndex(t, Options{K: k, Design: d, Adaptive: adaptive, Wide: wide}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
+		// WideIfFits with budgets that some designs fit wide and some not.
+		ifFits := rapid.Bool().Draw(t, "wideIfFits")
+		budget := rapid.SampledFrom([]float64{0, 80, 150, 1000}).Draw(t, "budget")
+		ix := newTestIndex(t, Options{K: k, Design: d, Adaptive: adaptive, Wide: wide, WideIfFits: ifFits, MaxBytesPerEntry: budget}, rapid.IntRange(1, 8).Draw(t, "bufCap"), rapid.IntRange(1, 40).Draw(t, "mainMin"))
 		// Queries beyond K are answered by multi-probe (of every level, or
 		// of the main one with the tiers scanned) or by a scan.
 		ix.probe = rapid.IntRange(-1, 2).Draw(t, "probe")

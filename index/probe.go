@@ -86,7 +86,7 @@ func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 	if radii == nil || ix.probe < 0 {
 		return 0, false
 	}
-	fixed, perEntry, probes := probeCost(ix.tabs, radii, ix.opts.Wide)
+	fixed, perEntry, probes := probeCost(ix.tabs, radii, ix.wide)
 	if ix.probe > 0 {
 		// Tests: not the million probes of 2/1 at k 13. Mode 2 scans
 		// every tier.

@@ -18,7 +18,8 @@ import (
 //
 //	magic "NDUPIDX\x00", version uint32
 //	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels,
-//	flags uint32 (bit 0: Adaptive, bit 1: Wide; absent in version 1)
+//	flags uint32 (bit 0: Adaptive, bit 1: Wide, bit 2: WideIfFits, bit 3:
+//	the tables are wide; absent in version 1)
 //	slot columns: fingerprints, ids, tags (version 3: a uint32 1 and the
 //	tags as uint16, or a uint32 0 when no entry has one), times, live bits,
 //	id map, free, dead
@@ -151,6 +152,12 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 	if ix.opts.Wide {
 		flags |= 2
 	}
+	if ix.opts.WideIfFits {
+		flags |= 4
+	}
+	if ix.wide {
+		flags |= 8
+	}
 	s.u32(flags)
 	words(s, ix.fps)
 	words(s, ix.ids)
@@ -178,7 +185,7 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		for _, r := range l {
 			s.u32(uint32(r.dbits))
 			words(s, r.dir)
-			if ix.opts.Wide {
+			if ix.wide {
 				words(s, r.rest)
 			} else {
 				words(s, r.hi)
@@ -307,13 +314,15 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	for range nl {
 		o.Design.Levels = append(o.Design.Levels, Level{Blocks: int(s.u32()), Key: int(s.u32())})
 	}
+	var flags uint32
 	if version >= 2 {
-		flags := s.u32()
-		if s.err == nil && flags > 3 {
+		flags = s.u32()
+		if s.err == nil && flags > 15 {
 			return nil, fmt.Errorf("%w: unknown flags %#x", ErrSnapshot, flags)
 		}
 		o.Adaptive = flags&1 != 0
 		o.Wide = flags&2 != 0
+		o.WideIfFits = flags&4 != 0
 	}
 	if s.err != nil {
 		return nil, s.err
@@ -325,6 +334,8 @@ func ReadIndex(r io.Reader) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSnapshot, err)
 	}
+	// Wide tables, whether by Wide or WideIfFits, as they were written.
+	ix.wide = o.Wide || flags&8 != 0
 	ix.fps = readWords[uint64](s)
 	ix.ids = readWords[uint64](s)
 	if version >= 3 && s.u32() == 1 {
@@ -356,7 +367,7 @@ func ReadIndex(r io.Reader) (*Index, error) {
 			var r tableRun
 			r.dbits = uint(s.u32())
 			r.dir = readWords[uint32](s)
-			if o.Wide {
+			if ix.wide {
 				r.rest = readWords[uint64](s)
 			} else {
 				r.hi = readWords[uint32](s)
@@ -435,7 +446,7 @@ func (ix *Index) check() error {
 				return errors.New("bad directory size")
 			}
 			n := len(r.hi) + len(r.rest)
-			if ix.opts.Wide && len(r.hi) != 0 || !ix.opts.Wide && len(r.rest) != 0 {
+			if ix.wide && len(r.hi) != 0 || !ix.wide && len(r.rest) != 0 {
 				return errors.New("table bits do not match the options")
 			}
 			if n != len(r.slot) || len(r.slot) != l.size() || r.dir[0] != 0 || int(r.dir[len(r.dir)-1]) != n {
@@ -454,7 +465,7 @@ func (ix *Index) check() error {
 		}
 	}
 	if len(ix.levels[0]) == 0 {
-		ix.levels[0] = buildLevel(ix.tabs, nil, nil, ix.opts.Wide)
+		ix.levels[0] = buildLevel(ix.tabs, nil, nil, ix.wide)
 	}
 	return nil
 }

@@ -165,6 +165,69 @@ func TestSnapshotAdaptive(t *testing.T) {
 	}
 }
 
+// TestWideIfFits checks that WideIfFits makes the tables wide exactly when
+// the design fits the budget wide, that an adaptive index decides again
+// at a full rebuild, and that queries and snapshots follow.
+func TestWideIfFits(t *testing.T) {
+	d := Design{Levels: []Level{{Blocks: 7, Key: 1}}} // 82-91 bytes, 28 more wide
+	for _, c := range []struct {
+		name   string
+		opts   Options
+		wide   bool
+		budget float64 // for the rebuild of an adaptive index
+	}{
+		{"fits", Options{K: 6, Design: d, WideIfFits: true, MaxBytesPerEntry: 270}, true, 0},
+		{"fits narrow only", Options{K: 6, Design: d, WideIfFits: true, MaxBytesPerEntry: 100}, false, 0},
+		{"not asked", Options{K: 6, Design: d, MaxBytesPerEntry: 270}, false, 0},
+		{"Wide", Options{K: 6, Design: d, Wide: true, MaxBytesPerEntry: 60}, true, 0},
+		{"adaptive, budget cut", Options{K: 6, Adaptive: true, WideIfFits: true, MaxBytesPerEntry: 270, ExpectedN: 1000}, true, 100},
+		{"adaptive, budget raised", Options{K: 6, Adaptive: true, WideIfFits: true, MaxBytesPerEntry: 100, ExpectedN: 1000}, false, 270},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ix := newTestIndex(t, c.opts, 8, 64)
+			model := oracle{}
+			es := randomEntries(2000, 7)
+			r := rand.New(rand.NewPCG(7, 7))
+			for i := range 200 { // neighbours 4 to 6 bits away
+				e := Entry{ID: uint64(len(es)), FP: es[i].FP, Time: es[i].Time}
+				for range 4 + r.IntN(3) {
+					e.FP ^= 1 << r.UintN(64)
+				}
+				es = append(es, e)
+			}
+			for _, e := range es {
+				ix.Add(e)
+				model[e.ID] = e
+			}
+			rebuild(ix)
+			want := c.wide
+			if c.budget != 0 {
+				ix.opts.MaxBytesPerEntry = c.budget
+				rebuild(ix)
+				want = !want
+			}
+			if ix.Wide() != want {
+				t.Fatalf("Wide() = %v, want %v", ix.Wide(), want)
+			}
+			for _, l := range ix.levels {
+				for _, r := range l {
+					if want != (r.rest != nil) || want == (r.hi != nil) {
+						t.Fatalf("run with %d wide and %d narrow entries, want wide %v", len(r.rest), len(r.hi), want)
+					}
+				}
+			}
+			back := roundTrip(t, ix)
+			if back.Wide() != want || back.WideIfFits() != c.opts.WideIfFits {
+				t.Fatalf("loaded: Wide() %v, WideIfFits() %v; want %v, %v", back.Wide(), back.WideIfFits(), want, c.opts.WideIfFits)
+			}
+			for _, e := range es[:300] {
+				checkQuery(t, ix, model, e.FP, 6)
+				checkQuery(t, back, model, e.FP, 6)
+			}
+		})
+	}
+}
+
 // TestSnapshotWide checks that a wide index keeps its extra bits through a
 // round trip and answers queries beyond K by probing as before.
 func TestSnapshotWide(t *testing.T) {
