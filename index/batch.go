@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/bits"
+	"runtime"
 	"slices"
 )
 
@@ -145,41 +146,75 @@ func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out
 // tables' K: out[i] receives the entries within k of qs[i]. The tables
 // are searched one after the other, each by all the queries in the order
 // of their keys, so that queries sharing a bucket (text fingerprints
-// crowd some keys) find it in cache. There may be at most 2^16 queries.
-// The caller holds mu shared.
+// crowd some keys) find it in cache. From tablesSplitMin queries the
+// tables are shared out among the cores. There may be at most 2^16
+// queries. The caller holds mu shared.
 func (ix *Index) tablesBatch(qs []uint64, k int, out [][]Match) {
-	visits := make([]visitor, len(qs))
-	for i := range qs {
-		visits[i] = appendMatches(&out[i], k)
+	parts := 1
+	if len(qs) >= tablesSplitMin {
+		parts = min(runtime.GOMAXPROCS(0), len(ix.tabs))
 	}
-	ps := make([]uint64, len(qs))
-	var order, spare []uint64
-	for t := range ix.tabs {
-		tab := &ix.tabs[t]
-		// Each query's key (its first 48 bits at most) above its number.
-		kb := min(uint(tab.keyBits), 48)
-		order = order[:0]
-		for i, q := range qs {
-			ps[i] = tab.permute(q)
-			order = append(order, ps[i]>>(64-kb)<<16|uint64(i))
+	// Part p searches tables p, p+parts, ... into outs[p] (out for part 0);
+	// the last part also scans the recent entries.
+	outs := make([][][]Match, parts)
+	outs[0] = out
+	parallelFor(parts, parts > 1, func(p int) {
+		if outs[p] == nil {
+			outs[p] = make([][]Match, len(qs))
 		}
-		order, spare = radixSortProbes(order, spare, kb)
-		for _, l := range ix.levels {
-			if len(l) == 0 {
-				continue
+		o := outs[p]
+		visits := make([]visitor, len(qs))
+		for i := range qs {
+			visits[i] = appendMatches(&o[i], k)
+		}
+		ps := make([]uint64, len(qs))
+		var order, spare []uint64
+		for t := p; t < len(ix.tabs); t += parts {
+			order, spare = ix.tableBatch(t, qs, ps, order, spare, k, visits)
+		}
+		if p == parts-1 {
+			for i, q := range qs {
+				ix.scanRecent(q, k, visits[i])
 			}
-			r := &l[t]
-			xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
-			for _, o := range order {
-				i := int(o & 0xffff)
-				lo, hi := r.bucket(ps[i], xbits)
-				ix.scanTable(t, r, lo, hi, qs[i], ps[i], k, visits[i]) // appendMatches goes on, at k
-			}
+		}
+	})
+	for _, o := range outs[1:] {
+		for i, ms := range o {
+			out[i] = append(out[i], ms...)
 		}
 	}
+}
+
+// tablesSplitMin is the number of queries from which tablesBatch shares
+// the tables out among the cores.
+const tablesSplitMin = 64
+
+// tableBatch searches table t, in every level, for each of qs, in the
+// order of their keys, with ps, order and spare as scratch (it returns
+// the last two for reuse).
+func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits []visitor) ([]uint64, []uint64) {
+	tab := &ix.tabs[t]
+	// Each query's key (its first 48 bits at most) above its number.
+	kb := min(uint(tab.keyBits), 48)
+	order = order[:0]
 	for i, q := range qs {
-		ix.scanRecent(q, k, visits[i])
+		ps[i] = tab.permute(q)
+		order = append(order, ps[i]>>(64-kb)<<16|uint64(i))
 	}
+	order, spare = radixSortProbes(order, spare, kb)
+	for _, l := range ix.levels {
+		if len(l) == 0 {
+			continue
+		}
+		r := &l[t]
+		xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
+		for _, o := range order {
+			i := int(o & 0xffff)
+			lo, hi := r.bucket(ps[i], xbits)
+			ix.scanTable(t, r, lo, hi, qs[i], ps[i], k, visits[i]) // appendMatches goes on, at k
+		}
+	}
+	return order, spare
 }
 
 // scanAllBatch is scanAll for several queries: out[i] receives the entries
