@@ -193,6 +193,9 @@ const tablesSplitMin = 64
 // order of their keys, with ps, order and spare as scratch (it returns
 // the last two for reuse).
 func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits []visitor) ([]uint64, []uint64) {
+	if !slices.ContainsFunc(ix.levels, func(l level) bool { return l.size() > 0 }) {
+		return order, spare // every entry is recent
+	}
 	tab := &ix.tabs[t]
 	// Each query's key (its first 48 bits at most) above its number.
 	kb := min(uint(tab.keyBits), 48)
@@ -203,7 +206,7 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 	}
 	order, spare = radixSortProbes(order, spare, kb)
 	for _, l := range ix.levels {
-		if len(l) == 0 {
+		if l.size() == 0 {
 			continue
 		}
 		r := &l[t]
