@@ -211,10 +211,23 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 		}
 		r := &l[t]
 		xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
-		for _, o := range order {
-			i := int(o & 0xffff)
-			lo, hi := r.bucket(ps[i], xbits)
-			ix.scanTable(t, r, lo, hi, qs[i], ps[i], k, visits[i]) // appendMatches goes on, at k
+		// As in search: the buckets of several queries are found and
+		// touched before any is scanned, so that their misses overlap.
+		for g := 0; g < len(order); g += probeGroup {
+			group := order[g:min(len(order), g+probeGroup)]
+			var lo, hi [probeGroup]int
+			for j, o := range group {
+				lo[j], hi[j] = r.bucket(ps[o&0xffff], xbits)
+			}
+			var touch uint64
+			for j := range group {
+				touch += r.touch(lo[j], min(hi[j], lo[j]+touchMax))
+			}
+			runtime.KeepAlive(touch)
+			for j, o := range group {
+				i := int(o & 0xffff)
+				ix.scanTable(t, r, lo[j], hi[j], qs[i], ps[i], k, visits[i]) // appendMatches goes on, at k
+			}
 		}
 	}
 	return order, spare
