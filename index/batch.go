@@ -170,7 +170,11 @@ func (ix *Index) tablesBatch(qs []uint64, k int, out [][]Match) {
 		}
 		ps := make([]uint64, len(qs))
 		var order, spare []uint64
-		for t := p; t < len(ix.tabs); t += parts {
+		tabs := len(ix.tabs)
+		if !slices.ContainsFunc(ix.levels, func(l level) bool { return l.size() > 0 }) {
+			tabs = 0 // every entry is recent
+		}
+		for t := p; t < tabs; t += parts {
 			order, spare = ix.tableBatch(t, qs, ps, order, spare, k, visits)
 		}
 		if p == parts-1 {
@@ -194,9 +198,6 @@ const tablesSplitMin = 64
 // order of their keys, with ps, order and spare as scratch (it returns
 // the last two for reuse).
 func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits []visitor) ([]uint64, []uint64) {
-	if !slices.ContainsFunc(ix.levels, func(l level) bool { return l.size() > 0 }) {
-		return order, spare // every entry is recent
-	}
 	tab := &ix.tabs[t]
 	// Each query's key (its first 48 bits at most) above its number.
 	kb := min(uint(tab.keyBits), 48)
@@ -211,7 +212,7 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 			continue
 		}
 		r := &l[t]
-		xbits := uint(max(0, min(tab.keyBits-int(r.dbits), 32)))
+		xbits := extraKeyBits(uint(tab.keyBits), r.dbits)
 		// As in search: the buckets of several queries are found and
 		// touched before any is scanned, so that their misses overlap.
 		for g := 0; g < len(order); g += probeGroup {

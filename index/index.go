@@ -695,7 +695,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			var lo, hi [probeGroup]int
 			for i := range tabs {
 				r := &l[t0+i]
-				xbits := uint(max(0, min(tabs[i].keyBits-int(r.dbits), 32)))
+				xbits := extraKeyBits(uint(tabs[i].keyBits), r.dbits)
 				lo[i], hi[i] = r.bucket(pq[i], xbits)
 			}
 			// Touch the cache lines of every bucket (the first touchMax

@@ -255,7 +255,7 @@ func (ix *Index) probeBatch(q, p uint64, k, t int, radii []int, scan uint64, fli
 // by which a probe narrows its bucket, of a key of kb bits: narrowing pays
 // when they are several, as a bucket then holds about 2^xbits keys.
 func probeXBits(kb, dbits uint) uint {
-	xbits := uint(max(0, min(int(kb)-int(dbits), 32)))
+	xbits := extraKeyBits(kb, dbits)
 	if xbits < 3 {
 		return 0
 	}

@@ -295,6 +295,13 @@ func (r *tableRun) sortSubKeys(t *table) {
 	}
 }
 
+// extraKeyBits returns how many bits of a key of kb bits lie beyond a
+// directory of dbits bits, up to the 32 a narrow run stores: the bits
+// bucket narrows a bucket by.
+func extraKeyBits(kb, dbits uint) uint {
+	return uint(max(0, min(int(kb)-int(dbits), 32)))
+}
+
 // bucket returns the range of r's entries that can hold fingerprints whose
 // permuted form shares p's key: the directory bucket, narrowed by binary
 // search on the extra key bits (xbits of them) when the bucket is big.
