@@ -132,18 +132,23 @@ hypervisor took from the machine during the throughput run (steal).`,
 				}
 				defer os.RemoveAll(root)
 			}
-			stopProfile, err := startCPUProfile(cpuProfile)
+			// The profile starts once the texts are generated, so that it
+			// shows the engine rather than the generator.
+			prof, err := openCPUProfile(cpuProfile)
 			if err != nil {
 				return err
 			}
-			defer stopProfile()
+			defer prof.stop()
 			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String(), Compression: comp.String()}
 			if docs > 0 {
-				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, comp: comp, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected}); err != nil {
+				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, comp: comp, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected, prof: prof}); err != nil {
 					return err
 				}
 			}
 			if restart > 0 {
+				if err := prof.start(); err != nil {
+					return err
+				}
 				if err := benchRestart(&res, filepath.Join(root, "restart"), restart, shortShare, reopenOnly && dir != ""); err != nil {
 					return err
 				}
@@ -199,7 +204,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 	f.DurationVar(&delay, "commit-delay", 0, "with group durability, how long a commit waits for more writes when writers queue (0: the default, 1ms; negative: never)")
 	f.IntVar(&expected, "expected-docs", 0, "Options.ExpectedDocuments of the throughput run, which sizes the id map, the lock stripes and the index's first design (0: the engine's default)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs (not the generation of texts) to this file")
 	f.BoolVar(&reopenOnly, "reopen-only", false, "with --dir, time the reopen of the restart store an earlier run left there, without filling it")
 	return cmd
 }
@@ -216,6 +221,7 @@ type throughputRun struct {
 	comp                 store.Compression
 	delay                time.Duration
 	expected             int
+	prof                 *cpuProfile // started when the clock starts
 }
 
 func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error {
@@ -250,6 +256,10 @@ func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error 
 	var next, acked atomic.Int64
 	var wg sync.WaitGroup
 	var firstErr atomic.Pointer[error]
+	if err := c.prof.start(); err != nil {
+		e.Close()
+		return err
+	}
 	steal := startSteal()
 	cpu0, t0 := cpuSeconds(), time.Now()
 	for range writers {

@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,5 +49,36 @@ func TestBenchEngine(t *testing.T) {
 		if code := run(append([]string{"bench", "engine", "--docs", "10"}, args...), nil, &stdout, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr.String())
 		}
+	}
+}
+
+// TestBenchEngineProfile checks --cpuprofile: a profile is written for the
+// timed runs, and a path that cannot be created is a usage error reported
+// before any document is generated.
+func TestBenchEngineProfile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cpu.prof")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"bench", "engine", "--docs", "300", "--writers", "4", "--restart-docs", "2000", "--cpuprofile", path}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	// A profile is a gzipped protocol buffer.
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the profile is not gzipped: %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
+		t.Fatalf("the profile holds %d bytes: %v", len(b), err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	bad := filepath.Join(dir, "missing", "cpu.prof")
+	if code := run([]string{"bench", "engine", "--docs", "1000000", "--cpuprofile", bad}, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--cpuprofile") {
+		t.Fatalf("bad path: exit %d, want 2 naming --cpuprofile (%s)", code, stderr.String())
 	}
 }
