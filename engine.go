@@ -316,8 +316,8 @@ type Engine struct {
 	expiredTo   uint64 // every seq below it has been range-deleted
 	stop        chan struct{}
 	bg          sync.WaitGroup
-	combineq    chan *combined // CheckAndInsert calls for the runners
-	deciding    chan struct{}  // a slot per chunk being decided (decideInOrder)
+	comb        combiner      // CheckAndInsert calls for the runners
+	deciding    chan struct{} // a slot per chunk being decided (decideInOrder)
 	openTime    time.Duration
 	nChecks     atomic.Uint64
 	nInserts    atomic.Uint64

@@ -1,5 +1,10 @@
 package neardup
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // Concurrent CheckAndInsert calls are decided and stored in batches.
 //
 // Each call fingerprints its document on its own goroutine, then hands it
@@ -12,15 +17,32 @@ package neardup
 // scans of the short-text index), and a document costs about as much CPU
 // as one sent in a batch (docs/PERFORMANCE.md, Engine, "Seventh pass").
 //
-// Two runners: while one waits for its write to be synced, the other
-// decides the next documents. One or three did no better, and runners that
-// handed the wait for the sync to another goroutine made smaller batches
-// and cost more (docs/PERFORMANCE.md).
+// Two runners, one collecting at a time. A runner that finds the other
+// still deciding or storing its batch waits for it to finish, and takes
+// what came meanwhile, unless spillMin calls are already queued: then it
+// decides them while the other waits for its sync. With few writers,
+// batches are then as large as the writers make them, one sync each (at 64
+// writers, runners that each took whatever was queued made batches of 15
+// documents); with many, deciding and syncing still overlap
+// (docs/PERFORMANCE.md, Engine, "Fourteenth pass"). Three runners did no
+// better, and runners that handed the wait for the sync to another
+// goroutine made smaller batches and cost more (docs/PERFORMANCE.md).
 
 const (
 	combineRunners = 2
 	combineMax     = 1024
 )
+
+// combiner hands CheckAndInsert calls to the runners.
+type combiner struct {
+	q       chan *combined // calls waiting for a runner
+	collect sync.Mutex     // held by the runner collecting a batch
+	busy    atomic.Int32   // runners deciding or storing a batch
+	waits   atomic.Bool    // the collector waits for freed or spill
+	// A runner that finishes a batch leaves a token in freed; a caller
+	// that fills q to spillMin while the collector waits, one in spill.
+	freed, spill chan struct{}
+}
 
 // combined is one CheckAndInsert handed to a runner.
 type combined struct {
@@ -32,7 +54,9 @@ type combined struct {
 
 // startCombiner starts the runners; they stop with the engine.
 func (e *Engine) startCombiner() {
-	e.combineq = make(chan *combined, combineMax)
+	e.comb.q = make(chan *combined, combineMax)
+	e.comb.freed = make(chan struct{}, 1)
+	e.comb.spill = make(chan struct{}, 1)
 	for range combineRunners {
 		e.bg.Add(1)
 		go e.combineLoop()
@@ -43,31 +67,63 @@ func (e *Engine) startCombiner() {
 // caller holds the engine open (enter), so Close waits for it.
 func (e *Engine) combine(p prepared) (Result, error) {
 	c := &combined{p: p, done: make(chan struct{})}
-	e.combineq <- c
+	e.comb.q <- c
+	if e.comb.waits.Load() && len(e.comb.q) >= spillMin {
+		signal(e.comb.spill)
+	}
 	<-c.done
 	return c.res, c.err
 }
+
+// signal leaves a token in ch (of capacity one) unless one is there.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// spillMin is how many queued calls a runner takes while the other runner
+// is still busy with its batch.
+const spillMin = 256
 
 func (e *Engine) combineLoop() {
 	defer e.bg.Done()
 	batch := make([]*combined, 0, combineMax)
 	ps := make([]prepared, 0, combineMax)
 	for {
+		// One runner at a time collects a batch.
+		e.comb.collect.Lock()
 		select {
 		case <-e.stop:
+			e.comb.collect.Unlock()
 			return
-		case c := <-e.combineq:
+		case c := <-e.comb.q:
 			batch = append(batch[:0], c)
 		}
+		// Tokens left from before are stale: drop them, then wait while
+		// the other runner is busy and few calls are queued.
+		drain(e.comb.freed)
+		drain(e.comb.spill)
+		e.comb.waits.Store(true) // before the length is read: see combine
+		if e.comb.busy.Load() > 0 && len(e.comb.q)+1 < spillMin {
+			select {
+			case <-e.comb.freed:
+			case <-e.comb.spill:
+			}
+		}
+		e.comb.waits.Store(false)
 	more:
 		for len(batch) < combineMax {
 			select {
-			case c := <-e.combineq:
+			case c := <-e.comb.q:
 				batch = append(batch, c)
 			default:
 				break more
 			}
 		}
+		e.comb.busy.Add(1)
+		e.comb.collect.Unlock()
 		ps = ps[:0]
 		for _, c := range batch {
 			ps = append(ps, c.p)
@@ -88,5 +144,15 @@ func (e *Engine) combineLoop() {
 		}
 		clear(ps) // the texts belong to the callers
 		clear(batch)
+		e.comb.busy.Add(-1)
+		signal(e.comb.freed)
+	}
+}
+
+// drain takes the token from ch, if there is one.
+func drain(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
 	}
 }

@@ -914,6 +914,72 @@ func TestCheckAndInsertCombined(t *testing.T) {
 	}
 }
 
+// TestCombinerWaitsForBusyRunner checks how a runner collects while the
+// other is busy (engine_combine.go), with the other runner's work stood in
+// for by the busy count: fewer than spillMin calls wait for it to finish,
+// spillMin calls are taken at once, and every call gets its answer.
+func TestCombinerWaitsForBusyRunner(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(9, 10))
+	send := func(n int, prefix string, done chan<- string) {
+		for i := range n {
+			id := fmt.Sprintf("%s-%d", prefix, i)
+			text := genText(r, 60)
+			go func() {
+				res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text})
+				if err != nil || !res.Inserted {
+					t.Errorf("%s: %+v, %v; want it inserted", id, res, err)
+				}
+				done <- id
+			}()
+		}
+	}
+	e.comb.busy.Add(1) // as if the other runner were deciding a batch
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			e.comb.busy.Add(-1)
+			signal(e.comb.freed)
+		}
+	}
+	defer release() // so that a failed test does not leave calls waiting
+	few := make(chan string, spillMin)
+	send(10, "few", few)
+	select {
+	case id := <-few:
+		t.Fatalf("%s was answered while the other runner was busy and few calls were queued", id)
+	case <-time.After(200 * time.Millisecond):
+	}
+	many := make(chan string, 2*spillMin)
+	send(2*spillMin, "many", many)
+	for range 2 * spillMin {
+		select {
+		case <-many:
+		case <-time.After(30 * time.Second):
+			t.Fatal("calls beyond spillMin were not taken while the other runner was busy")
+		}
+	}
+	// The ten first calls went with one of those batches, or wait for a
+	// runner to finish, which it has.
+	for range 10 {
+		select {
+		case <-few:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the first calls were never answered")
+		}
+	}
+	release()
+	if st := e.Stats(); st.Documents != 10+2*spillMin {
+		t.Errorf("stored %d documents, want %d", st.Documents, 10+2*spillMin)
+	}
+	// A lone call once nothing is busy is taken at once.
+	if res, err := e.CheckAndInsert(ctx, Document{ID: "lone", Text: genText(r, 60)}); err != nil || !res.Inserted {
+		t.Fatalf("lone call: %+v, %v", res, err)
+	}
+}
+
 // TestLostTextDropped stands for a machine that stopped during a commit:
 // the records of the last commit were kept but not their texts. Open must
 // delete those records (they were never acknowledged), keep the others
