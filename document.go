@@ -120,6 +120,11 @@ type Stats struct {
 	Expired uint64 `json:"expired"`
 	// Deleted counts documents removed by Delete.
 	Deleted uint64 `json:"deleted"`
+	// Syncs counts the store's synced commits that carried documents since
+	// Open; Inserts divided by it is how many documents a sync carried on
+	// average (group commit shares a sync among concurrent calls). 0 with
+	// Durability NoSync.
+	Syncs uint64 `json:"syncs"`
 	// StoreBytes estimates the store's size on disk (or in memory).
 	StoreBytes uint64 `json:"store_bytes"`
 	// Bits and K describe the fingerprints and the index.

@@ -1797,6 +1797,7 @@ func (e *Engine) Stats() Stats {
 		s.ShortDocuments = e.short.ix.Len()
 	}
 	s.StoreBytes = e.db.DiskUsage()
+	s.Syncs = e.db.Syncs()
 	return s
 }
 

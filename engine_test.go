@@ -971,8 +971,13 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 		}
 	}
 	release()
-	if st := e.Stats(); st.Documents != 10+2*spillMin {
+	st := e.Stats()
+	if st.Documents != 10+2*spillMin {
 		t.Errorf("stored %d documents, want %d", st.Documents, 10+2*spillMin)
+	}
+	// One sync a batch, and the first batch held more than spillMin calls.
+	if st.Syncs == 0 || st.Syncs > st.Inserts-spillMin {
+		t.Errorf("%d syncs for %d documents, the first %d or more in one batch", st.Syncs, st.Inserts, spillMin)
 	}
 	// A lone call once nothing is busy is taken at once.
 	if res, err := e.CheckAndInsert(ctx, Document{ID: "lone", Text: genText(r, 60)}); err != nil || !res.Inserted {

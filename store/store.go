@@ -380,7 +380,8 @@ type DB struct {
 	// groupWrites is a running mean of the documents a synced commit
 	// carried, which decides where texts go (see Batch.Put).
 	groupWrites atomic.Int64
-	textPlace   int // textsBySize, or a test's choice
+	syncs       atomic.Uint64 // synced commits that carried documents
+	textPlace   int           // textsBySize, or a test's choice
 }
 
 // logFromGroup is the mean number of documents per synced commit from
@@ -398,6 +399,9 @@ const logFromGroup = 128
 // between the large groups, and counting them as groups kept texts in
 // pebble much of the time.
 func (s *DB) noteGroup(n int) {
+	if n > 0 {
+		s.syncs.Add(1)
+	}
 	w := int64(min(n, 512))
 	g := s.groupWrites.Load()
 	s.groupWrites.Store(g + (int64(n)-g)*w/512)
@@ -953,6 +957,11 @@ func (s *DB) SetMeta(name string, value []byte) error {
 func (s *DB) Meta(name string) ([]byte, error) {
 	return s.get(append([]byte{prefixMeta}, name...))
 }
+
+// Syncs returns how many synced commits carried documents since the store
+// was opened. With group commit, the documents written divided by it is
+// how many a sync carried on average. It stays 0 with NoSync.
+func (s *DB) Syncs() uint64 { return s.syncs.Load() }
 
 // DiskUsage returns an estimate of the bytes the store uses on disk (or in
 // memory for an in-memory store).

@@ -112,6 +112,15 @@ func TestStore(t *testing.T) {
 			if n := count(); n != 400 {
 				t.Fatalf("scan found %d records, want 400", n)
 			}
+			// Each commit carried one document: sync on its own synced
+			// each, a group shared syncs among the 8 writers, and NoSync
+			// synced none.
+			switch syncs := db.Syncs(); {
+			case d == NoSync && syncs != 0,
+				d == SyncEach && syncs != 400,
+				d == GroupCommit && (syncs == 0 || syncs > 400):
+				t.Fatalf("%d syncs for 400 one-document commits with %v", syncs, d)
+			}
 			seq := MakeSeq(base+hour, 2) // document 1, in the second hour
 			text, meta, err := db.Text(seq)
 			if err != nil || string(text) != "text 1" || string(meta) != "{}" {

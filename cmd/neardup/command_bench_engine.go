@@ -52,6 +52,10 @@ type benchEngineResult struct {
 	// document, RejectedPerDoc how many of them the policy turned down.
 	CandidatesPerDoc float64 `json:"candidates_per_doc"`
 	RejectedPerDoc   float64 `json:"rejected_per_doc"`
+	// Syncs is how many synced commits carried the documents (0 with
+	// nosync): acknowledged documents divided by it is how many a sync
+	// carried.
+	Syncs uint64 `json:"syncs"`
 
 	RestartDocs     int     `json:"restart_docs,omitempty"`
 	FillSeconds     float64 `json:"fill_seconds,omitempty"`
@@ -175,8 +179,8 @@ hypervisor took from the machine during the throughput run (steal).`,
 				default:
 					calls += ", texts compressed with " + res.Compression
 				}
-				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected\n",
-					res.Docs, size, res.Writers, calls, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc)
+				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected; %d syncs (%.1f docs each)\n",
+					res.Docs, size, res.Writers, calls, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc, res.Syncs, float64(res.Acknowledged)/float64(max(res.Syncs, 1)))
 				if res.StealSeconds >= 0 {
 					fmt.Fprintf(out, "host steal during the run: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
 						res.StealSeconds, 100*res.StealSeconds/(res.Seconds*float64(res.GOMAXPROCS)), res.GOMAXPROCS)
@@ -320,7 +324,7 @@ func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error 
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,
 		Acknowledged: acked.Load(), StoredAfterOpen: stored, Lost: max(0, acked.Load()-int64(stored)),
-		CandidatesPerDoc: float64(st.Candidates) / float64(docs), RejectedPerDoc: float64(st.Rejected) / float64(docs)}
+		CandidatesPerDoc: float64(st.Candidates) / float64(docs), RejectedPerDoc: float64(st.Rejected) / float64(docs), Syncs: st.Syncs}
 	return nil
 }
 

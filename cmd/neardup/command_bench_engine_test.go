@@ -36,7 +36,7 @@ func TestBenchEngine(t *testing.T) {
 			if r.Compression != wantComp {
 				t.Fatalf("compression %q, want %q", r.Compression, wantComp)
 			}
-			if r.Docs != 400 || r.Acknowledged != 400 || r.Batch < 1 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 {
+			if r.Docs != 400 || r.Acknowledged != 400 || r.Batch < 1 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 || r.Syncs == 0 || r.Syncs > 400 {
 				t.Fatalf("throughput report %+v", r)
 			}
 			if r.RestartDocs != 3000 || r.ReopenDocuments != 3000 || r.ReopenSeconds <= 0 {
