@@ -11,11 +11,12 @@ import (
 // to one of combineRunners goroutines. A runner takes every document
 // handed over meanwhile (up to combineMax) and decides and stores them as
 // CheckAndInsertBatch does: the index queries on all cores, then the
-// inserts in order under the locks, then one store write. A lone call
-// waits for nothing: an idle runner takes it at once. Under load, calls
-// share what a batch shares (one write and sync, one pass of locks, the
-// scans of the short-text index), and a document costs about as much CPU
-// as one sent in a batch (docs/PERFORMANCE.md, Engine, "Seventh pass").
+// inserts in order under the locks, then one store write. A lone call,
+// with no batch in progress, waits for nothing: a runner takes it at once.
+// Under load, calls share what a batch shares (one write and sync, one
+// pass of locks, the scans of the short-text index), and a document costs
+// about as much CPU as one sent in a batch (docs/PERFORMANCE.md, Engine,
+// "Seventh pass").
 //
 // Two runners, one collecting at a time. A runner that finds the other
 // still deciding or storing its batch waits for it to finish, and takes
