@@ -392,7 +392,8 @@ type DB struct {
 // requests a second (docs/PERFORMANCE.md, Engine, "Eighth pass").
 const logFromGroup = 128
 
-// noteGroup records that a synced commit carried n documents. The mean is
+// noteGroup records that a synced commit carried n documents: it counts
+// the commit in Syncs (when n > 0) and moves the running mean. The mean is
 // weighted by documents (a commit of one moves it 1/512 of the way, one of
 // 512 or more all the way), so that it is the size of commit a document
 // typically travels in: with many writers, lone documents are committed
