@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/par"
 	"github.com/neardup/neardup/similarity"
 	"github.com/neardup/neardup/store"
 	"github.com/zeebo/xxh3"
@@ -1693,27 +1693,13 @@ func (e *Engine) text(seq uint64) ([]byte, error) {
 
 // parallel runs f(0..n-1) on all cores.
 func parallel(n int, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 || n < 4 {
+	if n < 4 {
 		for i := range n {
 			f(i)
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
+	par.For(n, f)
 }
 
 // Get returns the stored document id, with its text when texts are kept,

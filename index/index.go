@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/neardup/neardup/internal/par"
 )
 
 // Entry is one stored fingerprint.
@@ -914,25 +916,11 @@ func (ix *Index) Keys(fp uint64, dst []uint64) []uint64 {
 
 // parallelFor runs f(0..n-1), on all cores when parallel is set.
 func parallelFor(n int, parallel bool, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if !parallel || workers <= 1 {
+	if !parallel {
 		for i := range n {
 			f(i)
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				f(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	par.For(n, f)
 }
