@@ -33,8 +33,9 @@ func TestForRunsEachOnce(t *testing.T) {
 func TestForWithoutHelpers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var late []func()
+	old := spawn
 	spawn = func(f func()) { late = append(late, f) }
-	defer func() { spawn = func(f func()) { go f() } }()
+	defer func() { spawn = old }()
 	var mu sync.Mutex
 	seen := map[int]int{}
 	For(50, func(i int) {
