@@ -3,6 +3,7 @@ package neardup
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Concurrent CheckAndInsert calls are decided and stored in batches.
@@ -28,6 +29,13 @@ import (
 // (docs/PERFORMANCE.md, Engine, "Fourteenth pass"). Three runners did no
 // better, and runners that handed the wait for the sync to another
 // goroutine made smaller batches and cost more (docs/PERFORMANCE.md).
+//
+// The writers that a batch answers send their next calls just as the next
+// batch is taken, too late for it. So a collector that finds fewer calls
+// queued than the last batch held waits for as many, for at most a quarter
+// of the time the last batch took (see fill). At 64 writers batches then
+// hold about 40 documents instead of 28, and one sync carries them
+// (docs/PERFORMANCE.md, Engine, "Fifteenth pass").
 
 const (
 	combineRunners = 2
@@ -43,6 +51,16 @@ type combiner struct {
 	// A runner that finishes a batch leaves a token in freed; a caller
 	// that fills q to spillMin while the collector waits, one in spill.
 	freed, spill chan struct{}
+	// The last batch: how many calls it held and how long it took to
+	// decide and store, which fill waits by.
+	lastSize atomic.Int32
+	lastTook atomic.Int64 // nanoseconds
+	// want is how many queued calls the collector waits for in fill (0:
+	// none); the caller that queues the last of them leaves a token in
+	// filled. fillMax bounds the wait.
+	want    atomic.Int32
+	filled  chan struct{}
+	fillMax time.Duration
 }
 
 // combined is one CheckAndInsert handed to a runner.
@@ -58,6 +76,8 @@ func (e *Engine) startCombiner() {
 	e.comb.q = make(chan *combined, combineMax)
 	e.comb.freed = make(chan struct{}, 1)
 	e.comb.spill = make(chan struct{}, 1)
+	e.comb.filled = make(chan struct{}, 1)
+	e.comb.fillMax = fillMax
 	for range combineRunners {
 		e.bg.Add(1)
 		go e.combineLoop()
@@ -71,6 +91,9 @@ func (e *Engine) combine(p prepared) (Result, error) {
 	e.comb.q <- c
 	if e.comb.waits.Load() && len(e.comb.q) >= spillMin {
 		signal(e.comb.spill)
+	}
+	if w := e.comb.want.Load(); w > 0 && len(e.comb.q) >= int(w) {
+		signal(e.comb.filled)
 	}
 	<-c.done
 	return c.res, c.err
@@ -114,6 +137,7 @@ func (e *Engine) combineLoop() {
 			}
 		}
 		e.comb.waits.Store(false)
+		e.fill()
 	more:
 		for len(batch) < combineMax {
 			select {
@@ -125,6 +149,7 @@ func (e *Engine) combineLoop() {
 		}
 		e.comb.busy.Add(1)
 		e.comb.collect.Unlock()
+		began := time.Now()
 		ps = ps[:0]
 		for _, c := range batch {
 			ps = append(ps, c.p)
@@ -144,10 +169,39 @@ func (e *Engine) combineLoop() {
 			close(c.done)
 		}
 		clear(ps) // the texts belong to the callers
+		e.comb.lastSize.Store(int32(len(batch)))
+		e.comb.lastTook.Store(int64(time.Since(began)))
 		clear(batch)
 		e.comb.busy.Add(-1)
 		signal(e.comb.freed)
 	}
+}
+
+// fillMax is the longest a collector waits in fill.
+const fillMax = time.Millisecond
+
+// fill waits, when fewer calls are queued than the last batch held (and
+// that batch held fewer than spillMin), until as many are, or a quarter of
+// the time the last batch took, or fillMax, has passed. The collector
+// holds one call already. A lone writer waits for nothing: its last batch
+// held one call.
+func (e *Engine) fill() {
+	c := &e.comb
+	w := int(c.lastSize.Load()) - 1
+	if w <= len(c.q) || w >= spillMin {
+		return
+	}
+	drain(c.filled)
+	c.want.Store(int32(w)) // before the length is read: see combine
+	if len(c.q) < w {
+		t := time.NewTimer(min(time.Duration(c.lastTook.Load())/4, c.fillMax))
+		select {
+		case <-c.filled:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	c.want.Store(0)
 }
 
 // drain takes the token from ch, if there is one.

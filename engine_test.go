@@ -985,6 +985,65 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 	}
 }
 
+// TestCombinerFillsToLastBatch: a collector that finds fewer calls queued
+// than the last batch held waits for as many, and they go in one batch;
+// after a batch of one, a lone call waits for nothing.
+func TestCombinerFillsToLastBatch(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(13, 14))
+	e.comb.fillMax = time.Minute // here only the calls end the wait
+	e.comb.lastSize.Store(8)
+	e.comb.lastTook.Store(int64(time.Hour))
+	done := make(chan error, 8)
+	send := func(id string) {
+		text := genText(r, 60)
+		go func() {
+			res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text})
+			if err == nil && !res.Inserted {
+				err = fmt.Errorf("%s: %+v, want it inserted", id, res)
+			}
+			done <- err
+		}()
+	}
+	answered := func(n int, what string) {
+		t.Helper()
+		for range n {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal(what)
+			}
+		}
+	}
+	send("first")
+	for deadline := time.Now().Add(10 * time.Second); e.comb.want.Load() != 7; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the collector did not wait for as many calls as the last batch held")
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the first call was answered before the batch filled (%v)", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	for i := range 7 {
+		send(fmt.Sprintf("next-%d", i))
+	}
+	answered(8, "the calls were not answered once the batch filled")
+	if st := e.Stats(); st.Syncs != 1 {
+		t.Errorf("%d syncs for 8 documents, want them in one batch", st.Syncs)
+	}
+	send("lone-1") // waits at most a quarter of the last batch's time
+	answered(1, "a lone call after a batch of 8 was not answered")
+	e.comb.lastTook.Store(int64(time.Hour))
+	send("lone-2")
+	answered(1, "a lone call after a batch of one waited")
+}
+
 // TestLostTextDropped stands for a machine that stopped during a commit:
 // the records of the last commit were kept but not their texts. Open must
 // delete those records (they were never acknowledged), keep the others
