@@ -391,11 +391,12 @@ type DB struct {
 // commits of one or a few documents keep their texts in pebble. From
 // there on the log wins: it takes less CPU per text, and texts kept out of
 // pebble's memtable are not flushed to disk in bursts, which the syncs of
-// later commits most likely waited behind. With 64 HTTP clients sending one document each
-// (commits of a few dozen documents), p99 fell from 7.2-8.9 ms to 5.6-6.4
-// ms, and on a schedule of 20,000 requests a second p99 counted from the
-// schedule fell from 137 ms to 24 ms, for 10% less of the peak rate (docs/PERFORMANCE.md, HTTP service,
-// "Seventh pass"; 128 before).
+// later commits most likely waited behind. With 64 HTTP clients sending
+// one document each (commits of a few dozen documents), p99 fell from
+// 7.2-8.9 ms to 5.6-6.4 ms, and on a schedule of 20,000 requests a second
+// p99 counted from the schedule fell from 137 ms to 24 ms, for 10% less
+// of the peak rate (docs/PERFORMANCE.md, HTTP service, "Seventh pass";
+// 128 before).
 const logFromGroup = 8
 
 // noteGroup records that a synced commit carried n documents: it counts
