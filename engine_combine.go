@@ -13,7 +13,8 @@ import (
 // handed over meanwhile (up to combineMax) and decides and stores them as
 // CheckAndInsertBatch does: the index queries on all cores, then the
 // inserts in order under the locks, then one store write. A lone call,
-// with no batch in progress, waits for nothing: a runner takes it at once.
+// with no batch in progress, waits for nothing: a runner takes it at once
+// (after a larger batch, see fill, at most a millisecond).
 // Under load, calls share what a batch shares (one write and sync, one
 // pass of locks, the scans of the short-text index), and a document costs
 // about as much CPU as one sent in a batch (docs/PERFORMANCE.md, Engine,
