@@ -48,20 +48,18 @@ type combiner struct {
 	q       chan *combined // calls waiting for a runner
 	collect sync.Mutex     // held by the runner collecting a batch
 	busy    atomic.Int32   // runners deciding or storing a batch
-	waits   atomic.Bool    // the collector waits for freed or spill
-	// A runner that finishes a batch leaves a token in freed; a caller
-	// that fills q to spillMin while the collector waits, one in spill.
-	freed, spill chan struct{}
+	freed   chan struct{}  // a runner that finishes a batch leaves a token
+	// want is how many queued calls the collector waits for (0: none):
+	// spillMin while the other runner is busy, the last batch's size in
+	// fill. The caller that queues the last of them leaves a token in
+	// filled.
+	want   atomic.Int32
+	filled chan struct{}
 	// The last batch: how many calls it held and how long it took to
-	// decide and store, which fill waits by.
+	// decide and store, which fill waits by. fillMax bounds that wait.
 	lastSize atomic.Int32
 	lastTook atomic.Int64 // nanoseconds
-	// want is how many queued calls the collector waits for in fill (0:
-	// none); the caller that queues the last of them leaves a token in
-	// filled. fillMax bounds the wait.
-	want    atomic.Int32
-	filled  chan struct{}
-	fillMax time.Duration
+	fillMax  time.Duration
 }
 
 // combined is one CheckAndInsert handed to a runner.
@@ -76,7 +74,6 @@ type combined struct {
 func (e *Engine) startCombiner() {
 	e.comb.q = make(chan *combined, combineMax)
 	e.comb.freed = make(chan struct{}, 1)
-	e.comb.spill = make(chan struct{}, 1)
 	e.comb.filled = make(chan struct{}, 1)
 	e.comb.fillMax = fillMax
 	for range combineRunners {
@@ -90,9 +87,6 @@ func (e *Engine) startCombiner() {
 func (e *Engine) combine(p prepared) (Result, error) {
 	c := &combined{p: p, done: make(chan struct{})}
 	e.comb.q <- c
-	if e.comb.waits.Load() && len(e.comb.q) >= spillMin {
-		signal(e.comb.spill)
-	}
 	if w := e.comb.want.Load(); w > 0 && len(e.comb.q) >= int(w) {
 		signal(e.comb.filled)
 	}
@@ -129,15 +123,15 @@ func (e *Engine) combineLoop() {
 		// Tokens left from before are stale: drop them, then wait while
 		// the other runner is busy and few calls are queued.
 		drain(e.comb.freed)
-		drain(e.comb.spill)
-		e.comb.waits.Store(true) // before the length is read: see combine
+		drain(e.comb.filled)
+		e.comb.want.Store(spillMin) // before the length is read: see combine
 		if e.comb.busy.Load() > 0 && len(e.comb.q)+1 < spillMin {
 			select {
 			case <-e.comb.freed:
-			case <-e.comb.spill:
+			case <-e.comb.filled:
 			}
 		}
-		e.comb.waits.Store(false)
+		e.comb.want.Store(0)
 		e.fill()
 	more:
 		for len(batch) < combineMax {
