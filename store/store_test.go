@@ -357,3 +357,74 @@ func TestCompression(t *testing.T) {
 		t.Error("Validate accepted an unknown compression")
 	}
 }
+
+// TestCommitAlone: with group commit, a writer that finds nothing else
+// being committed or queued commits on its own goroutine; writes that
+// arrive while a commit is under way queue for the committer and are
+// committed after it, and Barrier waits for them.
+func TestCommitAlone(t *testing.T) {
+	db, err := Open(t.TempDir(), &Options{Durability: GroupCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const base = 1700000000
+	put := func(n int) *Batch {
+		b := db.NewBatch()
+		b.Put(&Doc{Record: Record{Seq: MakeSeq(base, uint64(n+1)), ID: fmt.Sprint(n), Fingerprint: make([]byte, 8), Time: base}, Text: []byte(fmt.Sprint("text ", n))})
+		return b
+	}
+	for i := range 20 {
+		if err := db.Commit(put(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := db.alone.Load(); n != 20 {
+		t.Fatalf("%d of 20 commits of a lone writer made alone", n)
+	}
+	// As if a commit were under way: the writers queue for the committer.
+	db.commitMu.Lock()
+	done := make(chan error, 8)
+	for i := range 8 {
+		go func() { done <- db.Commit(put(100 + i)) }()
+	}
+	barrier := make(chan error, 1)
+	go func() {
+		for db.submitted.Load() < 28 {
+			time.Sleep(time.Millisecond)
+		}
+		barrier <- db.Barrier()
+	}()
+	select {
+	case err := <-done:
+		db.commitMu.Unlock()
+		t.Fatalf("a commit returned (%v) while another was under way", err)
+	case err := <-barrier:
+		db.commitMu.Unlock()
+		t.Fatalf("Barrier returned (%v) while writes were queued", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	db.commitMu.Unlock()
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-barrier; err != nil {
+		t.Fatal(err)
+	}
+	if n := db.alone.Load(); n != 20 {
+		t.Errorf("%d commits made alone, want the 20 of the lone writer", n)
+	}
+	if d, s := db.durable.Load(), db.submitted.Load(); d != s || s != 28 {
+		t.Errorf("%d of %d writes durable, want 28 of 28", d, s)
+	}
+	// Nothing queued any more: the next write is made alone again.
+	if err := db.Commit(put(200)); err != nil || db.alone.Load() != 21 {
+		t.Fatalf("commit once the queue is empty: %v, %d made alone, want 21", err, db.alone.Load())
+	}
+	n := 0
+	if err := db.Scan(0, 0, func(Record) error { n++; return nil }); err != nil || n != 29 {
+		t.Fatalf("scan: %d records, %v; want 29", n, err)
+	}
+}
