@@ -1421,15 +1421,37 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 // document the results name is durable. The caller holds the engine open
 // (enter).
 func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
-	results := make([]Result, len(ps))
-	errs := make([]error, len(ps))
-	var w storing
+	var b decided
+	e.decideMore(&b, ps, check)
+	return e.storeDecided(&b)
+}
+
+// decided is a batch decided, part by part (decideMore), and not yet
+// stored (storeDecided).
+type decided struct {
+	w       storing
+	results []Result
+	errs    []error
+}
+
+// decideMore decides ps after the documents b holds, as decideAndStore
+// would decide them after those.
+func (e *Engine) decideMore(b *decided, ps []prepared, check bool) {
+	base := len(b.results)
+	b.results = append(b.results, make([]Result, len(ps))...)
+	b.errs = append(b.errs, make([]error, len(ps))...)
 	keysp := e.keyScratch.Get().(*[]uint64)
 	defer e.keyScratch.Put(keysp)
 	for c := 0; c < len(ps); c += decideChunk {
 		end := min(len(ps), c+decideChunk)
-		e.decideInOrder(ps[c:end], check, results[c:end], errs[c:end], &w, keysp)
+		e.decideInOrder(ps[c:end], check, b.results[base+c:base+end], b.errs[base+c:base+end], &b.w, keysp)
 	}
+}
+
+// storeDecided commits the documents b inserted in one write and waits
+// until every document its results name is durable.
+func (e *Engine) storeDecided(b *decided) ([]Result, error) {
+	w := &b.w
 	if w.batch != nil {
 		err := e.db.Commit(w.batch)
 		if err != nil {
@@ -1453,9 +1475,9 @@ func (e *Engine) decideAndStore(ps []prepared, check bool) ([]Result, error) {
 		e.waitDurable(s)
 	}
 	if w.failed {
-		return results, &BatchError{Errs: errs}
+		return b.results, &BatchError{Errs: b.errs}
 	}
-	return results, nil
+	return b.results, nil
 }
 
 // decideChunk is how many documents of a batch decideAndStore decides at

@@ -916,7 +916,8 @@ func TestCheckAndInsertCombined(t *testing.T) {
 
 // TestCombinerWaitsForBusyRunner checks how a runner collects while the
 // other is busy (engine_combine.go), with the other runner's work stood in
-// for by the busy count: fewer than spillMin calls wait for it to finish,
+// for by the busy count: fewer than spillMin calls wait for it to finish
+// (decided ahead, see TestCombinerDecidesAhead, but not answered),
 // spillMin calls are taken at once, and every call gets its answer.
 func TestCombinerWaitsForBusyRunner(t *testing.T) {
 	e := mustOpen(t, "", memOptions(nil))
@@ -954,15 +955,23 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 	}
 	many := make(chan string, 2*spillMin)
 	send(2*spillMin, "many", many)
-	for range 2 * spillMin {
+	for range spillMin {
 		select {
 		case <-many:
 		case <-time.After(30 * time.Second):
 			t.Fatal("calls beyond spillMin were not taken while the other runner was busy")
 		}
 	}
-	// The ten first calls went with one of those batches, or wait for a
-	// runner to finish, which it has.
+	// The rest went with those batches, or wait for the other runner to
+	// finish.
+	release()
+	for range spillMin {
+		select {
+		case <-many:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the last calls were never answered")
+		}
+	}
 	for range 10 {
 		select {
 		case <-few:
@@ -970,7 +979,6 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 			t.Fatal("the first calls were never answered")
 		}
 	}
-	release()
 	st := e.Stats()
 	if st.Documents != 10+2*spillMin {
 		t.Errorf("stored %d documents, want %d", st.Documents, 10+2*spillMin)
@@ -982,6 +990,78 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 	// A lone call once nothing is busy is taken at once.
 	if res, err := e.CheckAndInsert(ctx, Document{ID: "lone", Text: genText(r, 60)}); err != nil || !res.Inserted {
 		t.Fatalf("lone call: %+v, %v", res, err)
+	}
+}
+
+// TestCombinerDecidesAhead: while the other runner stores its batch, the
+// collector decides the calls queued meanwhile (they are in the index) but
+// answers them only once that runner is done, in one write; while the
+// other runner still decides its batch, it decides nothing.
+func TestCombinerDecidesAhead(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(15, 16))
+	// As if the other runner were deciding a batch.
+	e.comb.busy.Add(1)
+	e.comb.deciding.Add(1)
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			e.comb.deciding.Store(0)
+			e.comb.busy.Add(-1)
+			signal(e.comb.freed)
+		}
+	}
+	defer release() // so that a failed test does not leave calls waiting
+	const calls = 2 * aheadMin
+	done := make(chan error, calls)
+	for i := range calls {
+		text := genText(r, 60)
+		go func() {
+			res, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("ahead-", i), Text: text})
+			if err == nil && !res.Inserted {
+				err = fmt.Errorf("call %d: %+v, want it inserted", i, res)
+			}
+			done <- err
+		}()
+	}
+	// The collector holds the first call; the others queue.
+	for deadline := time.Now().Add(10 * time.Second); len(e.comb.q) < calls-1 && e.Stats().Documents == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls queued, want %d", len(e.comb.q), calls-1)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := e.Stats().Documents; n != 0 {
+		t.Fatalf("%d documents decided while the other runner was deciding", n)
+	}
+	// The other runner now stores its batch.
+	e.comb.deciding.Add(-1)
+	signal(e.comb.freed)
+	for deadline := time.Now().Add(10 * time.Second); e.Stats().Documents != calls; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d documents decided ahead while the other runner stored its batch", e.Stats().Documents, calls)
+		}
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("a call was answered (%v) before the other runner was done", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	for range calls {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("calls decided ahead were not answered once the other runner was done")
+		}
+	}
+	if st := e.Stats(); st.Syncs != 1 || st.Inserts != calls {
+		t.Errorf("%d syncs for %d inserts, want %d in one write", st.Syncs, st.Inserts, calls)
 	}
 }
 
