@@ -136,9 +136,42 @@ func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out
 			}
 		}
 	}
+	ix.scanTiersBatch(qs, k, scan, visits)
 	for i, q := range qs {
-		if ix.scanTiers(q, k, scan, visits[i]) {
-			ix.scanRecent(q, k, visits[i])
+		ix.scanRecent(q, k, visits[i])
+	}
+}
+
+// scanTiersBatch is scanTiers for every qs[i], visited by visits[i], which
+// must keep k and ask to go on (appendMatches): each word of 64
+// fingerprints of a scanned tier is tested against all the queries at once
+// (nearMasks), as in scanAllBatch. The caller holds mu shared.
+func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visitor) {
+	masks := make([]uint64, len(qs))
+	for j := range ix.levels {
+		if scan&(1<<j) == 0 || ix.levels[j].size() == 0 {
+			continue
+		}
+		fps, slots := ix.tierFP[j], ix.levels[j][0].slot
+		whole := len(fps) &^ 63
+		for b := 0; b < whole; b += 64 {
+			nearMasks((*[64]uint64)(fps[b:b+64]), qs, k, masks)
+			for i, m := range masks {
+				for ; m != 0; m &= m - 1 {
+					x := b + bits.TrailingZeros64(m)
+					if s := slots[x]; ix.isLive(s) {
+						visits[i](ix.ids[s], fps[x], ix.tag(s), bits.OnesCount64(qs[i]^fps[x]))
+					}
+				}
+			}
+		}
+		for i, q := range qs {
+			for m := nearMask(fps[whole:], q, k); m != 0; m &= m - 1 {
+				x := whole + bits.TrailingZeros64(m)
+				if s := slots[x]; ix.isLive(s) {
+					visits[i](ix.ids[s], fps[x], ix.tag(s), bits.OnesCount64(q^fps[x]))
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -16,7 +17,7 @@ func flipRandom(r *rand.Rand, fp uint64, n int) uint64 {
 // TestProbeScansTiers checks queries beyond K that probe the main level and
 // scan the tiers, and those that probe every level: whenever two tiers or
 // more hold entries, some of them replaced or removed, queries near stored
-// fingerprints find what the oracle finds.
+// fingerprints find what the oracle finds, one by one and in a batch.
 func TestProbeScansTiers(t *testing.T) {
 	for _, wide := range []bool{false, true} {
 		// A buffer of 4 and no folding into the main level: tiers of
@@ -56,8 +57,17 @@ func TestProbeScansTiers(t *testing.T) {
 				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10)); !ok || (scan != 0) != (mode == 2) {
 					t.Fatalf("wide %v, mode %d: probePlan = %b, %v", wide, mode, scan, ok)
 				}
-				for range 20 {
-					checkQuery(t, ix, model, flipRandom(r, fps[r.IntN(len(fps))], r.IntN(7)), 10)
+				qs := make([]uint64, 20)
+				for q := range qs {
+					qs[q] = flipRandom(r, fps[r.IntN(len(fps))], r.IntN(7))
+					checkQuery(t, ix, model, qs[q], 10)
+				}
+				// The same queries at once: the tiers are scanned a word
+				// of 64 entries at a time for all of them.
+				for q, got := range ix.QueryBatch(qs, 10) {
+					if want := model.query(qs[q], 10); !slices.Equal(got, want) {
+						t.Fatalf("wide %v, mode %d: QueryBatch: query %d = %v, want %v", wide, mode, q, got, want)
+					}
 				}
 			}
 		}
