@@ -37,8 +37,9 @@ import (
 // other is done, only the calls of the last moments are left to decide
 // before its own write. It decides nothing while the other still decides,
 // so that batches are decided in the order they were taken. At 64 writers
-// this took 5-10% more documents a second through the engine
-// (docs/PERFORMANCE.md, Engine, "Sixteenth pass").
+// the engine then took about 5% more documents a second, and 64 HTTP
+// clients sending one document each about 6% more (docs/PERFORMANCE.md,
+// Engine, "Sixteenth pass").
 //
 // The writers that a batch answers send their next calls just as the next
 // batch is taken, too late for it. So a collector that finds fewer calls
