@@ -50,11 +50,10 @@ type shortIndex struct {
 // own in three tables and within 1 bit in the fourth (multi-index
 // hashing, see the index package) once that is cheaper than a linear scan
 // of the stored fingerprints. Measured with `neardup bench index --data
-// text -k 10 --table-k 3 --design 4/1 --wide` on the first host: 50 µs a
-// query at 300k entries and 100 µs at 1M, against 71 and 400 µs for the
-// scan. The scan stays the choice below about 110k entries (see the cost
-// model in index/probe.go). It costs about 40 bytes an entry more than
-// the scan alone.
+// text -k 10 --table-k 3 --design 4/1 --wide`: 50 µs a query at 300k
+// entries and 100 µs at 1M, against 71 and 400 µs for the scan, which
+// stays the choice below about 200k entries. It costs about 40 bytes an
+// entry more than the scan alone.
 func newShortIndex(p Policy, expected int) (*shortIndex, error) {
 	ix, err := index.New(index.Options{K: 3, ExpectedN: expected, Design: index.Seed4x16(), Wide: true})
 	if err != nil {

@@ -20,26 +20,21 @@ import (
 // bits, instead of a scan of every stored fingerprint; the index takes
 // whichever its cost model predicts to be cheaper (probePlan).
 
-// Cost model of probePlan, in nanoseconds, fitted on the AMD EPYC host of
-// docs/PERFORMANCE.md (Index, "Cost model refitted") on SimHash
-// fingerprints of generated text (the engine's BenchmarkShortIndexQuery
-// texts) at k=10 with the 4/1 design and Wide: a lone query probing took
-// 12.7 µs at 50k entries and 25.5 µs at 600k, a scan 0.12-0.13 ns a
-// fingerprint up to 1M and 0.17 and 0.22 ns at 3M and 6M (past the 32
-// MiB cache). The scan is then the choice below about 110k entries. Text
-// fingerprints cluster, so a probed bucket near a text's key holds several
-// times its share of entries: candidateNs is the cost of one uniform
-// share's entry, clustering included. (The first fit, on the shared Intel
-// host, was 60, 13, 0.4 and 0.15 ns, which scanned up to 262k entries:
-// here up to twice the time of probing.)
+// Cost model of probePlan, in nanoseconds, fitted on SimHash
+// fingerprints of generated English at k=10 with the 4/1 design and Wide
+// (`neardup bench index --data text -k 10 --table-k 3 --design 4/1
+// --wide`, 100k, 300k and 1M entries: 31, 50 and 102 µs a query, against
+// 15, 71 and 400 µs for the scan). Text fingerprints cluster, so a probed bucket near
+// a text's key holds several times its share of entries: candidateNs is
+// the cost of one uniform share's entry, clustering included.
 const (
-	probeNs     = 27   // one bucket lookup
-	candidateNs = 3.6  // one entry of a uniform share of the probed buckets
-	narrowNs    = 8    // the same without Wide, whose candidates are loaded (scaled as first fitted)
-	scanNs      = 0.22 // one fingerprint of a linear scan with AVX-512
-	scanNsSmall = 0.13 // the same while the fingerprints fit in cache (scanSmall)
+	probeNs     = 60   // one bucket lookup
+	candidateNs = 13   // one entry of a uniform share of the probed buckets
+	narrowNs    = 30   // the same without Wide (200 µs at 1M), whose candidates are loaded
+	scanNs      = 0.4  // one fingerprint of a linear scan with AVX-512
+	scanNsSmall = 0.15 // the same while the fingerprints fit in cache (scanSmall)
 	scanNsPlain = 1.1  // one fingerprint of a scan without AVX-512
-	scanSmall   = 1 << 21
+	scanSmall   = 1 << 18
 )
 
 // probeRadii returns the radius each table is probed with to answer
