@@ -993,6 +993,22 @@ func TestCombinerWaitsForBusyRunner(t *testing.T) {
 	}
 }
 
+// awaitAnswers takes n answers from done, failing at the first error, or
+// with what when one takes more than 10 seconds.
+func awaitAnswers(t *testing.T, done <-chan error, n int, what string) {
+	t.Helper()
+	for range n {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal(what)
+		}
+	}
+}
+
 // TestCombinerDecidesAhead: while the other runner stores its batch, the
 // collector decides the calls queued meanwhile (they are in the index) but
 // answers them only once that runner is done, in one write; while the
@@ -1050,16 +1066,7 @@ func TestCombinerDecidesAhead(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	release()
-	for range calls {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("calls decided ahead were not answered once the other runner was done")
-		}
-	}
+	awaitAnswers(t, done, calls, "calls decided ahead were not answered once the other runner was done")
 	if st := e.Stats(); st.Syncs != 1 || st.Inserts != calls {
 		t.Errorf("%d syncs for %d inserts, want %d in one write", st.Syncs, st.Inserts, calls)
 	}
@@ -1088,16 +1095,7 @@ func TestCombinerFillsToLastBatch(t *testing.T) {
 	}
 	answered := func(n int, what string) {
 		t.Helper()
-		for range n {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatal(err)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal(what)
-			}
-		}
+		awaitAnswers(t, done, n, what)
 	}
 	send("first")
 	for deadline := time.Now().Add(10 * time.Second); e.comb.want.Load() != 7; time.Sleep(time.Millisecond) {
