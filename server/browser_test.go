@@ -177,13 +177,15 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if !strings.Contains(checked, "duplicate of first") || row != "first" {
 		t.Errorf("after checking a near-copy: verdict %q, match %q", checked, row)
 	}
-	// Stats on the page show the one stored document.
-	do(t, ctx,
-		chromedp.Click(chromedp.ID("stats-btn")),
-		chromedp.WaitVisible(chromedp.CSS(`#stats dd[data-stat="documents"]`)),
-	)
-	docs := get(t, ctx, chromedp.Text(chromedp.CSS(`#stats dd[data-stat="documents"]`)))
-	if docs != "1" {
-		t.Errorf("page shows %q documents, want 1", docs)
+	// Stats on the page show the one stored document. The page drew its
+	// stats when it loaded, before the document was added; the click draws
+	// them again in new nodes, so the count is read by script, not from a
+	// node found before.
+	do(t, ctx, chromedp.Click(chromedp.ID("stats-btn")))
+	const count = `document.querySelector('#stats dd[data-stat="documents"]')?.textContent ?? ""`
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(pctx, chromedp.Poll[chromedp.Void]("("+count+`) === "1"`)); err != nil {
+		t.Errorf("page shows %q documents, want 1 (%v)", get(t, ctx, chromedp.Evaluate[string](count)), err)
 	}
 }
