@@ -153,23 +153,21 @@ func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visito
 			continue
 		}
 		fps, slots := ix.tierFP[j], ix.levels[j][0].slot
-		whole := len(fps) &^ 63
-		for b := 0; b < whole; b += 64 {
-			nearMasks((*[64]uint64)(fps[b:b+64]), qs, k, masks)
+		for b := 0; b < len(fps); b += 64 {
+			word := fps[b:min(len(fps), b+64)]
+			if len(word) == 64 {
+				nearMasks((*[64]uint64)(word), qs, k, masks)
+			} else { // the tier's last word, not whole
+				for i, q := range qs {
+					masks[i] = nearMask(word, q, k)
+				}
+			}
 			for i, m := range masks {
 				for ; m != 0; m &= m - 1 {
 					x := b + bits.TrailingZeros64(m)
 					if s := slots[x]; ix.isLive(s) {
 						visits[i](ix.ids[s], fps[x], ix.tag(s), bits.OnesCount64(qs[i]^fps[x]))
 					}
-				}
-			}
-		}
-		for i, q := range qs {
-			for m := nearMask(fps[whole:], q, k); m != 0; m &= m - 1 {
-				x := whole + bits.TrailingZeros64(m)
-				if s := slots[x]; ix.isLive(s) {
-					visits[i](ix.ids[s], fps[x], ix.tag(s), bits.OnesCount64(q^fps[x]))
 				}
 			}
 		}
