@@ -595,16 +595,11 @@ func (s *DB) Commit(b *Batch) error {
 	}
 	switch s.opts.Durability {
 	case SyncEach, NoSync:
-		wo := pebble.Sync
-		if s.opts.Durability == NoSync {
-			wo = pebble.NoSync
-		}
-		if wo == pebble.Sync {
+		sync := s.opts.Durability == SyncEach
+		if sync {
 			s.noteGroup(b.docs)
 		}
-		// The texts are written first, then synced while the records
-		// commit (see textLog).
-		err := s.log.flush(wo == pebble.Sync, func() error { return b.b.Commit(wo) })
+		err := s.write(b.b, sync)
 		b.b.Close()
 		if err != nil {
 			return fmt.Errorf("store: commit: %w", err)
@@ -641,9 +636,7 @@ func (s *DB) commitAlone(pb *pebble.Batch, docs int) (bool, error) {
 	s.mu.Unlock()
 	defer s.wg.Done()
 	s.noteGroup(docs)
-	// The texts are written first, then synced while the records commit
-	// (see textLog).
-	err := s.log.flush(true, func() error { return pb.Commit(pebble.Sync) })
+	err := s.write(pb, true)
 	pb.Close()
 	if err != nil {
 		return true, fmt.Errorf("store: commit: %w", err)
@@ -651,6 +644,16 @@ func (s *DB) commitAlone(pb *pebble.Batch, docs int) (bool, error) {
 	s.durable.Store(ticket)
 	s.alone.Add(1)
 	return true, nil
+}
+
+// write commits pb, synced or not: the texts are written first, then
+// synced while the records commit (see textLog).
+func (s *DB) write(pb *pebble.Batch, sync bool) error {
+	wo := pebble.NoSync
+	if sync {
+		wo = pebble.Sync
+	}
+	return s.log.flush(sync, func() error { return pb.Commit(wo) })
 }
 
 // send hands a batch (or a barrier, when pb is nil) to the group committer
@@ -781,9 +784,7 @@ func (s *DB) commitGroup(group []*commitReq) {
 	if lead != nil {
 		s.noteGroup(docs)
 		if err == nil {
-			// The texts are written first, then synced while the
-			// records commit (see textLog).
-			err = s.log.flush(true, func() error { return lead.Commit(pebble.Sync) })
+			err = s.write(lead, true)
 		}
 		if lead != s.spare {
 			lead.Close()
