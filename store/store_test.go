@@ -43,6 +43,20 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Errorf("version %d record %+v: view %+v, %v", b[0], r, v, err)
 		}
 	}
+	// A record that an entry of the text log holds is version 4, its place
+	// added last; a version 4 record without its place is damaged.
+	for _, r := range []Record{{Seq: 5, ID: "v4", Fingerprint: make([]byte, 8), TextLen: 9, NormLen: 7}, {Seq: 6, ID: "", TextLen: 2}} {
+		ref := textRef{off: 1 << 33, n: 517}
+		rec := logRecord(nil, &r)
+		b := withPlace(nil, rec, ref)
+		var v View
+		if err := decodeView(r.Seq, b, &v); err != nil || b[0] != 4 || v.text != ref || string(v.ID) != r.ID || v.NormLen != r.NormLen || v.TextLen != r.TextLen {
+			t.Errorf("version %d record %+v: view %+v, %v", b[0], r, v, err)
+		}
+		if err := decodeView(r.Seq, rec, &v); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("version 4 record without its place: %v, want ErrCorrupt", err)
+		}
+	}
 	// Without a normalized length a record keeps the first format, which
 	// earlier releases read.
 	if v := encodeRecord(nil, &Record{ID: "x", TextLen: 4}, textRef{})[0]; v != 1 {

@@ -27,21 +27,27 @@ import (
 // is given back by removing one file when the retention window passes it.
 // A document's record holds where its text is (textRef).
 //
-// A commit writes the texts of its batches to their files, then syncs the
-// files while pebble commits (and syncs) the records, and returns once both
-// are done: a killed process loses no text of a record that pebble kept,
-// and an acknowledged write is durable whole. Only a machine that stops in
-// the middle of a commit may keep records of that commit (never
-// acknowledged) whose texts it lost; they point past the end their file has
-// when the store is opened again (DB.TextMissing), and the engine deletes
-// them when it opens. Texts of batches never committed are left in the
-// files unreferenced; after a crash, appends go on from the end of each
-// file, so a torn tail is never read.
+// A commit queues the entries of its batches, in commit order, writes them
+// to their files, then syncs the files, and commits the records to pebble:
+// without pebble's own sync when every record of the commit is in an entry
+// (see DB.write), while the files sync otherwise. It returns once all of it
+// is done, so an acknowledged write is durable whole: a record that pebble
+// lost in a crash is written again from its entry when the store is opened
+// (see DB.replay). Only a machine that stops in the middle of a commit
+// whose pebble sync it waited for may keep records of that commit (never
+// acknowledged) whose texts it lost; they point past the end their file
+// has when the store is opened again (DB.TextMissing), and the engine
+// deletes them when it opens. After a crash, appends go on from the end of
+// each file, so a torn tail is never read as an entry.
 //
 // An entry is: a CRC-32C (Castagnoli) of the rest, little-endian; the
 // document's sequence number, big-endian; the codec of the text; the
 // metadata's length (uvarint) and the metadata; then the text as the codec
-// wrote it.
+// wrote it. An entry with a record (codec | withRecord) holds, between the
+// codec and the metadata, its own length (4 bytes, little-endian) and the
+// document's record without its place (uvarint length, then the record),
+// so that the log can be read in order and the records it holds written
+// to pebble again (see replay in store.go).
 
 const (
 	textDir        = "texts"
@@ -59,6 +65,11 @@ const (
 	codecSnappy = 1
 	codecMinLZ  = 2
 	codecZstd   = 3
+	// withRecord flags an entry that holds its length and its record.
+	withRecord = 0x80
+	// recordHead is the fixed part of an entry with a record: entryHead
+	// and the length.
+	recordHead = entryHead + 4
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -196,8 +207,9 @@ func (l *textLog) closeIdleLocked(keep uint64) {
 	}
 }
 
-// encode appends the entry of document seq to dst.
-func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
+// encode appends the entry of document seq to dst, with rec, its record
+// without the place, unless rec is nil.
+func (l *textLog) encode(dst []byte, seq uint64, rec, meta, text []byte) []byte {
 	start := len(dst)
 	codec := byte(codecNone)
 	switch l.comp {
@@ -212,6 +224,11 @@ func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, seq)
 	codecAt := len(dst)
 	dst = append(dst, codec)
+	if rec != nil {
+		dst = append(dst, 0, 0, 0, 0) // the length, below
+		dst = binary.AppendUvarint(dst, uint64(len(rec)))
+		dst = append(dst, rec...)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(meta)))
 	dst = append(dst, meta...)
 	body := len(dst)
@@ -238,6 +255,10 @@ func (l *textLog) encode(dst []byte, seq uint64, meta, text []byte) []byte {
 		// Not compressed, or incompressible: kept as it is.
 		dst = append(dst[:body], text...)
 		dst[codecAt] = codecNone
+	}
+	if rec != nil {
+		dst[codecAt] |= withRecord
+		binary.LittleEndian.PutUint32(dst[codecAt+1:], uint32(len(dst)-start))
 	}
 	binary.LittleEndian.PutUint32(dst[start:], crc32.Checksum(dst[start+4:], castagnoli))
 	return dst
@@ -269,6 +290,68 @@ func (l *textLog) append(seq uint64, e []byte) (textRef, error) {
 	off := tf.written + int64(len(tf.buf))
 	tf.buf = append(tf.buf, e...)
 	return textRef{off: uint64(off), n: uint64(len(e))}, nil
+}
+
+// ends returns, for every hour that has a file, the offset its next entry
+// will have: the end of every entry queued so far.
+func (l *textLog) ends() map[uint64]uint64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	out := make(map[uint64]uint64, len(l.openSizes)+len(l.files))
+	for h, n := range l.openSizes {
+		out[h] = uint64(n)
+	}
+	for h, tf := range l.files {
+		out[h] = uint64(tf.written) + uint64(len(tf.buf))
+	}
+	return out
+}
+
+// scan calls fn with every entry with a record of hour's file from offset
+// from on, in order: its document, its record (without the place, valid
+// during the call) and where it is. It stops without an error at the end
+// of the file, at an entry without a record (written before entries had
+// them), and at a torn or damaged entry (the tail of a write that a crash
+// cut short).
+func (l *textLog) scan(hour, from uint64, fn func(seq uint64, rec []byte, ref textRef) error) error {
+	f, err := l.fs.Open(l.path(hour))
+	if err != nil {
+		return fmt.Errorf("store: text log: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("store: text log: %w", err)
+	}
+	size := uint64(info.Size())
+	var buf []byte
+	for off := from; off+recordHead <= size; {
+		var head [recordHead]byte
+		if _, err := f.ReadAt(head[:], int64(off)); err != nil {
+			return fmt.Errorf("store: text log: %w", err)
+		}
+		n := uint64(binary.LittleEndian.Uint32(head[entryHead:]))
+		if head[12]&withRecord == 0 || n < recordHead+1 || n > size-off {
+			return nil
+		}
+		buf = slices.Grow(buf[:0], int(n))[:n]
+		if _, err := f.ReadAt(buf, int64(off)); err != nil {
+			return fmt.Errorf("store: text log: %w", err)
+		}
+		if binary.LittleEndian.Uint32(buf) != crc32.Checksum(buf[4:], castagnoli) {
+			return nil
+		}
+		b := buf[recordHead:]
+		rn, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < rn {
+			return nil
+		}
+		if err := fn(binary.BigEndian.Uint64(buf[4:]), b[k:k+int(rn)], textRef{off: off, n: n}); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
 }
 
 // missing reports whether the entry at ref of document seq ends past the
@@ -405,6 +488,17 @@ func (l *textLog) decode(seq uint64, e []byte) (text, meta []byte, err error) {
 	}
 	codec := e[12]
 	b := e[entryHead:]
+	if codec&withRecord != 0 {
+		if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) != len(e) {
+			return nil, nil, bad("entry length")
+		}
+		n, k := binary.Uvarint(b[4:])
+		if k <= 0 || uint64(len(b)-4-k) < n {
+			return nil, nil, bad("record length")
+		}
+		b = b[4+k+int(n):]
+		codec &^= withRecord
+	}
 	n, k := binary.Uvarint(b)
 	if k <= 0 || uint64(len(b)-k) < n {
 		return nil, nil, bad("metadata length")
@@ -458,6 +552,7 @@ func (l *textLog) removeBefore(hour uint64) error {
 			delete(l.files, h)
 		}
 		err = l.fs.Remove(name)
+		delete(l.openSizes, h)
 		l.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("store: text log: %w", err)
@@ -474,7 +569,7 @@ func (l *textLog) removeBefore(hour uint64) error {
 }
 
 // close closes every file; entries still queued are dropped (their
-// batches were never committed).
+// commits failed).
 func (l *textLog) close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
