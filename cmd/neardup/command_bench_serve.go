@@ -427,9 +427,11 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 }
 
 // rawClient posts JSON on one keep-alive HTTP/1.1 connection, writing the
-// request itself and reading the answer with http.ReadResponse: none of
-// net/http's transport goroutines and channels, so the load generator takes
-// less of the CPU it shares with the server it measures.
+// request and reading the answer itself: none of net/http's transport
+// goroutines and channels, and no allocation a request, so the load
+// generator takes less of the CPU it shares with the server it measures
+// (reading answers with http.ReadResponse took 5.6% of the CPU of a run of
+// single documents, docs/PERFORMANCE.md, HTTP service, "Tenth pass").
 type rawClient struct {
 	host, path string
 	conn       net.Conn
@@ -460,17 +462,114 @@ func (c *rawClient) post(body []byte, timeout time.Duration) (int, error) {
 		c.close()
 		return 0, err
 	}
-	resp, err := http.ReadResponse(c.br, nil)
+	status, closing, err := readAnswer(c.br)
+	if err != nil || closing {
+		c.close()
+	}
+	return status, err
+}
+
+// readAnswer reads one HTTP/1.1 response from br and discards its body (of
+// a Content-Length, or chunked). It returns the status and whether the
+// server closes the connection after it.
+func readAnswer(br *bufio.Reader) (status int, closing bool, err error) {
+	line, err := br.ReadSlice('\n')
 	if err != nil {
-		c.close()
-		return 0, err
+		return 0, false, err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.Close {
-		c.close()
+	// "HTTP/1.1 200 OK"
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, false, fmt.Errorf("bench serve: bad status line %q", bytes.TrimSpace(line))
 	}
-	return resp.StatusCode, err
+	for _, d := range line[9:12] {
+		if d < '0' || d > '9' {
+			return 0, false, fmt.Errorf("bench serve: bad status line %q", bytes.TrimSpace(line))
+		}
+		status = status*10 + int(d-'0')
+	}
+	closing = line[7] == '0' // HTTP/1.0 closes unless told otherwise
+	length, chunked := int64(-1), false
+	for {
+		if line, err = br.ReadSlice('\n'); err != nil {
+			return 0, false, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, false, fmt.Errorf("bench serve: bad header line %q", line)
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = parseDecimal(value); err != nil {
+				return 0, false, err
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(value, []byte("chunked"))
+		case bytes.EqualFold(name, []byte("Connection")):
+			closing = bytes.EqualFold(value, []byte("close"))
+		}
+	}
+	switch {
+	case status < 200 || status == http.StatusNoContent || status == http.StatusNotModified:
+		// No body.
+	case chunked:
+		err = skipChunks(br)
+	case length >= 0:
+		_, err = br.Discard(int(length))
+	default:
+		// The body runs to the end of the connection.
+		_, err = io.Copy(io.Discard, br)
+		closing = true
+	}
+	return status, closing, err
+}
+
+// skipChunks reads and discards a chunked body and its trailer.
+func skipChunks(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadSlice('\n')
+		if err != nil {
+			return err
+		}
+		size, _, _ := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(";"))
+		n, err := strconv.ParseInt(string(size), 16, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("bench serve: bad chunk size %q", size)
+		}
+		if n == 0 {
+			for { // the trailer, up to an empty line
+				line, err := br.ReadSlice('\n')
+				if err != nil {
+					return err
+				}
+				if len(bytes.TrimRight(line, "\r\n")) == 0 {
+					return nil
+				}
+			}
+		}
+		if _, err := br.Discard(int(n) + 2); err != nil { // the data and its CRLF
+			return err
+		}
+	}
+}
+
+// parseDecimal parses a Content-Length.
+func parseDecimal(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, fmt.Errorf("bench serve: bad Content-Length %q", b)
+	}
+	var n int64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, fmt.Errorf("bench serve: bad Content-Length %q", b)
+		}
+		n = n*10 + int64(d-'0')
+	}
+	return n, nil
 }
 
 func (c *rawClient) close() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"strconv"
@@ -156,5 +157,35 @@ func TestBenchServeRate(t *testing.T) {
 	}
 	if code := run([]string{"bench", "serve", "--rate", "-1"}, strings.NewReader(""), io.Discard, io.Discard); code != 2 {
 		t.Fatalf("--rate -1: exit %d, want 2", code)
+	}
+}
+
+// TestReadAnswer reads answers back to back from one connection's bytes:
+// with a Content-Length, chunked, closing, and malformed, each leaving
+// the reader at the next answer.
+func TestReadAnswer(t *testing.T) {
+	stream := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\ncontent-length: 5\r\n\r\nhello" +
+		"HTTP/1.1 413 Request Entity Too Large\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: 1\r\n\r\n" +
+		"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}" +
+		"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n" +
+		"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n" +
+		"HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n"
+	br := bufio.NewReader(strings.NewReader(stream))
+	for i, want := range []struct {
+		status  int
+		closing bool
+	}{{200, false}, {413, false}, {503, true}, {200, true}, {204, false}} {
+		status, closing, err := readAnswer(br)
+		if err != nil || status != want.status || closing != want.closing {
+			t.Fatalf("answer %d: %d, closing %v, %v; want %d, closing %v", i, status, closing, err, want.status, want.closing)
+		}
+	}
+	if _, _, err := readAnswer(br); err == nil || !strings.Contains(err.Error(), "Content-Length") {
+		t.Errorf("bad Content-Length: %v", err)
+	}
+	for _, bad := range []string{"HTTP/1.1 2x0 OK\r\n\r\n", "SPDY 200\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
+		if _, _, err := readAnswer(bufio.NewReader(strings.NewReader(bad))); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }
