@@ -552,6 +552,8 @@ func (l *textLog) removeBefore(hour uint64) error {
 			delete(l.files, h)
 		}
 		err = l.fs.Remove(name)
+		// Not marked any more: a file made again for the hour starts
+		// empty (see ends).
 		delete(l.openSizes, h)
 		l.mu.Unlock()
 		if err != nil {
