@@ -434,8 +434,11 @@ type DB struct {
 
 // logFromGroup is the mean number of documents per synced commit from
 // which Put sends texts to the text log rather than into pebble. A commit
-// then syncs two files at once, which costs a lone writer latency, so
-// commits of one or a few documents keep their texts in pebble. From
+// then synced two files at once, which cost a lone writer latency, so
+// commits of one or a few documents keep their texts in pebble (since
+// such a commit syncs only the log, see write, sending every text there
+// did not change the rate of 1 or 4 writers: docs/PERFORMANCE.md, HTTP
+// service, "Tenth pass"). From
 // there on the log wins: it takes less CPU per text, and texts kept out of
 // pebble's memtable are not flushed to disk in bursts, which the syncs of
 // later commits most likely waited behind. With 64 HTTP clients sending
