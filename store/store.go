@@ -51,8 +51,8 @@ const (
 	// is in flight into the next commit, synced to disk: every acknowledged
 	// write survives a crash, and many writers share one fsync.
 	GroupCommit Durability = iota
-	// SyncEach commits and syncs every write on its own (still durable, but
-	// each writer pays its own commit; pebble may still share fsyncs).
+	// SyncEach commits and syncs every write on its own, one at a time
+	// (still durable, but each writer pays its own sync).
 	SyncEach
 	// NoSync writes to the operating system without fsync: a killed process
 	// loses nothing, a power failure may lose the last writes.
@@ -578,7 +578,6 @@ type Batch struct {
 	b    *pebble.Batch
 	docs int // Puts
 	buf  []byte
-	err  error // the first failed Put, returned by Commit
 	// The documents bound for the text log: their entries, back to back,
 	// and their records without places (logRecord), which the commit puts
 	// into b once it has queued the entries (place).
@@ -668,10 +667,6 @@ func (s *DB) Commit(b *Batch) error {
 	if s.closed.Load() {
 		b.b.Close()
 		return ErrClosed
-	}
-	if b.err != nil {
-		b.b.Close()
-		return b.err
 	}
 	switch s.opts.Durability {
 	case SyncEach, NoSync:
