@@ -423,6 +423,7 @@ type DB struct {
 	commitMu sync.Mutex
 	alone    atomic.Uint64 // commits made by commitAlone
 	replayed int           // records Open wrote again (replay)
+	marks    []byte        // mark's buffer, under commitMu
 
 	// groupWrites is a running mean of the documents a synced commit
 	// carried, in 1/1024ths of a document, which decides where texts go
@@ -579,10 +580,9 @@ type Batch struct {
 	docs int // Puts
 	buf  []byte
 	// The documents bound for the text log: their entries, back to back,
-	// and their records without places (logRecord), which the commit puts
-	// into b once it has queued the entries (place).
+	// each holding its record without the place (logRecord), which the
+	// commit puts into b once it has queued the entries (place).
 	entries []byte
-	recs    []byte
 	logged  []loggedDoc
 	// ownSync says that pebble must sync the batch itself: it holds a
 	// record or text that no entry of the text log holds, or a removal.
@@ -591,9 +591,9 @@ type Batch struct {
 
 // loggedDoc is a document of a Batch bound for the text log.
 type loggedDoc struct {
-	seq          uint64
-	entry, rec   int // ends of its entry in entries and of its record in recs
-	entryN, recN int
+	seq    uint64
+	entry  int // where its entry starts in entries
+	entryN int // and its length
 }
 
 // NewBatch returns an empty batch.
@@ -609,10 +609,10 @@ func (b *Batch) Put(d *Doc) {
 	b.docs++
 	hasText := d.Text != nil || d.Meta != nil
 	if hasText && b.s.textsToLog() {
-		r0, e0 := len(b.recs), len(b.entries)
-		b.recs = logRecord(b.recs, &d.Record)
-		b.entries = b.s.log.encode(b.entries, d.Seq, b.recs[r0:], d.Meta, d.Text)
-		b.logged = append(b.logged, loggedDoc{seq: d.Seq, entry: e0, entryN: len(b.entries) - e0, rec: r0, recN: len(b.recs) - r0})
+		e0 := len(b.entries)
+		b.buf = logRecord(b.buf[:0], &d.Record)
+		b.entries = b.s.log.encode(b.entries, d.Seq, b.buf, d.Meta, d.Text)
+		b.logged = append(b.logged, loggedDoc{seq: d.Seq, entry: e0, entryN: len(b.entries) - e0})
 		return
 	}
 	b.ownSync = true
@@ -641,11 +641,13 @@ func (b *Batch) Put(d *Doc) {
 // the text log's ends (see mark) belongs to a batch committed before.
 func (b *Batch) place() (bool, error) {
 	for _, d := range b.logged {
-		ref, err := b.s.log.append(d.seq, b.entries[d.entry:d.entry+d.entryN])
+		e := b.entries[d.entry : d.entry+d.entryN]
+		ref, err := b.s.log.append(d.seq, e)
 		if err != nil {
 			return false, err
 		}
-		b.buf = withPlace(b.buf[:0], b.recs[d.rec:d.rec+d.recN], ref)
+		rec, _, _ := entryRecord(e) // encode wrote it whole
+		b.buf = withPlace(b.buf[:0], rec, ref)
 		_ = b.b.Set(key(prefixRecord, d.seq), b.buf, nil)
 	}
 	return len(b.logged) > 0, nil
@@ -758,18 +760,15 @@ func (s *DB) write(pb *pebble.Batch, syncTexts, syncPebble bool) error {
 // entries whose records a commit of pebble holds.
 var markKey = []byte{prefixMeta, 0, 't', 'e', 'x', 't', 's'}
 
-// mark puts into pb the ends of the entries queued in the text log so far,
+// mark puts into pb the ends of the entries queued in the text log so far
+// (the caller holds commitMu, or is Open),
 // all of them placed by pb's commit or earlier ones (see place). Pebble
 // keeps a prefix of its commits through a crash: once it holds pb, it
 // holds every record of an entry before those ends, and replay reads only
 // what follows them.
 func (s *DB) mark(pb *pebble.Batch) {
-	var v []byte
-	for h, end := range s.log.ends() {
-		v = binary.AppendUvarint(v, h)
-		v = binary.AppendUvarint(v, end)
-	}
-	_ = pb.Set(markKey, v, nil)
+	s.marks = s.log.appendEnds(s.marks[:0])
+	_ = pb.Set(markKey, s.marks, nil)
 }
 
 // replay writes to pebble again the records of the text log's entries past
@@ -933,7 +932,7 @@ func (s *DB) commitGroup(group []*commitReq) {
 	ownSync, placed := false, false
 	for _, r := range group {
 		if r.batch != nil {
-			size += r.batch.b.Len() + len(r.batch.recs) + 32*len(r.batch.logged)
+			size += r.batch.b.Len() + 96*len(r.batch.logged) // a record with its key
 			writes++
 			docs += r.batch.docs
 			ownSync = ownSync || r.batch.ownSync

@@ -292,19 +292,23 @@ func (l *textLog) append(seq uint64, e []byte) (textRef, error) {
 	return textRef{off: uint64(off), n: uint64(len(e))}, nil
 }
 
-// ends returns, for every hour that has a file, the offset its next entry
-// will have: the end of every entry queued so far.
-func (l *textLog) ends() map[uint64]uint64 {
+// appendEnds appends to dst, for every hour that has a file, the hour and
+// the offset its next entry will have (the end of every entry queued so
+// far), as uvarints.
+func (l *textLog) appendEnds(dst []byte) []byte {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	out := make(map[uint64]uint64, len(l.openSizes)+len(l.files))
-	for h, n := range l.openSizes {
-		out[h] = uint64(n)
-	}
 	for h, tf := range l.files {
-		out[h] = uint64(tf.written) + uint64(len(tf.buf))
+		dst = binary.AppendUvarint(dst, h)
+		dst = binary.AppendUvarint(dst, uint64(tf.written)+uint64(len(tf.buf)))
 	}
-	return out
+	for h, n := range l.openSizes {
+		if l.files[h] == nil {
+			dst = binary.AppendUvarint(dst, h)
+			dst = binary.AppendUvarint(dst, uint64(n))
+		}
+	}
+	return dst
 }
 
 // scan calls fn with every entry with a record of hour's file from offset
@@ -341,17 +345,31 @@ func (l *textLog) scan(hour, from uint64, fn func(seq uint64, rec []byte, ref te
 		if binary.LittleEndian.Uint32(buf) != crc32.Checksum(buf[4:], castagnoli) {
 			return nil
 		}
-		b := buf[recordHead:]
-		rn, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < rn {
+		rec, _, ok := entryRecord(buf)
+		if !ok {
 			return nil
 		}
-		if err := fn(binary.BigEndian.Uint64(buf[4:]), b[k:k+int(rn)], textRef{off: off, n: n}); err != nil {
+		if err := fn(binary.BigEndian.Uint64(buf[4:]), rec, textRef{off: off, n: n}); err != nil {
 			return err
 		}
 		off += n
 	}
 	return nil
+}
+
+// entryRecord splits e, a whole entry with a record, into the record and
+// what follows it (the metadata and the text); ok is false when its
+// length or the record's does not fit.
+func entryRecord(e []byte) (rec, rest []byte, ok bool) {
+	if len(e) < recordHead || int(binary.LittleEndian.Uint32(e[entryHead:])) != len(e) {
+		return nil, nil, false
+	}
+	b := e[recordHead:]
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return nil, nil, false
+	}
+	return b[k : k+int(n)], b[k+int(n):], true
 }
 
 // missing reports whether the entry at ref of document seq ends past the
@@ -489,14 +507,10 @@ func (l *textLog) decode(seq uint64, e []byte) (text, meta []byte, err error) {
 	codec := e[12]
 	b := e[entryHead:]
 	if codec&withRecord != 0 {
-		if len(b) < 4 || int(binary.LittleEndian.Uint32(b)) != len(e) {
-			return nil, nil, bad("entry length")
+		var ok bool
+		if _, b, ok = entryRecord(e); !ok {
+			return nil, nil, bad("entry or record length")
 		}
-		n, k := binary.Uvarint(b[4:])
-		if k <= 0 || uint64(len(b)-4-k) < n {
-			return nil, nil, bad("record length")
-		}
-		b = b[4+k+int(n):]
 		codec &^= withRecord
 	}
 	n, k := binary.Uvarint(b)
@@ -553,7 +567,7 @@ func (l *textLog) removeBefore(hour uint64) error {
 		}
 		err = l.fs.Remove(name)
 		// Not marked any more: a file made again for the hour starts
-		// empty (see ends).
+		// empty (see appendEnds).
 		delete(l.openSizes, h)
 		l.mu.Unlock()
 		if err != nil {
