@@ -481,12 +481,11 @@ func readAnswer(br *bufio.Reader) (status int, closing bool, err error) {
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return 0, false, fmt.Errorf("bench serve: bad status line %q", bytes.TrimSpace(line))
 	}
-	for _, d := range line[9:12] {
-		if d < '0' || d > '9' {
-			return 0, false, fmt.Errorf("bench serve: bad status line %q", bytes.TrimSpace(line))
-		}
-		status = status*10 + int(d-'0')
+	code, err := parseDecimal(line[9:12], "status")
+	if err != nil {
+		return 0, false, err
 	}
+	status = int(code)
 	closing = line[7] == '0' // HTTP/1.0 closes unless told otherwise
 	length, chunked := int64(-1), false
 	for {
@@ -504,7 +503,7 @@ func readAnswer(br *bufio.Reader) (status int, closing bool, err error) {
 		value = bytes.TrimSpace(value)
 		switch {
 		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = parseDecimal(value); err != nil {
+			if length, err = parseDecimal(value, "Content-Length"); err != nil {
 				return 0, false, err
 			}
 		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
@@ -557,15 +556,15 @@ func skipChunks(br *bufio.Reader) error {
 	}
 }
 
-// parseDecimal parses a Content-Length.
-func parseDecimal(b []byte) (int64, error) {
+// parseDecimal parses the digits of b, what the answer calls them.
+func parseDecimal(b []byte, what string) (int64, error) {
 	if len(b) == 0 || len(b) > 18 {
-		return 0, fmt.Errorf("bench serve: bad Content-Length %q", b)
+		return 0, fmt.Errorf("bench serve: bad %s %q", what, b)
 	}
 	var n int64
 	for _, d := range b {
 		if d < '0' || d > '9' {
-			return 0, fmt.Errorf("bench serve: bad Content-Length %q", b)
+			return 0, fmt.Errorf("bench serve: bad %s %q", what, b)
 		}
 		n = n*10 + int64(d-'0')
 	}
