@@ -540,7 +540,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	log, err := openTextLog(po.FS, dir, o.Compression)
+	log, err := openTextLog(po.FS, dir, o.Compression, !o.InMemory && o.Durability != NoSync)
 	if err != nil {
 		pdb.Close()
 		return nil, err
@@ -775,7 +775,8 @@ func (s *DB) mark(pb *pebble.Batch) {
 // the marks that pebble does not hold: those of commits that synced only
 // the text log (see write) and that a crash took from pebble. A store
 // without marks (new, or written by a release whose pebble synced every
-// record) has nothing to replay. It then marks the ends of the files.
+// record) has nothing to replay. Zeros written ahead past a file's entries
+// are cut (trimTail). It then marks the ends of the files.
 func (s *DB) replay() (int, error) {
 	v, err := s.get(markKey)
 	if err != nil && !errors.Is(err, ErrNotFound) {
@@ -804,7 +805,7 @@ func (s *DB) replay() (int, error) {
 		var view View
 		var val []byte
 		for _, h := range hours {
-			err := s.log.scan(h, from[h], func(seq uint64, rec []byte, ref textRef) error {
+			end, err := s.log.scan(h, from[h], func(seq uint64, rec []byte, ref textRef) error {
 				k := key(prefixRecord, seq)
 				val = withPlace(val[:0], rec, ref)
 				if seq>>SeqBits != h || decodeView(seq, val, &view) != nil {
@@ -822,6 +823,11 @@ func (s *DB) replay() (int, error) {
 				return pb.Set(k, val, nil)
 			})
 			if err != nil {
+				return 0, err
+			}
+			// Zeros written ahead that a crash left go, so that appends
+			// go on right after the entries.
+			if err := s.log.trimTail(h, end); err != nil {
 				return 0, err
 			}
 		}

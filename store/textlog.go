@@ -38,7 +38,8 @@ import (
 // acknowledged) whose texts it lost; they point past the end their file
 // has when the store is opened again (DB.TextMissing), and the engine
 // deletes them when it opens. After a crash, appends go on from the end of
-// each file, so a torn tail is never read as an entry.
+// each file, so a torn tail is never read as an entry; zeros written ahead
+// (see textlog_ahead.go) are cut first.
 //
 // An entry is: a CRC-32C (Castagnoli) of the rest, little-endian; the
 // document's sequence number, big-endian; the codec of the text; the
@@ -97,6 +98,12 @@ type textLog struct {
 	openSizes map[uint64]int64
 
 	flushMu sync.Mutex // one flush (or removal) at a time
+
+	// Zeros written ahead (see textlog_ahead.go): ahead is how far past
+	// its entries the newest file is kept zeroed (0: not at all); zeroers
+	// counts the goroutines writing them.
+	ahead   int64
+	zeroers sync.WaitGroup
 }
 
 type textFile struct {
@@ -107,10 +114,25 @@ type textFile struct {
 	fresh    bool   // created since the last flush: the directory needs a sync
 	flushing bool   // a flush is writing it
 	used     uint64 // tick of the last use
+	// size is the file's size: written, or more while zeros written ahead
+	// follow the entries. zeroed is where the zeros that the zeroer wrote
+	// and synced end (at most size); while a zeroer runs (extending is
+	// open), no flush writes past zeroed. noAhead: zeros are not written
+	// ahead in this file (the file cannot be truncated, or a zeroer
+	// failed).
+	size      int64
+	zeroed    int64
+	extending chan struct{}
+	noAhead   bool
 }
 
-func openTextLog(fs vfs.FS, dir string, comp Compression) (*textLog, error) {
+// openTextLog opens the text log in dir; with ahead, the newest file is
+// kept zeroed past its entries (see textlog_ahead.go).
+func openTextLog(fs vfs.FS, dir string, comp Compression, ahead bool) (*textLog, error) {
 	l := &textLog{fs: fs, dir: fs.PathJoin(dir, textDir), comp: comp, files: make(map[uint64]*textFile), openSizes: make(map[uint64]int64)}
+	if ahead {
+		l.ahead = zeroAhead
+	}
 	if err := fs.MkdirAll(l.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: text log: %w", err)
 	}
@@ -182,7 +204,7 @@ func (l *textLog) fileLocked(hour uint64, create bool) (*textFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("store: text file %s: %w", name, err)
 	}
-	tf := &textFile{f: f, written: info.Size(), fresh: fresh, used: l.tick}
+	tf := &textFile{f: f, written: info.Size(), size: info.Size(), zeroed: info.Size(), fresh: fresh, used: l.tick}
 	l.files[hour] = tf
 	l.closeIdleLocked(hour)
 	return tf, nil
@@ -195,13 +217,14 @@ func (l *textLog) closeIdleLocked(keep uint64) {
 		var oldest uint64
 		var victim *textFile
 		for h, tf := range l.files {
-			if h != keep && len(tf.buf) == 0 && !tf.flushing && !tf.fresh && (victim == nil || tf.used < victim.used) {
+			if h != keep && len(tf.buf) == 0 && !tf.flushing && !tf.fresh && tf.extending == nil && (victim == nil || tf.used < victim.used) {
 				oldest, victim = h, tf
 			}
 		}
 		if victim == nil {
 			return
 		}
+		l.trimLocked(victim)
 		victim.f.Close()
 		delete(l.files, oldest)
 	}
@@ -316,45 +339,47 @@ func (l *textLog) appendEnds(dst []byte) []byte {
 // during the call) and where it is. It stops without an error at the end
 // of the file, at an entry without a record (written before entries had
 // them), and at a torn or damaged entry (the tail of a write that a crash
-// cut short).
-func (l *textLog) scan(hour, from uint64, fn func(seq uint64, rec []byte, ref textRef) error) error {
+// cut short) or zeros (written ahead, see textlog_ahead.go), and returns
+// where it stopped.
+func (l *textLog) scan(hour, from uint64, fn func(seq uint64, rec []byte, ref textRef) error) (uint64, error) {
 	f, err := l.fs.Open(l.path(hour))
 	if err != nil {
-		return fmt.Errorf("store: text log: %w", err)
+		return 0, fmt.Errorf("store: text log: %w", err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("store: text log: %w", err)
+		return 0, fmt.Errorf("store: text log: %w", err)
 	}
 	size := uint64(info.Size())
 	var buf []byte
-	for off := from; off+recordHead <= size; {
+	off := from
+	for off+recordHead <= size {
 		var head [recordHead]byte
 		if _, err := f.ReadAt(head[:], int64(off)); err != nil {
-			return fmt.Errorf("store: text log: %w", err)
+			return off, fmt.Errorf("store: text log: %w", err)
 		}
 		n := uint64(binary.LittleEndian.Uint32(head[entryHead:]))
 		if head[12]&withRecord == 0 || n < recordHead+1 || n > size-off {
-			return nil
+			break
 		}
 		buf = slices.Grow(buf[:0], int(n))[:n]
 		if _, err := f.ReadAt(buf, int64(off)); err != nil {
-			return fmt.Errorf("store: text log: %w", err)
+			return off, fmt.Errorf("store: text log: %w", err)
 		}
 		if binary.LittleEndian.Uint32(buf) != crc32.Checksum(buf[4:], castagnoli) {
-			return nil
+			break
 		}
 		rec, _, ok := entryRecord(buf)
 		if !ok {
-			return nil
+			break
 		}
 		if err := fn(binary.BigEndian.Uint64(buf[4:]), rec, textRef{off: off, n: n}); err != nil {
-			return err
+			return off, err
 		}
 		off += n
 	}
-	return nil
+	return min(off, size), nil
 }
 
 // entryRecord splits e, a whole entry with a record, into the record and
@@ -392,24 +417,42 @@ func (l *textLog) flush(sync bool, commit func() error) error {
 	}
 	l.flushMu.Lock()
 	var jobs []job
+	var waits []chan struct{}
 	l.mu.Lock()
-	for _, tf := range l.files {
+	newest := uint64(0)
+	for h := range l.files {
+		newest = max(newest, h)
+	}
+	for h, tf := range l.files {
 		if len(tf.buf) == 0 && !tf.fresh {
 			continue
 		}
 		jobs = append(jobs, job{tf, tf.buf, tf.written, tf.fresh})
 		tf.written += int64(len(tf.buf))
+		if tf.extending != nil && tf.written > tf.zeroed {
+			// The zeroer may still write where these entries go.
+			waits = append(waits, tf.extending)
+		}
+		if tf.written > tf.size {
+			l.bytes.Add(tf.written - tf.size)
+			tf.size = tf.written
+		}
 		tf.buf, tf.spare = tf.spare[:0], nil
 		tf.fresh, tf.flushing = false, true
+		if h == newest {
+			l.extendLocked(tf)
+		}
 	}
 	l.mu.Unlock()
+	for _, w := range waits {
+		<-w
+	}
 	var err error
 	for _, j := range jobs {
 		if len(j.buf) > 0 {
 			if _, werr := j.tf.f.WriteAt(j.buf, j.off); werr != nil && err == nil {
 				err = fmt.Errorf("store: text log: %w", werr)
 			}
-			l.bytes.Add(int64(len(j.buf)))
 		}
 	}
 	var committed chan error
@@ -546,6 +589,8 @@ func (l *textLog) decode(seq uint64, e []byte) (text, meta []byte, err error) {
 func (l *textLog) removeBefore(hour uint64) error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
+	// Zeroers start only in flushes: none starts until this returns.
+	l.zeroers.Wait()
 	hours, err := l.hours()
 	if err != nil {
 		return err
@@ -584,13 +629,15 @@ func (l *textLog) removeBefore(hour uint64) error {
 	return nil
 }
 
-// close closes every file; entries still queued are dropped (their
-// commits failed).
+// close closes every file, without the zeros written ahead; entries still
+// queued are dropped (their commits failed).
 func (l *textLog) close() error {
+	l.zeroers.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var err error
 	for h, tf := range l.files {
+		l.trimLocked(tf)
 		if cerr := tf.f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("store: text log: %w", cerr)
 		}
