@@ -43,6 +43,11 @@ import (
 // zeroAhead is how far past its entries the newest file is kept zeroed.
 const zeroAhead = 1 << 20
 
+// zeroBlock is what a zeroer writes, never written itself: files on disk
+// (the only ones zeroed ahead, see truncater) do not change what they
+// write.
+var zeroBlock [zeroAhead]byte
+
 // truncater is a file that can be cut to a size: os.File, which pebble's
 // files on disk are.
 type truncater interface{ Truncate(size int64) error }
@@ -72,10 +77,9 @@ func (l *textLog) extendLocked(tf *textFile) {
 // writes to them any more (or seldom: they cost a journal commit again).
 func (l *textLog) extend(tf *textFile, from, to int64) {
 	defer l.zeroers.Done()
-	zeros := make([]byte, min(to-from, zeroAhead))
 	var err error
-	for off := from; off < to && err == nil; off += int64(len(zeros)) {
-		_, err = tf.f.WriteAt(zeros[:min(int64(len(zeros)), to-off)], off)
+	for off := from; off < to && err == nil; off += int64(len(zeroBlock)) {
+		_, err = tf.f.WriteAt(zeroBlock[:min(int64(len(zeroBlock)), to-off)], off)
 	}
 	if err == nil {
 		err = tf.f.SyncData()
