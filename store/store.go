@@ -418,6 +418,7 @@ type DB struct {
 	durable   atomic.Uint64 // writes known durable
 	mu        sync.Mutex    // guards closing the reqs channel
 	spare     *pebble.Batch // the committer's batch for groups, reused
+	batches   sync.Pool     // committed Batches, for their buffers (recycle)
 	// commitMu is held by whoever commits: the committer for a group, or
 	// a writer committing on its own (see commitAlone).
 	commitMu sync.Mutex
@@ -597,7 +598,14 @@ type loggedDoc struct {
 }
 
 // NewBatch returns an empty batch.
-func (s *DB) NewBatch() *Batch { return &Batch{s: s, b: s.db.NewBatch()} }
+func (s *DB) NewBatch() *Batch {
+	b, _ := s.batches.Get().(*Batch)
+	if b == nil {
+		b = &Batch{s: s}
+	}
+	b.b = s.db.NewBatch()
+	return b
+}
 
 // Put adds d to the batch: its record, and its text and metadata when
 // either is non-nil. The text and metadata go into the batch, or, while
@@ -664,8 +672,30 @@ func (b *Batch) Delete(seq uint64) {
 func (b *Batch) Len() int { return int(b.b.Count()) }
 
 // Commit writes b and returns once it is as durable as the store's
-// Durability says. The batch must not be used afterwards.
+// Durability says. The batch must not be used afterwards: its buffers go
+// to a later NewBatch.
 func (s *DB) Commit(b *Batch) error {
+	err := s.commit(b)
+	s.recycle(b)
+	return err
+}
+
+// recycle keeps the buffers of b, committed, for a later NewBatch: without
+// it, the entries of a batch's documents for the text log were a fifth of
+// what the engine allocated under 64 HTTP clients.
+func (s *DB) recycle(b *Batch) {
+	entries := b.entries[:0]
+	if cap(entries) > maxRecycled {
+		entries = nil
+	}
+	*b = Batch{s: s, buf: b.buf[:0], entries: entries, logged: b.logged[:0]}
+	s.batches.Put(b)
+}
+
+// maxRecycled is the largest buffer of entries a recycled Batch keeps.
+const maxRecycled = 1 << 20
+
+func (s *DB) commit(b *Batch) error {
 	if s.closed.Load() {
 		b.b.Close()
 		return ErrClosed
