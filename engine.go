@@ -1527,10 +1527,17 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		removals, inserts := e.removals.Load(), e.inserts.Load()
 		since = &window{from: inserts, upto: inserts}
 		pre := e.queryBatch(ps)
+		// One slab holds every document's stripes (a slice each before:
+		// 6% of what 64 HTTP clients made the engine allocate).
+		m := e.longKeys.Tables()
+		if e.shortKeys != nil {
+			m += e.shortKeys.Tables()
+		}
+		slab := make([]uint64, len(ps)*m)
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
 				o := &spec[i]
-				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], nil)}
+				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], slab[i*m:i*m:(i+1)*m])}
 				o.d, o.err = e.decideWith(&ps[i], pre[i])
 			}
 		})

@@ -75,13 +75,17 @@ type combiner struct {
 	fillMax  time.Duration
 }
 
-// combined is one CheckAndInsert handed to a runner.
+// combined is one CheckAndInsert handed to a runner, which answers it
+// with a token in done.
 type combined struct {
 	p    prepared
 	res  Result
 	err  error
 	done chan struct{}
 }
+
+// combinedPool holds combined calls that were answered, for reuse.
+var combinedPool = sync.Pool{New: func() any { return &combined{done: make(chan struct{}, 1)} }}
 
 // startCombiner starts the runners; they stop with the engine.
 func (e *Engine) startCombiner() {
@@ -98,13 +102,17 @@ func (e *Engine) startCombiner() {
 // combine decides and stores p on a runner and returns its result. The
 // caller holds the engine open (enter), so Close waits for it.
 func (e *Engine) combine(p prepared) (Result, error) {
-	c := &combined{p: p, done: make(chan struct{})}
+	c := combinedPool.Get().(*combined)
+	c.p = p
 	e.comb.q <- c
 	if w := e.comb.want.Load(); w > 0 && len(e.comb.q) >= int(w) {
 		signal(e.comb.filled)
 	}
 	<-c.done
-	return c.res, c.err
+	res, err := c.res, c.err
+	*c = combined{done: c.done}
+	combinedPool.Put(c)
+	return res, err
 }
 
 // signal leaves a token in ch (of capacity one) unless one is there.
@@ -183,7 +191,7 @@ func (e *Engine) combineLoop() {
 			default:
 				c.res = rs[i]
 			}
-			close(c.done)
+			c.done <- struct{}{} // c is the caller's again
 		}
 		clear(ps) // the texts belong to the callers
 		e.comb.lastSize.Store(int32(len(batch)))
