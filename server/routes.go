@@ -293,6 +293,10 @@ func (bp *bufferPool) put(b *bytes.Buffer) {
 	}
 }
 
+// jsonType is the Content-Type of JSON responses, set without Set's
+// allocation (net/http copies a header's values before it sends them).
+var jsonType = []string{"application/json"}
+
 // writeJSON writes v as the JSON response with the given status.
 func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := s.bufs.get()
@@ -305,8 +309,8 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 		}
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
