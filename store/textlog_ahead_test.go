@@ -206,3 +206,61 @@ func TestZerosAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestZerosAheadNewHour checks that only the newest hour's file is kept
+// zeroed: once a newer hour's file gets its zeros, the older one loses
+// its own.
+func TestZerosAheadNewHour(t *testing.T) {
+	db, err := Open(t.TempDir(), &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.textPlace = textsInLog
+	db.log.ahead = 4096
+	n := 0
+	commit := func(hour int64) {
+		t.Helper()
+		b := db.NewBatch()
+		for range 5 {
+			n++
+			b.Put(&Doc{Record: Record{Seq: MakeSeq(hour*3600, uint64(n)), ID: fmt.Sprint("d", n), Fingerprint: []byte{byte(n), 1, 2, 3, 4, 5, 6, 7}, Time: hour * 3600},
+				Text: []byte(strings.Repeat("some text ", 30))})
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		db.log.zeroers.Wait()
+	}
+	// sizes returns, for hours 7 and 8, the file's size and where its
+	// entries end.
+	sizes := func() (size, end [2]int64) {
+		t.Helper()
+		db.log.mu.Lock()
+		defer db.log.mu.Unlock()
+		for i, h := range []uint64{7, 8} {
+			if tf := db.log.files[h]; tf != nil {
+				info, err := os.Stat(db.log.path(h))
+				if err != nil {
+					t.Fatal(err)
+				}
+				size[i], end[i] = info.Size(), tf.written
+			}
+		}
+		return size, end
+	}
+	for range 3 {
+		commit(7)
+	}
+	if size, end := sizes(); size[0] <= end[0] {
+		t.Fatalf("hour 7 alone: file of %d bytes, entries end at %d: no zeros ahead", size[0], end[0])
+	}
+	commit(8)
+	size, end := sizes()
+	if size[1] <= end[1] {
+		t.Errorf("hour 8: file of %d bytes, entries end at %d: no zeros ahead", size[1], end[1])
+	}
+	if size[0] != end[0] {
+		t.Errorf("hour 7 after hour 8 began: file of %d bytes, entries end at %d: zeros left", size[0], end[0])
+	}
+}
