@@ -73,8 +73,8 @@ func (l *textLog) extendLocked(tf *textFile) {
 }
 
 // extend writes zeros into tf from from to to and syncs them, then lets
-// flushes write there. Older files lose their zeros meanwhile: no flush
-// writes to them any more (or seldom: they cost a journal commit again).
+// flushes write there. Then the other files lose their zeros: flushes
+// seldom write to an older hour (and then grow its file, as before).
 func (l *textLog) extend(tf *textFile, from, to int64) {
 	defer l.zeroers.Done()
 	var err error
