@@ -37,6 +37,7 @@ import (
 // with anything else in it (a write a crash cut short) is kept, and
 // appends go on after it, as they always did.
 //
+// The cost is a second write of every byte of the text log, as zeros first.
 // Only stores whose commits sync write zeros ahead, and only on files that
 // can be truncated (not the in-memory file system's).
 
