@@ -71,6 +71,14 @@ type Options struct {
 	// design, so an adaptive index's Keys must not be used to order
 	// operations. Default false: the design never changes.
 	Adaptive bool
+	// Sizes, if set, gives the design by the index's size, in place of
+	// Adaptive's choice: whenever the index rebuilds all its tables (as it
+	// grows by about a quarter, and after many removals), it takes the
+	// first design whose UpTo is at least the entries it then holds, or the
+	// last one. Design, or else the one for ExpectedN, is the first. Each
+	// design's MaxK must be at least K. As with Adaptive, Keys change with
+	// the design.
+	Sizes []SizedDesign
 	// Wide keeps all 64 bits of every entry in each table, 4 bytes more
 	// per entry and table. It speeds up queries beyond K with designs of
 	// one level of single-block keys (4/1, 5/1, ...), which probe several
@@ -89,6 +97,23 @@ type Options struct {
 	// and a query 20-25% cheaper wide; docs/PERFORMANCE.md). Default
 	// false.
 	WideIfFits bool
+}
+
+// SizedDesign is a design for an index of at most UpTo entries (see
+// Options.Sizes).
+type SizedDesign struct {
+	UpTo   int
+	Design Design
+}
+
+// sizedDesign returns the design of sizes for an index of n entries.
+func sizedDesign(sizes []SizedDesign, n int) Design {
+	for _, s := range sizes {
+		if n <= s.UpTo {
+			return s.Design
+		}
+	}
+	return sizes[len(sizes)-1].Design
 }
 
 // wideFor reports whether the tables of design d, chosen for n entries,
@@ -121,6 +146,17 @@ func (o Options) Validate() error {
 			return fmt.Errorf("%w: design %s answers k <= %d, not %d", ErrDesign, o.Design, o.Design.MaxK(), o.K)
 		}
 	}
+	for i, sd := range o.Sizes {
+		if err := sd.Design.Validate(); err != nil {
+			return fmt.Errorf("%w (sizes[%d])", err, i)
+		}
+		if sd.Design.MaxK() < o.K {
+			return fmt.Errorf("%w: sizes[%d]: design %s answers k <= %d, not %d", ErrDesign, i, sd.Design, sd.Design.MaxK(), o.K)
+		}
+		if sd.UpTo < 0 || i > 0 && sd.UpTo <= o.Sizes[i-1].UpTo {
+			return fmt.Errorf("%w: sizes[%d]: up to %d entries, after %d", ErrOptions, i, sd.UpTo, o.Sizes[max(i-1, 0)].UpTo)
+		}
+	}
 	return nil
 }
 
@@ -132,7 +168,11 @@ func (o Options) withDefaults() Options {
 	if o.MaxBytesPerEntry == 0 {
 		o.MaxBytesPerEntry = DefaultMaxBytesPerEntry
 	}
-	if o.Design.IsZero() {
+	switch {
+	case !o.Design.IsZero():
+	case len(o.Sizes) > 0:
+		o.Design = sizedDesign(o.Sizes, o.ExpectedN)
+	default:
 		o.Design = ChooseDesign(o.K, o.ExpectedN, o.MaxBytesPerEntry)
 	}
 	return o
@@ -247,6 +287,16 @@ func (ix *Index) Design() Design {
 // Adaptive reports whether the index chooses its design again as it
 // grows and shrinks (Options.Adaptive).
 func (ix *Index) Adaptive() bool { return ix.opts.Adaptive }
+
+// Sizes returns (a copy of) the designs the index takes by its size
+// (Options.Sizes).
+func (ix *Index) Sizes() []SizedDesign {
+	out := make([]SizedDesign, len(ix.opts.Sizes))
+	for i, sd := range ix.opts.Sizes {
+		out[i] = SizedDesign{UpTo: sd.UpTo, Design: Design{Levels: slices.Clone(sd.Design.Levels)}}
+	}
+	return out
+}
 
 // WideIfFits reports whether the index makes its tables wide when its
 // design allows (Options.WideIfFits).
@@ -566,7 +616,14 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	// live bits, so fingerprints are read in slot order.
 	p.slots = ix.appendLiveBits(make([]uint32, 0, ix.n))
 	p.ndead = len(ix.dead)
-	if ix.opts.Adaptive {
+	switch {
+	case len(ix.opts.Sizes) > 0:
+		d := sizedDesign(ix.opts.Sizes, len(p.slots))
+		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
+			p.design, p.tabs = d, buildTables(d)
+		}
+		p.wide = ix.opts.wideFor(d, len(p.slots))
+	case ix.opts.Adaptive:
 		n := max(2*len(p.slots), 1)
 		d := ChooseDesign(ix.opts.K, n, ix.opts.MaxBytesPerEntry)
 		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
@@ -902,7 +959,7 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 // they agree). Distant fingerprints may share keys too. Keys depend only on
 // the design, not on the contents of the index (but see Options.Adaptive).
 func (ix *Index) Keys(fp uint64, dst []uint64) []uint64 {
-	if ix.opts.Adaptive {
+	if ix.opts.Adaptive || len(ix.opts.Sizes) > 0 {
 		ix.mu.RLock()
 		defer ix.mu.RUnlock()
 	}

@@ -359,6 +359,66 @@ func TestKeysShared(t *testing.T) {
 // TestAdaptiveDesign checks that an adaptive index trades its first design,
 // chosen for ExpectedN, for the one suited to what it holds at its next
 // full rebuild, and stays exact; a fixed index keeps its design.
+// TestSizedDesigns grows an index with Sizes past the first design's
+// bound, one entry at a time, and checks that a full rebuild takes the
+// next design, that queries beyond K (probing) stay exact before and
+// after, and that a snapshot keeps the sizes and the current design.
+func TestSizedDesigns(t *testing.T) {
+	small := Design{Levels: []Level{{Blocks: 5, Key: 1}}}
+	sizes := []SizedDesign{{UpTo: 3000, Design: small}, {UpTo: 1 << 30, Design: Seed4x16()}}
+	ix := newTestIndex(t, Options{K: 3, ExpectedN: 1000, Wide: true, Sizes: sizes}, 64, 512)
+	ix.probe = 1 // probe, not scan, at these sizes
+	if got := ix.Design().String(); got != small.String() {
+		t.Fatalf("first design %s, want %s", got, small)
+	}
+	es := randomEntries(8000, 11)
+	model := oracle{}
+	r := rand.New(rand.NewPCG(3, 3))
+	check := func(upto int) {
+		t.Helper()
+		for i := 0; i < upto; i += 61 {
+			q := es[i].FP
+			for range r.IntN(11) {
+				q ^= 1 << r.UintN(64)
+			}
+			checkQuery(t, ix, model, q, 10)
+		}
+	}
+	for i, e := range es {
+		ix.Add(e)
+		model[e.ID] = e
+		if i == 2000 {
+			if got := ix.Design().String(); got != small.String() {
+				t.Fatalf("design %s at %d entries, want %s", got, i+1, small)
+			}
+			check(i + 1)
+		}
+	}
+	rebuild(ix)
+	if got := ix.Design().String(); got != Seed4x16().String() || ix.Tables() != 4 {
+		t.Fatalf("design %s with %d tables at %d entries, want %s", got, ix.Tables(), len(es), Seed4x16())
+	}
+	check(len(es))
+	back := roundTrip(t, ix)
+	if got := back.Sizes(); len(got) != 2 || got[0].UpTo != 3000 || got[0].Design.String() != small.String() || got[1].Design.String() != Seed4x16().String() {
+		t.Fatalf("loaded sizes %v, want %v", got, sizes)
+	}
+	if back.Design().String() != Seed4x16().String() {
+		t.Fatalf("loaded design %s, want %s", back.Design(), Seed4x16())
+	}
+	ix = back
+	ix.probe = 1
+	check(len(es))
+	for _, bad := range [][]SizedDesign{
+		{{UpTo: 10, Design: Seed4x16()}, {UpTo: 10, Design: small}},
+		{{UpTo: 10, Design: Design{Levels: []Level{{Blocks: 2, Key: 1}}}}},
+	} {
+		if _, err := New(Options{K: 3, Sizes: bad}); err == nil {
+			t.Errorf("New with sizes %v: no error", bad)
+		}
+	}
+}
+
 func TestAdaptiveDesign(t *testing.T) {
 	const k, budget, n = 6, 270, 40_000
 	first := ChooseDesign(k, 1<<20, budget)

@@ -20,6 +20,8 @@ import (
 //	options: K, ExpectedN, MaxBytesPerEntry (float64 bits), design levels,
 //	flags uint32 (bit 0: Adaptive, bit 1: Wide, bit 2: WideIfFits, bit 3:
 //	the tables are wide; absent in version 1)
+//	version 4: Sizes, a uint32 count, then for each UpTo (uint64) and its
+//	design levels as above
 //	slot columns: fingerprints, ids, tags (version 3: a uint32 1 and the
 //	tags as uint16, or a uint32 0 when no entry has one), times, live bits,
 //	id map, free, dead
@@ -33,7 +35,7 @@ import (
 // or hashing.
 const (
 	snapshotMagic   = "NDUPIDX\x00"
-	snapshotVersion = 3
+	snapshotVersion = 4
 	maxSnapshotLen  = 1 << 36 // elements per array a snapshot may claim
 )
 
@@ -159,6 +161,15 @@ func (ix *Index) WriteTo(w io.Writer) (int64, error) {
 		flags |= 8
 	}
 	s.u32(flags)
+	s.u32(uint32(len(ix.opts.Sizes)))
+	for _, sd := range ix.opts.Sizes {
+		s.u64(uint64(sd.UpTo))
+		s.u32(uint32(len(sd.Design.Levels)))
+		for _, l := range sd.Design.Levels {
+			s.u32(uint32(l.Blocks))
+			s.u32(uint32(l.Key))
+		}
+	}
 	words(s, ix.fps)
 	words(s, ix.ids)
 	if ix.tags != nil {
@@ -323,6 +334,23 @@ func ReadIndex(r io.Reader) (*Index, error) {
 		o.Adaptive = flags&1 != 0
 		o.Wide = flags&2 != 0
 		o.WideIfFits = flags&4 != 0
+	}
+	if version >= 4 {
+		ns := s.u32()
+		if s.err == nil && ns > 16 {
+			return nil, fmt.Errorf("%w: %d sized designs", ErrSnapshot, ns)
+		}
+		for range ns {
+			sd := SizedDesign{UpTo: int(s.u64() & (1<<40 - 1))}
+			nl := s.u32()
+			if nl > 8 {
+				return nil, fmt.Errorf("%w: %d design levels", ErrSnapshot, nl)
+			}
+			for range nl {
+				sd.Design.Levels = append(sd.Design.Levels, Level{Blocks: int(s.u32()), Key: int(s.u32())})
+			}
+			o.Sizes = append(o.Sizes, sd)
+		}
 	}
 	if s.err != nil {
 		return nil, s.err

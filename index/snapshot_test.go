@@ -140,16 +140,20 @@ func TestSnapshotAdaptive(t *testing.T) {
 	if _, err := fixed.WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
-	// Version 1: the same bytes without the flags word, which follows the
-	// design levels, and without the tags word (no tags), which follows the
-	// fingerprints and ids, and with the checksum computed again.
+	// Version 1: the same bytes without the flags and sizes words, which
+	// follow the design levels (the fixture has no sizes), and without the
+	// tags word (no tags), which follows the fingerprints and ids, and with
+	// the checksum computed again.
 	b := buf.Bytes()
 	flagsAt := len(snapshotMagic) + 4 + 4 + 8 + 8 + 4 + 8*len(fixed.opts.Design.Levels)
-	tagsAt := flagsAt + 4 + 2*(8+8*len(fixed.fps))
+	tagsAt := flagsAt + 4 + 4 + 2*(8+8*len(fixed.fps))
 	if fixed.tags != nil || binary.LittleEndian.Uint32(b[tagsAt:]) != 0 {
 		t.Fatal("fixture has tags")
 	}
-	v1 := append(slices.Clone(b[:flagsAt]), b[flagsAt+4:tagsAt]...)
+	if len(fixed.opts.Sizes) != 0 || binary.LittleEndian.Uint32(b[flagsAt+4:]) != 0 {
+		t.Fatal("fixture has sizes")
+	}
+	v1 := append(slices.Clone(b[:flagsAt]), b[flagsAt+8:tagsAt]...)
 	v1 = append(v1, b[tagsAt+4:len(b)-4]...)
 	v1[len(snapshotMagic)] = 1
 	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, castagnoli))
