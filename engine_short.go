@@ -41,6 +41,18 @@ type shortIndex struct {
 	ratio float64 // the Short rule's smallest Levenshtein ratio; 0: no length bound
 }
 
+// shortSizes are the short-text index's designs by size (see
+// newShortIndex).
+var shortSizes = []index.SizedDesign{
+	{UpTo: shortSmallUpTo, Design: index.Design{Levels: []index.Level{{Blocks: 5, Key: 1}}}},
+	{UpTo: math.MaxInt32, Design: index.Seed4x16()},
+}
+
+// shortSmallUpTo is the size of the last full rebuild of the short-text
+// index that takes 5/1: the index grows by a quarter before the next, so
+// 5/1 serves up to about a million entries.
+const shortSmallUpTo = 800_000
+
 // newShortIndex returns the short-text index for policy p, sized for
 // expected entries. It has the seeds' four tables of 16-bit blocks, kept
 // Wide, so that a query at the Short rule's distance (10 bits by default,
@@ -54,8 +66,15 @@ type shortIndex struct {
 // entries and 100 µs at 1M, against 71 and 400 µs for the scan, which
 // stays the choice below about 200k entries. It costs about 40 bytes an
 // entry more than the scan alone.
+//
+// Up to shortSmallUpTo entries it has five tables of 12- and 13-bit
+// blocks instead (5/1: radii 2, 1, 1, 1, 1, 147 bucket lookups against
+// 428), which took 20-35% less CPU a query up to 600k entries and about
+// as much at 1M; from about 1.5M the seeds' design is as cheap in
+// batches and cheaper alone, and its longer keys crowd less as the index
+// grows (docs/PERFORMANCE.md, HTTP service, "Twelfth pass").
 func newShortIndex(p Policy, expected int) (*shortIndex, error) {
-	ix, err := index.New(index.Options{K: 3, ExpectedN: expected, Design: index.Seed4x16(), Wide: true})
+	ix, err := index.New(index.Options{K: 3, ExpectedN: expected, Wide: true, Sizes: shortSizes})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/neardup/neardup/index"
 )
@@ -51,6 +52,12 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 			// Written before the long index adapted its design, or its
 			// tables' width.
 			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v and wide if it fits %v, want %v", which, ix.Adaptive(), ix.WideIfFits(), want)
+		}
+		if which == "short" && !slices.EqualFunc(ix.Sizes(), shortSizes, func(a, b index.SizedDesign) bool {
+			return a.UpTo == b.UpTo && a.Design.String() == b.Design.String()
+		}) {
+			// Written before the short index took its design by size.
+			return nil, fmt.Errorf("neardup: short index snapshot has designs by size %v, want %v", ix.Sizes(), shortSizes)
 		}
 		return ix, nil
 	}
