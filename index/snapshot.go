@@ -341,7 +341,11 @@ func ReadIndex(r io.Reader) (*Index, error) {
 			return nil, fmt.Errorf("%w: %d sized designs", ErrSnapshot, ns)
 		}
 		for range ns {
-			sd := SizedDesign{UpTo: int(s.u64() & (1<<40 - 1))}
+			upTo := s.u64()
+			if s.err == nil && upTo > math.MaxInt32<<31 {
+				return nil, fmt.Errorf("%w: sized design up to %d entries", ErrSnapshot, upTo)
+			}
+			sd := SizedDesign{UpTo: int(upTo)}
 			nl := s.u32()
 			if nl > 8 {
 				return nil, fmt.Errorf("%w: %d design levels", ErrSnapshot, nl)
