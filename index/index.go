@@ -106,6 +106,20 @@ type SizedDesign struct {
 	Design Design
 }
 
+// rebuildDesign returns the design a full rebuild of an index of n
+// entries takes (Sizes, or Adaptive's choice) and the entries it is chosen
+// for; ok is false when the design never changes.
+func (o *Options) rebuildDesign(n int) (d Design, forN int, ok bool) {
+	switch {
+	case len(o.Sizes) > 0:
+		return sizedDesign(o.Sizes, n), n, true
+	case o.Adaptive:
+		forN = max(2*n, 1)
+		return ChooseDesign(o.K, forN, o.MaxBytesPerEntry), forN, true
+	}
+	return Design{}, 0, false
+}
+
 // sizedDesign returns the design of sizes for an index of n entries.
 func sizedDesign(sizes []SizedDesign, n int) Design {
 	for _, s := range sizes {
@@ -616,16 +630,7 @@ func (ix *Index) planFlush(full bool) flushPlan {
 	// live bits, so fingerprints are read in slot order.
 	p.slots = ix.appendLiveBits(make([]uint32, 0, ix.n))
 	p.ndead = len(ix.dead)
-	switch {
-	case len(ix.opts.Sizes) > 0:
-		d := sizedDesign(ix.opts.Sizes, len(p.slots))
-		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
-			p.design, p.tabs = d, buildTables(d)
-		}
-		p.wide = ix.opts.wideFor(d, len(p.slots))
-	case ix.opts.Adaptive:
-		n := max(2*len(p.slots), 1)
-		d := ChooseDesign(ix.opts.K, n, ix.opts.MaxBytesPerEntry)
+	if d, n, ok := ix.opts.rebuildDesign(len(p.slots)); ok {
 		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
 			p.design, p.tabs = d, buildTables(d)
 		}
