@@ -68,7 +68,7 @@ func (ix *Index) batchPlan(k int) (scanAll bool, radii []int, scan uint64) {
 		return false, nil, 0
 	}
 	radii = probeRadii(ix.opts.Design, k)
-	scan, probe := ix.probePlan(radii)
+	scan, probe := ix.probePlan(radii, true)
 	if !probe {
 		return true, nil, 0
 	}

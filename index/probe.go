@@ -20,21 +20,42 @@ import (
 // bits, instead of a scan of every stored fingerprint; the index takes
 // whichever its cost model predicts to be cheaper (probePlan).
 
-// Cost model of probePlan, in nanoseconds, fitted on SimHash
-// fingerprints of generated English at k=10 with the 4/1 design and Wide
-// (`neardup bench index --data text -k 10 --table-k 3 --design 4/1
-// --wide`, 100k, 300k and 1M entries: 31, 50 and 102 µs a query, against
-// 15, 71 and 400 µs for the scan). Text fingerprints cluster, so a probed bucket near
-// a text's key holds several times its share of entries: candidateNs is
-// the cost of one uniform share's entry, clustering included.
-const (
-	probeNs     = 60   // one bucket lookup
-	candidateNs = 13   // one entry of a uniform share of the probed buckets
-	narrowNs    = 30   // the same without Wide (200 µs at 1M), whose candidates are loaded
-	scanNs      = 0.4  // one fingerprint of a linear scan with AVX-512
-	scanNsSmall = 0.15 // the same while the fingerprints fit in cache (scanSmall)
-	scanNsPlain = 1.1  // one fingerprint of a scan without AVX-512
-	scanSmall   = 1 << 18
+// Cost model of probePlan, in nanoseconds a query, fitted on SimHash
+// fingerprints of generated English at k=10 (bench index's text data, held
+// in 4/1 and 5/1 indexes of 20k to 1M entries, half the queries near a
+// stored entry, the EPYC host of docs/PERFORMANCE.md). Text fingerprints
+// cluster, so a probed bucket near a text's key holds several times its
+// share of entries: a candidate's cost is that of one entry of a uniform
+// share of the probed buckets, clustering included. Queries one at a time
+// (Query) and in batches (QueryBatch, 500 at once, wall time on two cores)
+// have their own columns: a batch reads a bucket that several of its
+// queries probe once, and tests each word of a scan against 64 queries.
+//
+// Measured, single queries (batches), in µs a query:
+//
+//	entries              20k          100k         400k         1M
+//	scan              2.1 (1.1)   11.2 (4.6)   44.5 (17.4)   110 (44)
+//	probe 5/1 wide    4.9 (4.2)    7.8 (3.9)   18.1 (6.9)    47 (19)
+//	probe 4/1 wide   16.2 (8.4)   16.2 (7.4)   23.3 (10.2)   49 (23)
+//	probe 5/1 narrow  8.5 (4.7)   13.8 (7.0)   49.3 (19.3)  164 (60)
+//
+// Without AVX-512 a scan cost 0.8-1.0 ns a fingerprint alone and 0.33 in
+// batches. A lone lookup is put at 40 ns, not the 32 these indexes of one
+// level show, to fit the tiers beside a main level as well: probing a tier
+// of 45k entries (main level 200k) cost a lone query 2.9 µs more than
+// scanning it, which 40 ns predicts (32: 1.7), and one of 120k (main
+// level 700k) about as much as scanning it (40: 2.1 µs less; 32: 3.3).
+type costModel struct {
+	probe     float64 // one bucket lookup
+	candidate float64 // one entry of a uniform share of the probed buckets, Wide
+	narrow    float64 // the same without Wide, whose candidates are loaded
+	scan      float64 // one fingerprint of a linear scan with AVX-512
+	scanPlain float64 // the same without AVX-512
+}
+
+var (
+	singleCost = costModel{probe: 40, candidate: 2.4, narrow: 8.5, scan: 0.11, scanPlain: 0.9}
+	batchCost  = costModel{probe: 18, candidate: 1.0, narrow: 3.5, scan: 0.045, scanPlain: 0.33}
 )
 
 // probeRadii returns the radius each table is probed with to answer
@@ -57,10 +78,10 @@ func probeRadii(d Design, k int) []int {
 	return r
 }
 
-// probeCost predicts a probed query at radii: fixed nanoseconds (the bucket
-// lookups of one level), nanoseconds per entry of a level, and the probes
-// it makes.
-func probeCost(tabs []table, radii []int, wide bool) (fixed, perEntry float64, probes int) {
+// probeCost predicts a probed query at radii under cost model c: fixed
+// nanoseconds (the bucket lookups of one level), nanoseconds per entry of
+// a level, and the probes it makes.
+func (c *costModel) probeCost(tabs []table, radii []int, wide bool) (fixed, perEntry float64, probes int) {
 	var share float64
 	for i, t := range tabs {
 		keys := 0
@@ -70,23 +91,28 @@ func probeCost(tabs []table, radii []int, wide bool) (fixed, perEntry float64, p
 		probes += keys
 		share += float64(keys) / float64(uint64(1)<<t.keyBits)
 	}
-	per := float64(narrowNs)
+	per := c.narrow
 	if wide {
-		per = candidateNs
+		per = c.candidate
 	}
-	return float64(probes) * probeNs, share * per, probes
+	return float64(probes) * c.probe, share * per, probes
 }
 
 // probePlan reports whether a query at distance k over the index's
 // current entries costs less by probing (with radii) than by a scan of
 // every slot, and which tiers that probing scans instead (bit j of scan
 // for level j): a small tier costs less to scan than to probe with every
-// key, since each level pays all the lookups.
-func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
+// key, since each level pays all the lookups. Batch says the query is one
+// of a batch (QueryBatch), which costs both ways less.
+func (ix *Index) probePlan(radii []int, batch bool) (scan uint64, ok bool) {
 	if radii == nil || ix.probe < 0 {
 		return 0, false
 	}
-	fixed, perEntry, probes := probeCost(ix.tabs, radii, ix.wide)
+	c := &singleCost
+	if batch {
+		c = &batchCost
+	}
+	fixed, perEntry, probes := c.probeCost(ix.tabs, radii, ix.wide)
 	if ix.probe > 0 {
 		// Tests: not the million probes of 2/1 at k 13. Mode 2 scans
 		// every tier.
@@ -106,7 +132,7 @@ func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 			continue
 		}
 		viaProbe := fixed + perEntry*float64(n)
-		if viaScan := float64(n) * scanCost(n); j > 0 && viaScan < viaProbe {
+		if viaScan := float64(n) * c.scanCost(); j > 0 && viaScan < viaProbe {
 			scan |= 1 << j
 			probed += viaScan
 		} else {
@@ -114,19 +140,17 @@ func (ix *Index) probePlan(radii []int) (scan uint64, ok bool) {
 		}
 	}
 	n := len(ix.fps)
-	return scan, probed < float64(n)*scanCost(n)
+	return scan, probed < float64(n)*c.scanCost()
 }
 
-// scanCost is the cost model's nanoseconds per fingerprint of a linear scan
-// of n of them.
-func scanCost(n int) float64 {
-	switch {
-	case !useAVX512:
-		return scanNsPlain
-	case n < scanSmall:
-		return scanNsSmall
+// scanCost is the cost model's nanoseconds per fingerprint of a linear
+// scan. Past the processor's caches (tens of millions of entries) a scan
+// costs more, but probing costs less than it long before.
+func (c *costModel) scanCost() float64 {
+	if !useAVX512 {
+		return c.scanPlain
 	}
-	return scanNs
+	return c.scan
 }
 
 // scanTiers visits the entries within k of q of the tiers that scan marks

@@ -54,7 +54,7 @@ func TestProbeScansTiers(t *testing.T) {
 			checked++
 			for _, mode := range []int{2, 1} {
 				ix.probe = mode
-				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10)); !ok || (scan != 0) != (mode == 2) {
+				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10), false); !ok || (scan != 0) != (mode == 2) {
 					t.Fatalf("wide %v, mode %d: probePlan = %b, %v", wide, mode, scan, ok)
 				}
 				qs := make([]uint64, 20)
@@ -84,7 +84,7 @@ func TestProbePlan(t *testing.T) {
 	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: true}, 4096, 1<<20)
 	radii := probeRadii(ix.opts.Design, 10)
 	ix.AddBatch(randomEntries(5000, 3))
-	if _, ok := ix.probePlan(radii); ok {
+	if _, ok := ix.probePlan(radii, false); ok {
 		t.Fatal("an index of 5,000 entries probes at k 10; a scan costs less")
 	}
 	es := randomEntries(400000, 4)
@@ -108,7 +108,7 @@ func TestProbePlan(t *testing.T) {
 	if tier < 0 || ix.levels[0].size() < 400000 {
 		t.Fatalf("main level of %d entries and no tier", ix.levels[0].size())
 	}
-	scan, ok := ix.probePlan(radii)
+	scan, ok := ix.probePlan(radii, false)
 	if !ok || scan != 1<<tier {
 		t.Fatalf("probePlan = %b, %v; want the main level probed and tier %d scanned", scan, ok, tier)
 	}
