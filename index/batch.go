@@ -19,8 +19,16 @@ import (
 func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 	out := make([][]Match, len(qs))
 	size := batchGroup
-	if k >= 0 && k <= ix.opts.K {
+	switch {
+	case k >= 0 && k <= ix.opts.K:
 		size = tablesGroup
+	case k >= 0 && ix.probes(k):
+		// As large as tablesGroup allows while every core gets a group:
+		// probes that share a bucket read it once, as in tablesBatch.
+		// On one core, 500 queries at k=10 of a 5/1 index of text
+		// fingerprints took 23 µs each in one group against 38 µs in
+		// groups of 64 at 1M entries, 12 against 15 µs at 400k.
+		size = min(tablesGroup, max(batchGroup, (len(qs)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0)))
 	}
 	parallelFor((len(qs)+size-1)/size, len(qs) > size, func(gi int) {
 		g := gi * size
@@ -49,12 +57,22 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 	return out
 }
 
+// probes reports whether QueryBatch, as the index stands, answers k by
+// probing its tables (see batchPlan). Each group plans again under the
+// lock; this only sizes the groups.
+func (ix *Index) probes(k int) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, radii, _ := ix.batchPlan(k)
+	return radii != nil
+}
+
 // batchGroup is the number of queries QueryBatch scans together under
 // one read lock.
 const batchGroup = 64
 
-// tablesGroup is batchGroup for queries the tables answer (tablesBatch):
-// the more queries, the more of them share a bucket. On SimHash
+// tablesGroup is batchGroup for queries the tables answer (tablesBatch),
+// and the most for those it probes: the more queries, the more of them share a bucket. On SimHash
 // fingerprints of text, whose keys crowd, 512 queries read a fifth to a
 // third of the bucket entries they would one by one, and 1,024 queries
 // cost 16-24% less each than 512 (bench index, 200,000 entries, k=6).

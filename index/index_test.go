@@ -141,7 +141,7 @@ func TestIndexMatchesOracle(t *testing.T) {
 				}
 			case op == 7:
 				// A batch, over a group's size at times.
-				qs := rapid.SliceOfN(gen, 0, 3*batchGroup/2).Draw(t, "qs")
+				qs := rapid.SliceOfN(gen, 0, 3*batchGroup).Draw(t, "qs")
 				qk := rapid.IntRange(-1, k+12).Draw(t, "k")
 				got := ix.QueryBatch(qs, qk)
 				for i, q := range qs {

@@ -57,10 +57,14 @@ func TestProbeScansTiers(t *testing.T) {
 				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10), false); !ok || (scan != 0) != (mode == 2) {
 					t.Fatalf("wide %v, mode %d: probePlan = %b, %v", wide, mode, scan, ok)
 				}
-				qs := make([]uint64, 20)
+				// More queries than batchGroup, so that a probing batch
+				// makes groups of more (QueryBatch).
+				qs := make([]uint64, 300)
 				for q := range qs {
 					qs[q] = flipRandom(r, fps[r.IntN(len(fps))], r.IntN(7))
-					checkQuery(t, ix, model, qs[q], 10)
+					if q < 20 {
+						checkQuery(t, ix, model, qs[q], 10)
+					}
 				}
 				// The same queries at once: the tiers are scanned a word
 				// of 64 entries at a time for all of them.
