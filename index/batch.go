@@ -22,7 +22,7 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 	switch {
 	case k >= 0 && k <= ix.opts.K:
 		size = tablesGroup
-	case k >= 0 && ix.probes(k):
+	case k >= 0 && len(qs) > batchGroup && ix.probes(k):
 		// As large as tablesGroup allows while every core gets a group:
 		// probes that share a bucket read it once, as in tablesBatch.
 		// On one core, 500 queries at k=10 of a 5/1 index of text
