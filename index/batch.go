@@ -72,10 +72,11 @@ func (ix *Index) probes(k int) bool {
 const batchGroup = 64
 
 // tablesGroup is batchGroup for queries the tables answer (tablesBatch),
-// and the most for those it probes: the more queries, the more of them share a bucket. On SimHash
-// fingerprints of text, whose keys crowd, 512 queries read a fifth to a
-// third of the bucket entries they would one by one, and 1,024 queries
-// cost 16-24% less each than 512 (bench index, 200,000 entries, k=6).
+// and the most for those it probes: the more queries, the more of them
+// share a bucket. On SimHash fingerprints of text, whose keys crowd, 512
+// queries read a fifth to a third of the bucket entries they would one by
+// one, and 1,024 queries cost 16-24% less each than 512 (bench index,
+// 200,000 entries, k=6).
 const tablesGroup = 1024
 
 // batchPlan says how search answers k: by scanAll (scanAll true), by

@@ -81,15 +81,17 @@ func TestProbeScansTiers(t *testing.T) {
 	}
 }
 
-// TestProbePlan checks the cost model's choice in a grown index: a large
-// main level is probed, a small tier scanned, and a small index scanned
-// whole.
+// TestProbePlan checks the cost model's choice, alone and in batches, in a
+// grown index: a large main level is probed, a small tier scanned, and a
+// small index scanned whole.
 func TestProbePlan(t *testing.T) {
 	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: true}, 4096, 1<<20)
 	radii := probeRadii(ix.opts.Design, 10)
 	ix.AddBatch(randomEntries(5000, 3))
-	if _, ok := ix.probePlan(radii, false); ok {
-		t.Fatal("an index of 5,000 entries probes at k 10; a scan costs less")
+	for _, batch := range []bool{false, true} {
+		if _, ok := ix.probePlan(radii, batch); ok {
+			t.Fatalf("batch %v: an index of 5,000 entries probes at k 10; a scan costs less", batch)
+		}
 	}
 	es := randomEntries(400000, 4)
 	for i := range es {
@@ -112,8 +114,10 @@ func TestProbePlan(t *testing.T) {
 	if tier < 0 || ix.levels[0].size() < 400000 {
 		t.Fatalf("main level of %d entries and no tier", ix.levels[0].size())
 	}
-	scan, ok := ix.probePlan(radii, false)
-	if !ok || scan != 1<<tier {
-		t.Fatalf("probePlan = %b, %v; want the main level probed and tier %d scanned", scan, ok, tier)
+	for _, batch := range []bool{false, true} {
+		scan, ok := ix.probePlan(radii, batch)
+		if !ok || scan != 1<<tier {
+			t.Fatalf("batch %v: probePlan = %b, %v; want the main level probed and tier %d scanned", batch, scan, ok, tier)
+		}
 	}
 }
