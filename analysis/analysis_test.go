@@ -41,6 +41,33 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
+// TestNormalizedLenWords checks NormalizedLen, which counts printable ASCII
+// and white space eight bytes at a time, against the length of Normalize's
+// output on random texts of the bytes at the edges of its byte classes:
+// runs of white space across word boundaries, leading and trailing white
+// space, control bytes and non-ASCII bytes anywhere.
+func TestNormalizedLenWords(t *testing.T) {
+	alphabet := []byte("aZ~! !\t\n\v\f\r \x1f\x0e\x08\x00\x7f")
+	r := rand.New(rand.NewPCG(5, 6))
+	var s Scratch
+	for range 20000 {
+		src := make([]byte, r.IntN(40))
+		for i := range src {
+			switch r.IntN(40) {
+			case 0:
+				src[i] = 0xc3 // a non-ASCII byte: invalid alone, é before 0xa9
+			case 1:
+				src[i] = 0xa9
+			default:
+				src[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		if n, want := s.NormalizedLen(src), utf8.RuneCount(Normalize(nil, src)); n != want {
+			t.Fatalf("NormalizedLen(%q) = %d, want %d", src, n, want)
+		}
+	}
+}
+
 // TestNormalizeAppends checks that Normalize appends to dst and leaves the
 // prefix alone.
 func TestNormalizeAppends(t *testing.T) {

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -64,10 +66,31 @@ type Scratch struct {
 
 // NormalizedLen returns the length in runes of the normalized form of src,
 // utf8.RuneCount(Normalize(nil, src)). ASCII text is counted without being
-// written out.
+// written out, eight bytes at a time while they are printable or white
+// space.
 func (s *Scratch) NormalizedLen(src []byte) int {
 	n, space := 0, false // runes out, and whether the last one is a space
-	for _, c := range src {
+	i := 0
+	for ; i+8 <= len(src); i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		if x&swarHigh != 0 {
+			break // a non-ASCII byte
+		}
+		kept := swarAtLeast(x, 0x21) &^ swarAtLeast(x, 0x7f)
+		white := swarAtLeast(x, 0x20)&^swarAtLeast(x, 0x21) | swarAtLeast(x, '\t')&^swarAtLeast(x, '\r'+1)
+		if kept|white != swarHigh {
+			break // a control byte, which the loop below drops
+		}
+		// A white-space byte right after a printable one (in this word,
+		// or the last rune out) starts a run that puts out one space.
+		after := kept << 8
+		if n > 0 && !space {
+			after |= 0x80
+		}
+		n += bits.OnesCount64(kept) + bits.OnesCount64(white&after)
+		space = n > 0 && x>>56 <= ' ' // the last byte is white space
+	}
+	for _, c := range src[i:] {
 		switch v := asciiNorm[c]; {
 		case v > normSlow:
 			n++
@@ -86,6 +109,15 @@ func (s *Scratch) NormalizedLen(src []byte) int {
 		n--
 	}
 	return n
+}
+
+// swarHigh is the top bit of each byte of a word.
+const swarHigh = 0x8080808080808080
+
+// swarAtLeast sets the top bit of each byte of x, all below 0x80, that is
+// at least lo (from 1 to 0x80), and clears the rest.
+func swarAtLeast(x uint64, lo byte) uint64 {
+	return (x + (0x80-uint64(lo))*0x0101010101010101) & swarHigh
 }
 
 // nfkc appends the NFKC form of src to dst.
