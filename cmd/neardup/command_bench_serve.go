@@ -62,6 +62,11 @@ It also gives the latency from each request's actual send, which leaves
 out the generator's own late wake-ups (a sleep can overshoot by
 milliseconds on a virtual machine).
 
+The cpu/doc column is this process's CPU time (user and system) over the
+measured time per document answered: the load generator's and, without
+--url, the server's too. It varies less with the machine's phase than
+throughput does, so it compares builds in fewer runs.
+
 On Linux the report ends with the CPU time the hypervisor took from the
 machine during the runs (steal): where it is large, so is the noise.
 
@@ -125,7 +130,7 @@ under on this machine.`,
 				fmt.Fprintf(out, ", %g requests a second scheduled", rate)
 			}
 			fmt.Fprintln(out)
-			fmt.Fprintln(tw, "mode\tconns\tdocs/req\trequests\treq/s\tdocs/s\tp50\tp99\tmax\terrors\t")
+			fmt.Fprintln(tw, "mode\tconns\tdocs/req\trequests\treq/s\tdocs/s\tp50\tp99\tmax\tcpu/doc\terrors\t")
 			// With --rate, the latency from each request's actual send is
 			// reported too: the generator's own late wake-ups (time.Sleep
 			// overshoots by milliseconds on a busy or virtual machine)
@@ -138,9 +143,9 @@ under on this machine.`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%v\t%v\t%v\t%s\t\n", mode, c, per, r.requests,
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%v\t%v\t%v\t%s\t%s\t\n", mode, c, per, r.requests,
 					float64(r.requests)/r.elapsed.Seconds(), float64(r.requests*per)/r.elapsed.Seconds(),
-					r.pct(0.50), r.pct(0.99), r.pct(1), r.errorSummary())
+					r.pct(0.50), r.pct(0.99), r.pct(1), r.cpuPerDoc(per), r.errorSummary())
 				if rate > 0 {
 					sentNotes = append(sentNotes, fmt.Sprintf("  %s: p50 %v, p99 %v, max %v", mode,
 						durationPct(r.sent, 0.50), durationPct(r.sent, 0.99), durationPct(r.sent, 1)))
@@ -296,6 +301,7 @@ type loadSpec struct {
 type loadResult struct {
 	requests  int
 	elapsed   time.Duration
+	cpu       time.Duration   // the process's CPU time over elapsed; 0 where unknown
 	latencies []time.Duration // sorted
 	// sent holds, sorted, the latencies counted from when each request
 	// was actually sent rather than scheduled (the same as latencies
@@ -305,6 +311,30 @@ type loadResult struct {
 }
 
 func (r *loadResult) pct(p float64) time.Duration { return durationPct(r.latencies, p) }
+
+// cpuPerDoc formats the process's CPU time per document measured, or "-"
+// where the CPU time is unknown. Requests that straddle the window's ends
+// are not counted but their work is, which errs high by at most the
+// requests in flight at each end.
+func (r *loadResult) cpuPerDoc(perReq int) string {
+	if r.cpu <= 0 || r.requests == 0 {
+		return "-"
+	}
+	us := float64(r.cpu.Microseconds()) / float64(r.requests*perReq)
+	return strconv.FormatFloat(us, 'f', 1, 64) + "µs"
+}
+
+// sleepUntil sleeps until t and reports whether ctx was still live then.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
 
 // durationPct returns the p-th quantile of the sorted ds, to the microsecond.
 func durationPct(ds []time.Duration, p float64) time.Duration {
@@ -358,6 +388,20 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 		errors    map[string]int
 	}
 	results := make([]workerResult, spec.conns)
+	// The process's CPU time over the measured window, read beside the
+	// workers.
+	var cpu time.Duration
+	cpuDone := make(chan struct{})
+	go func() {
+		defer close(cpuDone)
+		if !sleepUntil(ctx, measureFrom) {
+			return
+		}
+		c0 := processCPU()
+		if sleepUntil(ctx, end) {
+			cpu = processCPU() - c0
+		}
+	}()
 	var wg sync.WaitGroup
 	for w := range spec.conns {
 		wg.Add(1)
@@ -406,10 +450,11 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 		}()
 	}
 	wg.Wait()
+	<-cpuDone
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r := &loadResult{elapsed: spec.duration, errors: make(map[string]int)}
+	r := &loadResult{elapsed: spec.duration, cpu: cpu, errors: make(map[string]int)}
 	for _, w := range results {
 		r.latencies = append(r.latencies, w.lat...)
 		r.sent = append(r.sent, w.sent...)
