@@ -35,7 +35,7 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 		group := qs[g:min(len(qs), g+size)]
 		res := out[g : g+len(group)]
 		ix.mu.RLock()
-		scanAll, radii, scan := ix.batchPlan(k)
+		scanAll, radii, scan := ix.batchPlan(k, len(group))
 		if scanAll && len(group) > 1 {
 			ix.scanAllBatch(group, k, res)
 		} else if radii != nil && len(group) > 1 && len(group) <= 1<<16 {
@@ -63,7 +63,7 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 func (ix *Index) probes(k int) bool {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	_, radii, _ := ix.batchPlan(k)
+	_, radii, _ := ix.batchPlan(k, batchGroup)
 	return radii != nil
 }
 
@@ -79,15 +79,16 @@ const batchGroup = 64
 // 200,000 entries, k=6).
 const tablesGroup = 1024
 
-// batchPlan says how search answers k: by scanAll (scanAll true), by
-// probing with radii, scanning the tiers of scan instead (radii not nil),
-// or by the tables (neither). The caller holds mu shared.
-func (ix *Index) batchPlan(k int) (scanAll bool, radii []int, scan uint64) {
+// batchPlan says how search answers k for a group of g queries: by
+// scanAll (scanAll true), by probing with radii, scanning the tiers of scan
+// instead (radii not nil), or by the tables (neither). The caller holds mu
+// shared.
+func (ix *Index) batchPlan(k, g int) (scanAll bool, radii []int, scan uint64) {
 	if k <= ix.opts.K {
 		return false, nil, 0
 	}
 	radii = probeRadii(ix.opts.Design, k)
-	scan, probe := ix.probePlan(radii, true)
+	scan, probe := ix.probePlan(radii, batchCostFor(g))
 	if !probe {
 		return true, nil, 0
 	}

@@ -734,7 +734,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 	}
 	if k > ix.opts.K {
 		radii := probeRadii(ix.opts.Design, k)
-		if scan, ok := ix.probePlan(radii, false); ok {
+		if scan, ok := ix.probePlan(radii, &singleCost); ok {
 			if ix.searchProbe(q, k, radii, scan, visit) && ix.scanTiers(q, k, scan, visit) {
 				ix.scanRecent(q, k, visit)
 			}

@@ -54,7 +54,7 @@ func TestProbeScansTiers(t *testing.T) {
 			checked++
 			for _, mode := range []int{2, 1} {
 				ix.probe = mode
-				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10), false); !ok || (scan != 0) != (mode == 2) {
+				if scan, ok := ix.probePlan(probeRadii(ix.opts.Design, 10), &singleCost); !ok || (scan != 0) != (mode == 2) {
 					t.Fatalf("wide %v, mode %d: probePlan = %b, %v", wide, mode, scan, ok)
 				}
 				// More queries than batchGroup, so that a probing batch
@@ -88,9 +88,10 @@ func TestProbePlan(t *testing.T) {
 	ix := newTestIndex(t, Options{K: 3, Design: Seed4x16(), Wide: true}, 4096, 1<<20)
 	radii := probeRadii(ix.opts.Design, 10)
 	ix.AddBatch(randomEntries(5000, 3))
-	for _, batch := range []bool{false, true} {
-		if _, ok := ix.probePlan(radii, batch); ok {
-			t.Fatalf("batch %v: an index of 5,000 entries probes at k 10; a scan costs less", batch)
+	models := map[string]*costModel{"alone": &singleCost, "small batch": &smallBatchCost, "batch": &batchCost}
+	for name, c := range models {
+		if _, ok := ix.probePlan(radii, c); ok {
+			t.Fatalf("%s: an index of 5,000 entries probes at k 10; a scan costs less", name)
 		}
 	}
 	es := randomEntries(400000, 4)
@@ -114,10 +115,10 @@ func TestProbePlan(t *testing.T) {
 	if tier < 0 || ix.levels[0].size() < 400000 {
 		t.Fatalf("main level of %d entries and no tier", ix.levels[0].size())
 	}
-	for _, batch := range []bool{false, true} {
-		scan, ok := ix.probePlan(radii, batch)
+	for name, c := range models {
+		scan, ok := ix.probePlan(radii, c)
 		if !ok || scan != 1<<tier {
-			t.Fatalf("batch %v: probePlan = %b, %v; want the main level probed and tier %d scanned", batch, scan, ok, tier)
+			t.Fatalf("%s: probePlan = %b, %v; want the main level probed and tier %d scanned", name, scan, ok, tier)
 		}
 	}
 }
