@@ -3,6 +3,7 @@ package index
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -120,5 +121,54 @@ func TestProbePlan(t *testing.T) {
 		if !ok || scan != 1<<tier {
 			t.Fatalf("%s: probePlan = %b, %v; want the main level probed and tier %d scanned", name, scan, ok, tier)
 		}
+	}
+}
+
+// TestQueryBatchConcurrent checks probing batches asked from several
+// goroutines at once, which QueryBatch sizes as whole groups while others
+// run (batchesRunning): each answers what its queries find one by one,
+// and once all have returned no call counts as running.
+func TestQueryBatchConcurrent(t *testing.T) {
+	ix, err := New(Options{K: 3, Design: Seed4x16(), Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.probe = 1
+	es := randomEntries(20000, 5)
+	ix.AddBatch(es)
+	const callers = 4
+	qs := make([][]uint64, callers)
+	r := rand.New(rand.NewPCG(5, 5))
+	for c := range qs {
+		qs[c] = make([]uint64, 200+100*c)
+		for i := range qs[c] {
+			qs[c][i] = flipRandom(r, es[r.IntN(len(es))].FP, r.IntN(9))
+		}
+	}
+	got := make([][][]Match, callers)
+	var wg sync.WaitGroup
+	for c := range callers {
+		wg.Go(func() {
+			for range 5 {
+				got[c] = ix.QueryBatch(qs[c], 10)
+			}
+		})
+	}
+	wg.Wait()
+	if n := batchesRunning.Load(); n != 0 {
+		t.Fatalf("%d QueryBatch calls still count as running after all returned", n)
+	}
+	found := 0
+	for c := range callers {
+		for i, q := range qs[c] {
+			want := ix.Query(q, 10, nil)
+			if !slices.Equal(got[c][i], want) {
+				t.Fatalf("caller %d, query %d: QueryBatch = %v, Query = %v", c, i, got[c][i], want)
+			}
+			found += len(want)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no query found anything: the test checks nothing")
 	}
 }
