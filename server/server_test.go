@@ -371,6 +371,14 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("GET %s: %d %s, body has %q: %v", tt.path, w.Code, w.Header().Get("Content-Type"), tt.contains, strings.Contains(w.Body.String(), tt.contains))
 		}
 	}
+	// Names of no file are 404, whatever their bytes.
+	for _, path := range []string{"/static/missing.js", "/static/%FF", "/static/a%C3"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+		if w.Code != 404 {
+			t.Errorf("GET %s: %d, want 404", path, w.Code)
+		}
+	}
 	// Nothing on the page may come from elsewhere.
 	for _, name := range []string{"index.html", "app.js", "style.css"} {
 		b, err := webFiles.ReadFile("web/" + name)

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/api"
 )
@@ -40,7 +41,14 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
+// handleStatic serves the page's files. A path that is not valid UTF-8
+// names no file: it is answered 404 here, as the file server would answer
+// the embedded files' refusal of such a name with 500.
 func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
+	if !utf8.ValidString(r.URL.Path) {
+		http.NotFound(w, r)
+		return
+	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-cache")
 	http.StripPrefix("/static/", http.FileServerFS(webRoot())).ServeHTTP(w, r)
