@@ -2,14 +2,18 @@ package server
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
 )
 
-// FuzzHandler sends arbitrary requests to every route: no request may make
-// a handler panic (which the server would answer with 500), and every
+// FuzzHandler sends arbitrary requests to every route, of a fake engine
+// and of a real one: no request may make a handler panic (which the
+// server would answer with 500), and every
 // answer to an API route must be JSON, an error in the documented shape
 // when the status is not 2xx.
 func FuzzHandler(f *testing.F) {
@@ -36,39 +40,55 @@ func FuzzHandler(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.ctype, []byte(s.body))
 	}
-	srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
+	// Each request goes to a server of the fake engine, which answers
+	// every route, and to one of a real engine in memory, whose own
+	// checks and errors the fake's do not stand for.
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	mem, err := neardup.Open("", &opts)
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv.SetEngine(newFakeEngine())
-	h := srv.Handler()
+	f.Cleanup(func() { mem.Close() })
+	var handlers []http.Handler
+	for _, e := range []Engine{newFakeEngine(), mem} {
+		srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
+		if err != nil {
+			f.Fatal(err)
+		}
+		srv.SetEngine(e)
+		handlers = append(handlers, srv.Handler())
+	}
 	methods := []string{"POST", "GET", "DELETE", "PUT", "HEAD"}
 	f.Fuzz(func(t *testing.T, method uint8, path, ctype string, body []byte) {
 		u, err := url.ParseRequestURI(path)
 		if err != nil || !strings.HasPrefix(path, "/") {
 			return // not a request target a client could send
 		}
-		req := httptest.NewRequest(methods[int(method)%len(methods)], "/", strings.NewReader(string(body)))
-		req.URL, req.RequestURI = u, path
-		if ctype != "" && !strings.ContainsAny(ctype, "\r\n") {
-			req.Header.Set("Content-Type", ctype)
-		}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code == 500 {
-			t.Fatalf("%s %s %q: 500: %s", req.Method, path, body, w.Body.String())
-		}
-		if !strings.HasPrefix(path, "/v1/") || req.Method == "HEAD" || strings.HasPrefix(path, "/v1/openapi") || w.Code/100 == 3 {
-			return // not an API answer, or a redirect to the cleaned path
-		}
-		var v map[string]any
-		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
-			t.Fatalf("%s %s: answer is not a JSON object: %q", req.Method, path, w.Body.String())
-		}
-		if w.Code >= 300 {
-			e, _ := v["error"].(map[string]any)
-			if code, _ := e["code"].(string); code == "" {
-				t.Fatalf("%s %s: %d without an error code: %v", req.Method, path, w.Code, v)
+		for i, h := range handlers {
+			req := httptest.NewRequest(methods[int(method)%len(methods)], "/", strings.NewReader(string(body)))
+			req.URL, req.RequestURI = u, path
+			if ctype != "" && !strings.ContainsAny(ctype, "\r\n") {
+				req.Header.Set("Content-Type", ctype)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			engine := [...]string{"fake engine", "real engine"}[i]
+			if w.Code == 500 {
+				t.Fatalf("%s: %s %s %q: 500: %s", engine, req.Method, path, body, w.Body.String())
+			}
+			if !strings.HasPrefix(path, "/v1/") || req.Method == "HEAD" || strings.HasPrefix(path, "/v1/openapi") || w.Code/100 == 3 {
+				continue // not an API answer, or a redirect to the cleaned path
+			}
+			var v map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+				t.Fatalf("%s: %s %s: answer is not a JSON object: %q", engine, req.Method, path, w.Body.String())
+			}
+			if w.Code >= 300 {
+				e, _ := v["error"].(map[string]any)
+				if code, _ := e["code"].(string); code == "" {
+					t.Fatalf("%s: %s %s: %d without an error code: %v", engine, req.Method, path, w.Code, v)
+				}
 			}
 		}
 	})
