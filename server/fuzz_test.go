@@ -50,14 +50,21 @@ func FuzzHandler(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { mem.Close() })
-	var handlers []http.Handler
-	for _, e := range []Engine{newFakeEngine(), mem} {
+	type target struct {
+		engine string
+		h      http.Handler
+	}
+	var targets []target
+	for _, e := range []struct {
+		name string
+		e    Engine
+	}{{"fake engine", newFakeEngine()}, {"real engine", mem}} {
 		srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
 		if err != nil {
 			f.Fatal(err)
 		}
-		srv.SetEngine(e)
-		handlers = append(handlers, srv.Handler())
+		srv.SetEngine(e.e)
+		targets = append(targets, target{e.name, srv.Handler()})
 	}
 	methods := []string{"POST", "GET", "DELETE", "PUT", "HEAD"}
 	f.Fuzz(func(t *testing.T, method uint8, path, ctype string, body []byte) {
@@ -65,29 +72,28 @@ func FuzzHandler(f *testing.F) {
 		if err != nil || !strings.HasPrefix(path, "/") {
 			return // not a request target a client could send
 		}
-		for i, h := range handlers {
+		for _, tg := range targets {
 			req := httptest.NewRequest(methods[int(method)%len(methods)], "/", strings.NewReader(string(body)))
 			req.URL, req.RequestURI = u, path
 			if ctype != "" && !strings.ContainsAny(ctype, "\r\n") {
 				req.Header.Set("Content-Type", ctype)
 			}
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, req)
-			engine := [...]string{"fake engine", "real engine"}[i]
+			tg.h.ServeHTTP(w, req)
 			if w.Code == 500 {
-				t.Fatalf("%s: %s %s %q: 500: %s", engine, req.Method, path, body, w.Body.String())
+				t.Fatalf("%s: %s %s %q: 500: %s", tg.engine, req.Method, path, body, w.Body.String())
 			}
 			if !strings.HasPrefix(path, "/v1/") || req.Method == "HEAD" || strings.HasPrefix(path, "/v1/openapi") || w.Code/100 == 3 {
 				continue // not an API answer, or a redirect to the cleaned path
 			}
 			var v map[string]any
 			if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
-				t.Fatalf("%s: %s %s: answer is not a JSON object: %q", engine, req.Method, path, w.Body.String())
+				t.Fatalf("%s: %s %s: answer is not a JSON object: %q", tg.engine, req.Method, path, w.Body.String())
 			}
 			if w.Code >= 300 {
 				e, _ := v["error"].(map[string]any)
 				if code, _ := e["code"].(string); code == "" {
-					t.Fatalf("%s: %s %s: %d without an error code: %v", engine, req.Method, path, w.Code, v)
+					t.Fatalf("%s: %s %s: %d without an error code: %v", tg.engine, req.Method, path, w.Code, v)
 				}
 			}
 		}
