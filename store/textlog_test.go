@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -365,5 +366,49 @@ func TestReplay(t *testing.T) {
 	defer db.Close()
 	if db.replayed != 0 {
 		t.Errorf("second open replayed %d records, want 0", db.replayed)
+	}
+}
+
+// TestInMemoryTextFile writes texts to an in-memory store's text log, in
+// several commits to one file, then more after the file was closed (as
+// idle files are) and opened again, and reads every text back: the first
+// writes append through the file's own position, the later ones through
+// WriteAt at the file's end.
+func TestInMemoryTextFile(t *testing.T) {
+	db, err := Open("", &Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.textPlace = textsInLog
+	text := func(n uint64) string { return fmt.Sprintf("text %d %s", n, strings.Repeat("x", int(n%7)*40)) }
+	n := uint64(0)
+	commit := func(docs int) {
+		t.Helper()
+		b := db.NewBatch()
+		for range docs {
+			n++
+			b.Put(&Doc{Record: Record{Seq: MakeSeq(0, n), ID: fmt.Sprint(n), Fingerprint: make([]byte, 8)}, Text: []byte(text(n))})
+		}
+		if err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(3)
+	commit(5)
+	commit(1)
+	db.log.mu.Lock()
+	for h, tf := range db.log.files {
+		tf.f.Close()
+		delete(db.log.files, h)
+	}
+	db.log.mu.Unlock()
+	commit(4)
+	commit(2)
+	for i := uint64(1); i <= n; i++ {
+		got, _, err := db.Text(MakeSeq(0, i))
+		if err != nil || string(got) != text(i) {
+			t.Errorf("text %d: %q, %v; want %q", i, got, err, text(i))
+		}
 	}
 }
