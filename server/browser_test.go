@@ -189,3 +189,73 @@ func TestBrowserAddAndCheck(t *testing.T) {
 		t.Errorf("page shows %q documents, want 1 (%v)", get(t, ctx, chromedp.Evaluate[string](count)), err)
 	}
 }
+
+// TestBrowserPhone uses the page on a phone's screen (390 by 844 CSS
+// pixels, touch, portrait): nothing is wider than the screen, so nothing
+// needs a sideways scroll; the two texts stand one above the other; the
+// buttons are tall enough to tap; and tapping Compare, then Add and Check,
+// work as they do on a desktop.
+func TestBrowserPhone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	a := "Near-duplicate detection finds web pages a crawler fetched twice, reposted news and copied answers."
+	b := "Near duplicate detection finds pages that a crawler fetched twice, reposted news stories and copied answers!"
+	want, err := c.Compare(context.Background(), a, b, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx,
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3), chromedp.EmulatePortrait, chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		setValue("text-a", a),
+		setValue("text-b", b),
+		chromedp.Tap(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	if d := get(t, ctx, chromedp.Text(chromedp.ID("distance"))); d != fmt.Sprint(want.Distance) {
+		t.Errorf("page shows distance %q, API says %d", d, want.Distance)
+	}
+	// fits lists what sticks out of the phone's 390 pixels sideways, or is
+	// too short to tap (buttons under 40 CSS pixels), among the visible
+	// elements. (A mobile browser widens the page's layout to what sticks
+	// out, so window.innerWidth is no measure.)
+	const fits = `(() => {
+		const w = 390, bad = [];
+		if (document.documentElement.scrollWidth > w) bad.push("page " + document.documentElement.scrollWidth + "px wide");
+		for (const el of document.querySelectorAll("body *")) {
+			const r = el.getBoundingClientRect();
+			if (r.width === 0 && r.height === 0) continue;
+			const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "");
+			if (r.left < -0.5 || r.right > w + 0.5) bad.push(name + " spans " + Math.round(r.left) + "-" + Math.round(r.right) + "px");
+			if (el.tagName === "BUTTON" && r.height < 40) bad.push(name + " " + Math.round(r.height) + "px tall");
+		}
+		return bad.slice(0, 10).join("; ");
+	})()`
+	if bad := get(t, ctx, chromedp.Evaluate[string](fits)); bad != "" {
+		t.Errorf("after Compare, on a phone: %s", bad)
+	}
+	stacked := get(t, ctx, chromedp.Evaluate[bool](`document.getElementById("text-b").getBoundingClientRect().top >= document.getElementById("text-a").getBoundingClientRect().bottom`))
+	if !stacked {
+		t.Error("the two texts stand side by side on a phone, want one above the other")
+	}
+
+	// An id with nowhere to break a line, such as a content hash.
+	const id = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	text := longText(3, 120)
+	do(t, ctx,
+		setValue("doc-text", text),
+		setValue("doc-id", id),
+		chromedp.Tap(chromedp.ID("add-btn")),
+		chromedp.WaitVisible(chromedp.ID("doc-result")),
+		setValue("doc-text", strings.ToUpper(text[:1])+text[1:]),
+		chromedp.Tap(chromedp.ID("check-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="`+id+`"]`)),
+	)
+	if bad := get(t, ctx, chromedp.Evaluate[string](fits)); bad != "" {
+		t.Errorf("after Add and Check, on a phone: %s", bad)
+	}
+}
