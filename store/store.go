@@ -24,6 +24,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -409,6 +410,7 @@ type DB struct {
 	db     *pebble.DB
 	log    *textLog
 	opts   Options
+	logger *storeLogger
 	closed atomic.Bool
 
 	// group commit
@@ -508,9 +510,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if o.MemTableSize == 0 {
 		o.MemTableSize = 64 << 20
 	}
+	logger := &storeLogger{}
 	po := &pebble.Options{
 		MemTableSize:       o.MemTableSize,
-		Logger:             quietLogger{},
+		Logger:             logger,
 		FormatMajorVersion: pebble.FormatValueSeparation,
 	}
 	// Texts go to blob files when flushed and stay there: compactions move
@@ -546,7 +549,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		pdb.Close()
 		return nil, err
 	}
-	s := &DB{db: pdb, log: log, opts: o}
+	s := &DB{db: pdb, log: log, opts: o, logger: logger}
 	if s.replayed, err = s.replay(); err != nil {
 		log.close()
 		pdb.Close()
@@ -560,14 +563,50 @@ func Open(dir string, opts *Options) (*DB, error) {
 	return s, nil
 }
 
-// quietLogger drops pebble's informational messages; errors still surface
-// as returned errors.
-type quietLogger struct{}
+// storeLogger is pebble's logger for one DB. It drops informational
+// messages and errors (errors surface as returned errors), and keeps a
+// fatal commit error instead of ending the process: pebble reports a write
+// to its log that failed (a full disk, say) that way, not as the error of
+// the commit, which then returns nil; pebbleWrite returns it instead, and
+// from then on every write fails with it without reaching pebble, whose
+// commits cannot go on. The DB's reads still work, and the next Open
+// finds every write acknowledged before. Any other fatal error (a failed
+// write of pebble's manifest, say, after which pebble's state on disk and
+// in memory differ) still ends the process.
+type storeLogger struct {
+	commitErr atomic.Pointer[error]
+}
 
-func (quietLogger) Infof(string, ...any)  {}
-func (quietLogger) Errorf(string, ...any) {}
-func (quietLogger) Fatalf(format string, args ...any) {
-	panic(fmt.Sprintf("store: pebble fatal: "+format, args...))
+func (*storeLogger) Infof(string, ...any)  {}
+func (*storeLogger) Errorf(string, ...any) {}
+
+func (l *storeLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf("store: pebble fatal: "+format, args...)
+	if strings.HasPrefix(format, fatalCommitPrefix) {
+		err := errors.New(msg)
+		l.commitErr.CompareAndSwap(nil, &err)
+		return
+	}
+	panic(msg)
+}
+
+// fatalCommitPrefix starts the format of pebble's fatal commit error
+// (pebble.DB.Apply, pinned version).
+const fatalCommitPrefix = "pebble: fatal commit error"
+
+// pebbleWrite runs f, one write to pebble (a commit, Set, Delete or
+// DeleteRange), and returns its error or the commit error pebble reported
+// through the logger; once there is one, it returns that without running
+// f (see storeLogger).
+func (s *DB) pebbleWrite(f func() error) error {
+	if err := s.logger.commitErr.Load(); err != nil {
+		return *err
+	}
+	err := f()
+	if ferr := s.logger.commitErr.Load(); ferr != nil {
+		return *ferr
+	}
+	return err
 }
 
 // textBlobMinSize is the size from which a value (in practice a text) is
@@ -781,9 +820,9 @@ func (s *DB) write(pb *pebble.Batch, syncTexts, syncPebble bool) error {
 		if err := s.log.flush(syncTexts, nil); err != nil {
 			return err
 		}
-		return pb.Commit(pebble.NoSync)
+		return s.pebbleWrite(func() error { return pb.Commit(pebble.NoSync) })
 	}
-	return s.log.flush(syncTexts, func() error { return pb.Commit(pebble.Sync) })
+	return s.log.flush(syncTexts, func() error { return s.pebbleWrite(func() error { return pb.Commit(pebble.Sync) }) })
 }
 
 // markKey holds the text log's marks: the end, in each hour's file, of the
@@ -863,7 +902,7 @@ func (s *DB) replay() (int, error) {
 		}
 	}
 	s.mark(pb)
-	if err := pb.Commit(pebble.Sync); err != nil {
+	if err := s.pebbleWrite(func() error { return pb.Commit(pebble.Sync) }); err != nil {
 		return 0, fmt.Errorf("store: replay: %w", err)
 	}
 	return n, nil
@@ -1198,7 +1237,7 @@ func (s *DB) DeleteBefore(ctx context.Context, seq uint64) (uint64, error) {
 		if n, err := s.db.EstimateDiskUsage(lo, hi); err == nil {
 			freed += n
 		}
-		if err := s.db.DeleteRange(lo, hi, pebble.Sync); err != nil {
+		if err := s.pebbleWrite(func() error { return s.db.DeleteRange(lo, hi, pebble.Sync) }); err != nil {
 			return 0, fmt.Errorf("store: delete range: %w", err)
 		}
 		if err := s.db.Compact(ctx, lo, hi, false); err != nil {
@@ -1220,9 +1259,9 @@ func (s *DB) SetMeta(name string, value []byte) error {
 	k := append([]byte{prefixMeta}, name...)
 	var err error
 	if value == nil {
-		err = s.db.Delete(k, pebble.Sync)
+		err = s.pebbleWrite(func() error { return s.db.Delete(k, pebble.Sync) })
 	} else {
-		err = s.db.Set(k, value, pebble.Sync)
+		err = s.pebbleWrite(func() error { return s.db.Set(k, value, pebble.Sync) })
 	}
 	if err != nil {
 		return fmt.Errorf("store: meta %s: %w", name, err)
