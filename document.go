@@ -34,6 +34,12 @@ var (
 	// ErrExpired is returned when inserting a document whose Time is
 	// already outside the retention window: it would never be returned.
 	ErrExpired = errors.New("neardup: document time outside the retention window")
+	// ErrStoreFailed is returned by every Engine method that reads or
+	// writes documents once a write to the store has failed (a full disk,
+	// say): the store is then in an unknown state, so the engine stops
+	// until it is closed and opened again, which finds every document
+	// acknowledged before. The returned error wraps the store's.
+	ErrStoreFailed = errors.New("neardup: store write failed, engine stopped")
 )
 
 // Document is a text to check or store, identified by ID.
@@ -134,4 +140,7 @@ type Stats struct {
 	Retention float64 `json:"retention_seconds"`
 	// OpenSeconds is how long Open took to restore the index.
 	OpenSeconds float64 `json:"open_seconds"`
+	// Failure is the store failure that stopped the engine (see
+	// ErrStoreFailed), empty while it works.
+	Failure string `json:"failure,omitempty"`
 }

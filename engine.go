@@ -1462,7 +1462,7 @@ func (e *Engine) storeDecided(b *decided) ([]Result, error) {
 				e.dropID([]byte(p.doc.ID), w.seqs[j])
 			}
 			e.removals.Add(1)
-			err = fmt.Errorf("neardup: store write failed, engine stopped: %w", err)
+			err = fmt.Errorf("%w: %w", ErrStoreFailed, err)
 			e.failure.CompareAndSwap(nil, &err)
 		}
 		e.donePending(w.seqs)
@@ -1797,6 +1797,9 @@ func (e *Engine) Stats() Stats {
 		Bits:        e.bits,
 		K:           e.longK,
 		OpenSeconds: e.openTime.Seconds(),
+	}
+	if f := e.failure.Load(); f != nil {
+		s.Failure = (*f).Error()
 	}
 	if e.opts.Retention > 0 {
 		s.Retention = e.opts.Retention.Seconds()

@@ -3,8 +3,10 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,8 +31,26 @@ import (
 // serving the store in that directory (see TestMain).
 const childDirEnv = "NEARDUP_SERVER_TEST_CHILD_DIR"
 
+// childFileLimitEnv, when set with childDirEnv, is the largest file the
+// child may write, in bytes (RLIMIT_FSIZE): a write past it fails as on a
+// full disk (EFBIG instead of ENOSPC).
+const childFileLimitEnv = "NEARDUP_SERVER_TEST_CHILD_FILE_LIMIT"
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(childDirEnv); dir != "" {
+		if v := os.Getenv(childFileLimitEnv); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err == nil {
+				// Without the signal's default action (death), the write
+				// past the limit returns EFBIG.
+				signal.Ignore(syscall.SIGXFSZ)
+				err = syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n})
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "child: file limit:", err)
+				os.Exit(1)
+			}
+		}
 		os.Exit(runChild(dir))
 	}
 	os.Exit(m.Run())
@@ -175,11 +196,12 @@ type child struct {
 	done chan error
 }
 
-// startChild re-executes the test binary as a server on dir.
-func startChild(t *testing.T, dir string) *child {
+// startChild re-executes the test binary as a server on dir, with env
+// added to its environment.
+func startChild(t *testing.T, dir string, env ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childDirEnv+"="+dir)
+	cmd.Env = append(append(os.Environ(), childDirEnv+"="+dir), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -361,4 +383,74 @@ func TestQueryByFingerprint(t *testing.T) {
 	if _, err := c.Query(ctx, client.Query{Fingerprint: strings.Repeat("0", 32)}); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("128-bit query of a 64-bit store: %v, want a 400", err)
 	}
+}
+
+// TestStoreFull lets the server's files grow to 1 MiB at most, so that a
+// write fails as on a full disk, while clients post. From the failure on,
+// posts and /readyz answer 503 store_failed, /v1/stats names the failure
+// and the metric neardup_store_failed is 1; after a restart without the
+// limit, every document acknowledged before is there.
+func TestStoreFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	dir := t.TempDir()
+	ch := startChild(t, dir, childFileLimitEnv+"=1048576")
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	var acked atomic.Int64
+	stop := make(chan struct{})
+	result := make(chan []string)
+	go func() { result <- postStream(c, 8, stop, &acked) }()
+	// postStream's clients stop at their first error: the failure.
+	var ids []string
+	select {
+	case ids = <-result:
+	case <-time.After(90 * time.Second):
+		close(stop)
+		<-result
+		t.Fatal("the store took documents for 90 s past a limit of 1 MiB a file")
+	}
+	if len(ids) == 0 {
+		t.Fatal("no document was acknowledged before the store failed")
+	}
+	t.Logf("%d documents acknowledged before the store failed", len(ids))
+
+	var ce *client.Error
+	_, err := c.CheckAndInsert(context.Background(), client.Document{ID: "after", Text: longText(99, 60)})
+	if !errors.As(err, &ce) || ce.Status != http.StatusServiceUnavailable || ce.Code != "store_failed" {
+		t.Errorf("a post after the failure: %v, want 503 store_failed", err)
+	}
+	resp, err := http.Get("http://" + ch.addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store_failed"`) {
+		t.Errorf("/readyz after the failure: %d %s, want 503 store_failed", resp.StatusCode, body)
+	}
+	resp, err = http.Get("http://" + ch.addr + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Failure string `json:"failure"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(st.Failure, "file too large") {
+		t.Errorf("/v1/stats failure %q (%v), want the store's error", st.Failure, err)
+	}
+	resp, err = http.Get("http://" + ch.addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "\nneardup_store_failed 1\n") {
+		t.Error("/metrics does not show neardup_store_failed 1")
+	}
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	<-ch.done // closing a failed store may fail too: any exit will do
+	checkAcked(t, dir, ids)
 }

@@ -23,6 +23,13 @@ func newError(status int, code, message string) *apiError {
 	return &apiError{status: status, code: code, message: message}
 }
 
+// storeFailed is the error of every API request that reaches the engine,
+// and of /readyz, once a write to the store has failed (a full disk, say):
+// the engine stopped, and serves again once the server is restarted.
+func storeFailed(message string) *apiError {
+	return newError(http.StatusServiceUnavailable, "store_failed", message)
+}
+
 func badRequest(message string) *apiError {
 	return newError(http.StatusBadRequest, "bad_request", message)
 }
@@ -68,6 +75,8 @@ func engineError(err error) *apiError {
 		return newError(http.StatusBadRequest, "expired", err.Error())
 	case errors.Is(err, neardup.ErrClosed):
 		return errUnavailableDraining
+	case errors.Is(err, neardup.ErrStoreFailed):
+		return storeFailed(err.Error())
 	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
 		return badRequest(err.Error())
 	}

@@ -362,6 +362,10 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	case s.engine.Load() == nil:
 		writeError(w, errUnavailableStarting)
 	default:
+		if f := s.engine.Load().Stats().Failure; f != "" {
+			writeError(w, storeFailed(f))
+			return
+		}
 		s.writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	}
 }

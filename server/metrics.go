@@ -137,6 +137,12 @@ func statMetrics() []statMetric {
 		m("neardup_index_k", "Hamming distance the index answers for.", g, func(s neardup.Stats) float64 { return float64(s.K) }),
 		m("neardup_retention_seconds", "Retention window (0: kept forever).", g, func(s neardup.Stats) float64 { return s.Retention }),
 		m("neardup_open_seconds", "Time Open took to restore the index.", g, func(s neardup.Stats) float64 { return s.OpenSeconds }),
+		m("neardup_store_failed", "1 once a write to the store failed and the engine stopped (restart to serve again), 0 before.", g, func(s neardup.Stats) float64 {
+			if s.Failure != "" {
+				return 1
+			}
+			return 0
+		}),
 	}
 }
 
