@@ -387,9 +387,9 @@ func TestQueryByFingerprint(t *testing.T) {
 
 // TestStoreFull lets the server's files grow to 1 MiB at most, so that a
 // write fails as on a full disk, while clients post. From the failure on,
-// posts and /readyz answer 503 store_failed, /v1/stats names the failure
-// and the metric neardup_store_failed is 1; after a restart without the
-// limit, every document acknowledged before is there.
+// posts, /readyz and /healthz answer 503 store_failed, /v1/stats names the
+// failure and the metric neardup_store_failed is 1; after a restart
+// without the limit, every document acknowledged before is there.
 func TestStoreFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts server processes")
@@ -420,16 +420,18 @@ func TestStoreFull(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Status != http.StatusServiceUnavailable || ce.Code != "store_failed" {
 		t.Errorf("a post after the failure: %v, want 503 store_failed", err)
 	}
-	resp, err := http.Get("http://" + ch.addr + "/readyz")
-	if err != nil {
-		t.Fatal(err)
+	for _, path := range []string{"/readyz", "/healthz"} {
+		resp, err := http.Get("http://" + ch.addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store_failed"`) {
+			t.Errorf("%s after the failure: %d %s, want 503 store_failed", path, resp.StatusCode, body)
+		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store_failed"`) {
-		t.Errorf("/readyz after the failure: %d %s, want 503 store_failed", resp.StatusCode, body)
-	}
-	resp, err = http.Get("http://" + ch.addr + "/v1/stats")
+	resp, err := http.Get("http://" + ch.addr + "/v1/stats")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +447,7 @@ func TestStoreFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ = io.ReadAll(resp.Body)
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if !strings.Contains(string(body), "\nneardup_store_failed 1\n") {
 		t.Error("/metrics does not show neardup_store_failed 1")

@@ -351,7 +351,16 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) e
 	return nil
 }
 
+// handleHealth answers 200 while the process serves, and 503 store_failed
+// once the engine stopped on a failed store write, which only a restart
+// mends: a supervisor that restarts on a failed liveness check then does.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if ref := s.engine.Load(); ref != nil {
+		if f := ref.Stats().Failure; f != "" {
+			writeError(w, storeFailed(f))
+			return
+		}
+	}
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
