@@ -40,6 +40,11 @@ var (
 	// until it is closed and opened again, which finds every document
 	// acknowledged before. The returned error wraps the store's.
 	ErrStoreFailed = errors.New("neardup: store write failed, engine stopped")
+	// ErrDiskFull is returned by CheckAndInsert, CheckAndInsertBatch and
+	// Insert while the store's file system has less free space than
+	// Options.MinFreeBytes: nothing is stored, and writes resume once there
+	// is room again. The returned error gives the figures.
+	ErrDiskFull = errors.New("neardup: too little free disk space for the store")
 )
 
 // Document is a text to check or store, identified by ID.
@@ -143,4 +148,10 @@ type Stats struct {
 	// Failure is the store failure that stopped the engine (see
 	// ErrStoreFailed), empty while it works.
 	Failure string `json:"failure,omitempty"`
+	// FreeBytes is the free space of the store's file system when last
+	// measured (see Options.MinFreeBytes), 0 when the engine does not
+	// measure it; DiskFull is true while writes are refused for want of it
+	// (ErrDiskFull).
+	FreeBytes int64 `json:"free_bytes,omitempty"`
+	DiskFull  bool  `json:"disk_full,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -67,6 +68,7 @@ const (
 	DefaultMaxTextBytes   = 16 << 20
 	DefaultMaxMatches     = 10
 	DefaultMaxCandidates  = 64
+	DefaultMinFreeBytes   = 64 << 20
 )
 
 // Options configure an Engine. Open(dir, nil) uses DefaultOptions(). A
@@ -153,6 +155,15 @@ type Options struct {
 	// take about 13 GB.
 	// Set 60 for the leanest design.
 	IndexBytesPerDocument float64
+	// MinFreeBytes is the free space the store's file system must keep:
+	// while it has less, CheckAndInsert, CheckAndInsertBatch and Insert
+	// return ErrDiskFull and store nothing, so that the store never runs
+	// out mid-write (which stops the engine, see ErrStoreFailed). Reads,
+	// Check, Delete and expiry go on, and writes resume once there is room
+	// again. The engine measures the free space ten times a second. Default
+	// DefaultMinFreeBytes (64 MiB); negative disables the check. A store
+	// in memory is not checked.
+	MinFreeBytes int64
 }
 
 // DefaultIndexBytesPerDocument is the default Options.IndexBytesPerDocument.
@@ -247,6 +258,9 @@ func (o *Options) withDefaults() {
 	if o.IndexBytesPerDocument == 0 {
 		o.IndexBytesPerDocument = DefaultIndexBytesPerDocument
 	}
+	if o.MinFreeBytes == 0 {
+		o.MinFreeBytes = DefaultMinFreeBytes
+	}
 }
 
 // Engine checks documents against the ones it holds and stores the new
@@ -290,6 +304,9 @@ type Engine struct {
 	life    sync.RWMutex // held shared by operations, exclusively by Close
 	closed  bool
 	failure atomic.Pointer[error] // a store failure that stops writes
+	free    atomic.Int64          // free bytes of the store's file system (see spaceErr)
+	// freeSpace measures them (the package's freeSpace when opened).
+	freeSpace func(dir string) (int64, bool)
 
 	testHash func([]byte) uint64 // replaces the id hash in tests
 	dir      string              // the store's directory ("" in memory)
@@ -561,6 +578,13 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.openTime, e.fromSnapshot = time.Since(start), snapLoaded
 	e.deciding = make(chan struct{}, deciders)
 	e.startCombiner()
+	e.free.Store(math.MaxInt64) // unknown: writes go on
+	if e.checksSpace() {
+		e.freeSpace = freeSpace
+		e.measureSpace()
+		e.bg.Add(1)
+		go e.spaceLoop()
+	}
 	if o.ExpiryInterval > 0 && o.Retention > 0 {
 		e.bg.Add(1)
 		go e.expiryLoop()
@@ -1000,6 +1024,9 @@ func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	if err := e.spaceErr(); err != nil {
+		return Result{}, err
+	}
 	p := e.prepare(d)
 	if p.err != nil {
 		return Result{}, &BatchError{Errs: []error{p.err}}
@@ -1410,6 +1437,9 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := e.spaceErr(); err != nil {
+		return nil, err
+	}
 	ps := make([]prepared, len(ds))
 	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
 	return e.decideAndStore(ps, check)
@@ -1800,6 +1830,12 @@ func (e *Engine) Stats() Stats {
 	}
 	if f := e.failure.Load(); f != nil {
 		s.Failure = (*f).Error()
+	}
+	if e.checksSpace() {
+		if free := e.free.Load(); free != math.MaxInt64 {
+			s.FreeBytes = free
+		}
+		s.DiskFull = e.spaceErr() != nil
 	}
 	if e.opts.Retention > 0 {
 		s.Retention = e.opts.Retention.Seconds()
