@@ -149,6 +149,14 @@ type Stats struct {
 	K           int     `json:"k"`
 	Retention   float64 `json:"retention_seconds"`
 	OpenSeconds float64 `json:"open_seconds"`
+	// Failure is the store failure that stopped the engine (the server
+	// then answers 503 store_failed until restarted), empty while it works.
+	Failure string `json:"failure"`
+	// FreeBytes is the free space of the store's file system when last
+	// measured (0: not measured); DiskFull is true while posts get 507
+	// insufficient_storage for want of it.
+	FreeBytes int64 `json:"free_bytes"`
+	DiskFull  bool  `json:"disk_full"`
 }
 
 // Client calls one neardup server. It is safe for concurrent use.

@@ -3,7 +3,6 @@ package server_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +29,10 @@ import (
 // childDirEnv, when set, makes the test binary a server child process
 // serving the store in that directory (see TestMain).
 const childDirEnv = "NEARDUP_SERVER_TEST_CHILD_DIR"
+
+// childMinFreeEnv, when set with childDirEnv, is the child engine's
+// Options.MinFreeBytes.
+const childMinFreeEnv = "NEARDUP_SERVER_TEST_CHILD_MIN_FREE"
 
 // childFileLimitEnv, when set with childDirEnv, is the largest file the
 // child may write, in bytes (RLIMIT_FSIZE): a write past it fails as on a
@@ -62,10 +65,19 @@ func TestMain(m *testing.M) {
 func runChild(dir string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	opts := neardup.DefaultOptions()
+	if v := os.Getenv(childMinFreeEnv); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "child: min free:", err)
+			return 1
+		}
+		opts.MinFreeBytes = n
+	}
 	err := server.Run(ctx, server.Config{
 		Addr:   "127.0.0.1:0",
 		Dir:    dir,
-		Engine: neardup.DefaultOptions(),
+		Engine: opts,
 		Ready:  func(a net.Addr) { fmt.Printf("ADDR %s\n", a) },
 	})
 	if err != nil {
@@ -431,19 +443,11 @@ func TestStoreFull(t *testing.T) {
 			t.Errorf("%s after the failure: %d %s, want 503 store_failed", path, resp.StatusCode, body)
 		}
 	}
-	resp, err := http.Get("http://" + ch.addr + "/v1/stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Failure string `json:"failure"`
-	}
-	err = json.NewDecoder(resp.Body).Decode(&st)
-	resp.Body.Close()
+	st, err := c.Stats(context.Background())
 	if err != nil || !strings.Contains(st.Failure, "file too large") {
 		t.Errorf("/v1/stats failure %q (%v), want the store's error", st.Failure, err)
 	}
-	resp, err = http.Get("http://" + ch.addr + "/metrics")
+	resp, err := http.Get("http://" + ch.addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,4 +459,56 @@ func TestStoreFull(t *testing.T) {
 	ch.cmd.Process.Signal(syscall.SIGTERM)
 	<-ch.done // closing a failed store may fail too: any exit will do
 	checkAcked(t, dir, ids)
+}
+
+// TestDiskFullRefusesPosts serves a store whose engine wants more free
+// space than any disk has: posts, single or in a batch, get 507
+// insufficient_storage and store nothing, while the server stays ready and
+// answers reads, and /v1/stats and /metrics show the free space measured.
+func TestDiskFullRefusesPosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	ch := startChild(t, t.TempDir(), childMinFreeEnv+"=1125899906842624") // 1 PiB
+	c := client.New("http://"+ch.addr, &http.Client{Timeout: 10 * time.Second})
+	ctx := context.Background()
+	doc := client.Document{ID: "d", Text: longText(7, 60)}
+	var ce *client.Error
+	if _, err := c.CheckAndInsert(ctx, doc); !errors.As(err, &ce) || ce.Status != http.StatusInsufficientStorage || ce.Code != "insufficient_storage" || !strings.Contains(ce.Message, "bytes free") {
+		t.Errorf("a post: %v, want 507 insufficient_storage with the figures", err)
+	}
+	if _, err := c.Batch(ctx, []client.Document{doc}); !errors.As(err, &ce) || ce.Status != http.StatusInsufficientStorage {
+		t.Errorf("a batch: %v, want 507", err)
+	}
+	if _, err := c.Get(ctx, "d"); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("Get of a refused document: %v, want not found", err)
+	}
+	if _, err := c.Query(ctx, client.Query{Text: doc.Text}); err != nil {
+		t.Errorf("a query: %v", err)
+	}
+	resp, err := http.Get("http://" + ch.addr + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/readyz: %d, want 200: reads go on", resp.StatusCode)
+	}
+	st, err := c.Stats(ctx)
+	if err != nil || !st.DiskFull || st.FreeBytes <= 0 {
+		t.Errorf("/v1/stats: %+v, %v; want disk_full and the free bytes", st, err)
+	}
+	resp, err = http.Get("http://" + ch.addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "\nneardup_store_free_bytes ") || strings.Contains(string(body), "\nneardup_store_free_bytes 0\n") {
+		t.Error("/metrics does not show the free bytes")
+	}
+	ch.cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-ch.done; err != nil {
+		t.Errorf("server did not exit cleanly on SIGTERM: %v", err)
+	}
 }

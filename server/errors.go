@@ -77,6 +77,8 @@ func engineError(err error) *apiError {
 		return errUnavailableDraining
 	case errors.Is(err, neardup.ErrStoreFailed):
 		return storeFailed(err.Error())
+	case errors.Is(err, neardup.ErrDiskFull):
+		return newError(http.StatusInsufficientStorage, "insufficient_storage", err.Error())
 	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
 		return badRequest(err.Error())
 	}

@@ -81,7 +81,7 @@ func (m *metrics) route(pattern string) *routeMetrics {
 	rm := &routeMetrics{latency: m.latency.WithLabelValues(pattern), vec: m.requests, route: pattern, byCode: make(map[int]prometheus.Counter)}
 	// Pre-create the common codes so the map is never written after
 	// construction and needs no lock.
-	for _, c := range []int{200, 400, 404, 405, 413, 429, 500, 501, 503} {
+	for _, c := range []int{200, 400, 404, 405, 413, 429, 500, 501, 503, 507} {
 		rm.byCode[c] = m.requests.WithLabelValues(pattern, strconv.Itoa(c))
 	}
 	return rm
@@ -137,6 +137,7 @@ func statMetrics() []statMetric {
 		m("neardup_index_k", "Hamming distance the index answers for.", g, func(s neardup.Stats) float64 { return float64(s.K) }),
 		m("neardup_retention_seconds", "Retention window (0: kept forever).", g, func(s neardup.Stats) float64 { return s.Retention }),
 		m("neardup_open_seconds", "Time Open took to restore the index.", g, func(s neardup.Stats) float64 { return s.OpenSeconds }),
+		m("neardup_store_free_bytes", "Free space of the store's file system when last measured (0: not measured, as in memory); under the engine's margin, posts get 507.", g, func(s neardup.Stats) float64 { return float64(s.FreeBytes) }),
 		m("neardup_store_failed", "1 once a write to the store failed and the engine stopped (restart to serve again), 0 before.", g, func(s neardup.Stats) float64 {
 			if s.Failure != "" {
 				return 1

@@ -36,11 +36,13 @@ func newServeCmd() *cobra.Command {
 		{"scores", "NEARDUP_SCORES"},
 		{"in-memory", "NEARDUP_IN_MEMORY"},
 		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
+		{"min-free", "NEARDUP_MIN_FREE"},
 	}
 	var (
 		addr, data, profile, durability string
 		compression, scores             string
-		maxBody                         byteSize = server.DefaultMaxBody
+		maxBody                         byteSize   = server.DefaultMaxBody
+		minFree                         freeMargin = neardup.DefaultMinFreeBytes
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
 		shortK, expectedDocs            int
@@ -94,6 +96,10 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			eopts.Compression = comp
 			eopts.InMemory = inMemory
 			eopts.RuleScoreOnly = ruleOnly
+			eopts.MinFreeBytes = int64(minFree)
+			if minFree == 0 {
+				eopts.MinFreeBytes = -1
+			}
 			if err := eopts.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -128,6 +134,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
+	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
 }
@@ -173,6 +180,26 @@ func parseScores(s string) (bool, error) {
 
 // byteSize is a flag value for a size in bytes with an optional unit
 // (B, KB, MB, GB powers of 1000; KiB, MiB, GiB powers of 1024).
+// freeMargin is --min-free: a size as byteSize reads it, or 0 (or "off")
+// for no margin.
+type freeMargin int64
+
+func (m *freeMargin) String() string { return strconv.FormatInt(int64(*m), 10) }
+func (m *freeMargin) Type() string   { return "size" }
+
+func (m *freeMargin) Set(s string) error {
+	if t := strings.TrimSpace(s); t == "0" || strings.EqualFold(t, "off") {
+		*m = 0
+		return nil
+	}
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return err
+	}
+	*m = freeMargin(b)
+	return nil
+}
+
 type byteSize int64
 
 func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }

@@ -39,6 +39,22 @@ func TestByteSize(t *testing.T) {
 	}
 }
 
+// TestFreeMargin reads --min-free: a size, or 0 or "off" for none.
+func TestFreeMargin(t *testing.T) {
+	for in, want := range map[string]int64{"64MiB": 64 << 20, "1GB": 1e9, "0": 0, " off ": 0, "OFF": 0} {
+		var m freeMargin
+		if err := m.Set(in); err != nil || int64(m) != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, m, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "lots", "", "2000GiB"} {
+		var m freeMargin
+		if err := m.Set(in); err == nil {
+			t.Errorf("Set(%q) = %d, want an error", in, m)
+		}
+	}
+}
+
 func TestParseScores(t *testing.T) {
 	for in, want := range map[string]bool{"all": false, "rule": true} {
 		if got, err := parseScores(in); err != nil || got != want {
@@ -72,6 +88,8 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve"}, map[string]string{"NEARDUP_EXPECTED_DOCS": "many"}, "NEARDUP_EXPECTED_DOCS"},
 		{[]string{"serve", "--max-body", "huge"}, nil, "huge"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_MAX_BODY": "-5"}, "NEARDUP_MAX_BODY"},
+		{[]string{"serve", "--min-free", "lots"}, nil, "lots"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_MIN_FREE": "-1MiB"}, "NEARDUP_MIN_FREE"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_K": "x"}, "NEARDUP_K"},
 		{[]string{"serve", "extra"}, nil, "unknown command"},
 		{[]string{"bench", "serve", "--url", "http://example.com:80"}, nil, "loopback"},
