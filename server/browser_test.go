@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
 )
 
 // newBrowser starts Debian's headless Chromium for one test, in a fresh
@@ -257,5 +260,65 @@ func TestBrowserPhone(t *testing.T) {
 	)
 	if bad := get(t, ctx, chromedp.Evaluate[string](fits)); bad != "" {
 		t.Errorf("after Add and Check, on a phone: %s", bad)
+	}
+}
+
+// failedEngine is an engine whose store failed: it reports the failure in
+// its stats and refuses writes, as neardup.Engine does after a failed
+// store write.
+type failedEngine struct{ server.Engine }
+
+const failedMessage = "neardup: store write failed, engine stopped: write texts/0000000001.log: no space left on device"
+
+func (f failedEngine) Stats() neardup.Stats {
+	s := f.Engine.Stats()
+	s.Failure = failedMessage
+	return s
+}
+
+func (f failedEngine) CheckAndInsert(context.Context, neardup.Document) (neardup.Result, error) {
+	return neardup.Result{}, fmt.Errorf("%w: no space left on device", neardup.ErrStoreFailed)
+}
+
+// TestBrowserStoreFailed loads the page from a server whose store failed:
+// the badge says so (not "starting"), with the store's error as its
+// title, and adding a document shows the error instead of a result.
+func TestBrowserStoreFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(failedEngine{e})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("add-btn")),
+	)
+	get(t, ctx, chromedp.Poll[chromedp.Void](`document.getElementById("ready").textContent !== "…"`))
+	if badge := get(t, ctx, chromedp.Text(chromedp.ID("ready"))); badge != "store failed" {
+		t.Errorf("badge %q, want %q", badge, "store failed")
+	}
+	if title := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("ready").title`)); title != failedMessage {
+		t.Errorf("badge title %q, want the store's error", title)
+	}
+	do(t, ctx,
+		setValue("doc-text", longText(5, 40)),
+		chromedp.Click(chromedp.ID("add-btn")),
+		chromedp.WaitVisible(chromedp.ID("doc-error")),
+	)
+	if msg := get(t, ctx, chromedp.Text(chromedp.ID("doc-error"))); !strings.Contains(msg, "no space left on device") {
+		t.Errorf("error shown after adding: %q", msg)
 	}
 }

@@ -214,7 +214,16 @@ async function checkReady() {
   const badge = $("ready");
   try {
     const resp = await fetch("/readyz");
-    badge.textContent = resp.ok ? "ready" : "starting";
+    let code = "", message = "";
+    if (!resp.ok) {
+      try {
+        ({ code, message } = (await resp.json()).error);
+      } catch (_) {
+        // Not the server's JSON error: the status says enough.
+      }
+    }
+    badge.textContent = resp.ok ? "ready" : code === "store_failed" ? "store failed" : "not ready";
+    badge.title = message || "Server readiness";
     badge.className = "badge " + (resp.ok ? "ready" : "down");
   } catch (e) {
     badge.textContent = "unreachable";
