@@ -582,12 +582,10 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if e.checksSpace() {
 		e.freeSpace = freeSpace
 		e.measureSpace()
-		e.bg.Add(1)
-		go e.spaceLoop()
+		e.every(spaceInterval, e.measureSpace)
 	}
 	if o.ExpiryInterval > 0 && o.Retention > 0 {
-		e.bg.Add(1)
-		go e.expiryLoop()
+		e.every(o.ExpiryInterval, e.expire)
 	}
 	return e, nil
 }

@@ -21,20 +21,30 @@ type ExpireReport struct {
 	FreedBytes uint64
 }
 
-func (e *Engine) expiryLoop() {
-	defer e.bg.Done()
-	t := time.NewTicker(e.opts.ExpiryInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-			// An error here is a store failure that the next write
-			// reports too; the pass is retried at the next tick.
-			_, _ = e.ExpireNow(context.Background())
+// expire is the background expiry pass (every Options.ExpiryInterval, see
+// every).
+func (e *Engine) expire() {
+	// An error here is a store failure that the next write reports too;
+	// the pass is retried at the next tick.
+	_, _ = e.ExpireNow(context.Background())
+}
+
+// every runs f every d until Close, in a goroutine of its own.
+func (e *Engine) every(d time.Duration, f func()) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-e.stop:
+				return
+			case <-t.C:
+				f()
+			}
 		}
-	}
+	}()
 }
 
 // ExpireNow removes the documents older than the retention window: from

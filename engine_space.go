@@ -38,21 +38,6 @@ func (e *Engine) measureSpace() {
 	}
 }
 
-// spaceLoop measures the free space every spaceInterval until Close.
-func (e *Engine) spaceLoop() {
-	defer e.bg.Done()
-	t := time.NewTicker(spaceInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stop:
-			return
-		case <-t.C:
-			e.measureSpace()
-		}
-	}
-}
-
 // checksSpace reports whether the engine keeps free space (see
 // Options.MinFreeBytes): only a store on disk with a positive margin does.
 func (e *Engine) checksSpace() bool { return e.dir != "" && e.opts.MinFreeBytes > 0 }
