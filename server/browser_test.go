@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/server"
 )
 
@@ -93,6 +94,19 @@ func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
 	return v
 }
 
+// comparePair returns the two texts the compare tests type and the API's
+// comparison of them.
+func comparePair(t *testing.T, c *client.Client) (a, b string, want client.Comparison) {
+	t.Helper()
+	a = "Near-duplicate detection finds web pages a crawler fetched twice, reposted news and copied answers."
+	b = "Near duplicate detection finds pages that a crawler fetched twice, reposted news stories and copied answers!"
+	want, err := c.Compare(context.Background(), a, b, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b, want
+}
+
 // TestBrowserCompare loads the page, types two texts, presses Compare and
 // checks that the distance the page shows is the API's, and that the bit
 // grids highlight exactly that many differing bits.
@@ -102,12 +116,7 @@ func TestBrowserCompare(t *testing.T) {
 	}
 	srv, c := startServer(t)
 	ctx := newBrowser(t)
-	a := "Near-duplicate detection finds web pages a crawler fetched twice, reposted news and copied answers."
-	b := "Near duplicate detection finds pages that a crawler fetched twice, reposted news stories and copied answers!"
-	want, err := c.Compare(context.Background(), a, b, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, want := comparePair(t, c)
 	do(t, ctx,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible(chromedp.ID("compare-btn")),
@@ -204,12 +213,7 @@ func TestBrowserPhone(t *testing.T) {
 	}
 	srv, c := startServer(t)
 	ctx := newBrowser(t)
-	a := "Near-duplicate detection finds web pages a crawler fetched twice, reposted news and copied answers."
-	b := "Near duplicate detection finds pages that a crawler fetched twice, reposted news stories and copied answers!"
-	want, err := c.Compare(context.Background(), a, b, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b, want := comparePair(t, c)
 	do(t, ctx,
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(3), chromedp.EmulatePortrait, chromedp.EmulateMobile, chromedp.EmulateTouch),
 		chromedp.Navigate(srv.URL+"/"),
