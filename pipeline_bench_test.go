@@ -9,7 +9,6 @@ package neardup_test
 
 import (
 	"math/rand/v2"
-	"syscall"
 	"testing"
 	"time"
 
@@ -263,15 +262,6 @@ func benchBytes(b *testing.B, n int, f func()) {
 	if d := cpuTime() - c0; d > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/d.Seconds()/1e6, "cpuMB/s")
 	}
-}
-
-// cpuTime returns the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func itoa(n int) string {
