@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -68,7 +69,9 @@ measured time per document answered: the load generator's and, without
 throughput does, so it compares builds in fewer runs.
 
 On Linux the report ends with the CPU time the hypervisor took from the
-machine during the runs (steal): where it is large, so is the noise.
+machine during the runs (steal): where it is large, so is the noise. Last
+comes the number of documents the store holds after the runs: a query
+costs more as the store grows, so a longer --duration gives lower rates.
 
 With --no-engine the in-process server answers every document as new
 without fingerprinting, checking or storing it: what is left is the cost
@@ -164,6 +167,15 @@ under on this machine.`,
 					procs := runtime.GOMAXPROCS(0)
 					fmt.Fprintf(out, "host steal during the runs: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
 						s, 100*s/(time.Since(began).Seconds()*float64(procs)), procs)
+				}
+				if !noEngine {
+					// The store's size is part of the result: every query
+					// scans buckets that fill as it grows.
+					if n, err := storedDocuments(ctx, base); err == nil {
+						fmt.Fprintf(out, "store after the runs: %d documents\n", n)
+					} else {
+						fmt.Fprintf(out, "store after the runs: unknown (%v)\n", err)
+					}
 				}
 			}()
 			if single {
@@ -621,6 +633,30 @@ func (c *rawClient) close() {
 		c.conn.Close()
 		c.conn = nil
 	}
+}
+
+// storedDocuments returns the documents the server at base holds, from
+// GET /v1/stats.
+func storedDocuments(ctx context.Context, base string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/stats", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET /v1/stats: %s", resp.Status)
+	}
+	var st neardup.Stats
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return 0, fmt.Errorf("GET /v1/stats: %w", err)
+	}
+	return st.Documents, nil
 }
 
 // docGen writes request bodies of distinct synthetic documents: each text

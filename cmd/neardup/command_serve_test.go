@@ -133,14 +133,24 @@ func TestBenchServe(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// Every document sent is new, so the store holds some.
+	var stored int
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "store after the runs: "); ok {
+			stored, _ = strconv.Atoi(strings.TrimSuffix(v, " documents"))
+		}
+	}
+	if stored < 1 {
+		t.Errorf("no store size, or an empty store, in the report:\n%s", out)
+	}
 }
 
 // TestBenchServeNoEngine checks that --no-engine serves both modes without
 // errors and says so in its report.
 func TestBenchServeNoEngine(t *testing.T) {
 	out := benchServe(t, "--no-engine", "--duration", "200ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2")
-	if !strings.Contains(out, "no engine") {
-		t.Errorf("the report does not say there is no engine:\n%s", out)
+	if !strings.Contains(out, "no engine") || strings.Contains(out, "store after the runs") {
+		t.Errorf("the report does not say there is no engine, or reports a store:\n%s", out)
 	}
 	for _, mode := range []string{"single", "batch"} {
 		found := false
