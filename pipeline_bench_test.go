@@ -18,6 +18,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/analysis"
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/neardup/neardup/simhash"
 )
@@ -255,11 +256,11 @@ func BenchmarkVsMfonda(b *testing.B) {
 func benchBytes(b *testing.B, n int, f func()) {
 	b.SetBytes(int64(n))
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		f()
 	}
-	if d := cpuTime() - c0; d > 0 {
+	if d := cputime.Process() - c0; d > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/d.Seconds()/1e6, "cpuMB/s")
 	}
 }

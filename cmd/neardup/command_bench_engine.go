@@ -18,6 +18,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/neardup/neardup/store"
 )
@@ -213,8 +214,8 @@ hypervisor took from the machine during the throughput run (steal).`,
 	return cmd
 }
 
-// cpuSeconds is processCPU in seconds.
-func cpuSeconds() float64 { return processCPU().Seconds() }
+// cpuSeconds is cputime.Process in seconds.
+func cpuSeconds() float64 { return cputime.Process().Seconds() }
 
 // throughputRun is what the throughput part of `bench engine` runs.
 type throughputRun struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/spf13/cobra"
 )
@@ -232,14 +233,14 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	fmt.Fprintf(log, "bench index: building\n")
 	before := heapAfterGC()
 	start := time.Now()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	ix, err := index.New(index.Options{K: c.tableK, Wide: c.wide, ExpectedN: c.n, Design: d, MaxBytesPerEntry: c.maxBytes})
 	if err != nil {
 		return res, usageError{fmt.Errorf("bench index: %w", err)}
 	}
 	ix.AddBatch(es)
 	res.BuildSeconds = time.Since(start).Seconds()
-	res.BuildCPUSeconds = (processCPU() - cpu).Seconds()
+	res.BuildCPUSeconds = (cputime.Process() - cpu).Seconds()
 	res.InsertsPerSecond = float64(c.n) / res.BuildSeconds
 	res.BytesPerFingerprint = float64(heapAfterGC()-before) / float64(c.n)
 	res.Design, res.Tables = ix.Design().String(), ix.Tables()
@@ -247,19 +248,19 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	fmt.Fprintf(log, "bench index: querying\n")
 	var buf []index.Match
 	matches := 0
-	cpu = processCPU()
+	cpu = cputime.Process()
 	lat := timeQueries(queries, func(q uint64, timed bool) {
 		if buf = ix.Query(q, c.k, buf[:0]); timed {
 			matches += len(buf)
 		}
 	})
-	res.QueryCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
+	res.QueryCPUNs = float64((cputime.Process() - cpu).Nanoseconds()) / float64(len(queries)+min(len(queries), warmQueries))
 	res.QueryP50Ns, res.QueryP99Ns = percentile(lat, 0.50), percentile(lat, 0.99)
 	res.MatchesPerQuery = float64(matches) / float64(len(queries))
 	res.QueriesPerSecond = parallelQPS(queries, func(q uint64, dst []index.Match) []index.Match { return ix.Query(q, c.k, dst) })
 	if c.batch > 0 {
 		res.Batch = c.batch
-		cpu = processCPU()
+		cpu = cputime.Process()
 		start := time.Now()
 		found := 0
 		for b := 0; b < len(queries); b += c.batch {
@@ -268,7 +269,7 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 			}
 		}
 		res.BatchQueriesPerSecond = float64(len(queries)) / time.Since(start).Seconds()
-		res.BatchCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(len(queries))
+		res.BatchCPUNs = float64((cputime.Process() - cpu).Nanoseconds()) / float64(len(queries))
 		if found != matches {
 			return res, fmt.Errorf("bench index: QueryBatch found %d matches, Query %d", found, matches)
 		}
@@ -299,12 +300,12 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		m := min(c.adds, len(es))
 		fresh, _ := index.New(index.Options{K: c.tableK, Wide: c.wide, ExpectedN: m, Design: ix0Design(d, res.Design)})
 		start = time.Now()
-		cpu = processCPU()
+		cpu = cputime.Process()
 		for _, e := range es[:m] {
 			fresh.Add(e)
 		}
 		res.AddsPerSecond = float64(m) / time.Since(start).Seconds()
-		res.AddCPUNs = float64((processCPU() - cpu).Nanoseconds()) / float64(m)
+		res.AddCPUNs = float64((cputime.Process() - cpu).Nanoseconds()) / float64(m)
 	}
 	if c.pairs {
 		fmt.Fprintf(log, "bench index: pairs\n")

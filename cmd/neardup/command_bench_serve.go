@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/server"
 	"github.com/spf13/cobra"
 )
@@ -409,9 +410,9 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 		if !sleepUntil(ctx, measureFrom) {
 			return
 		}
-		c0 := processCPU()
+		c0 := cputime.Process()
 		if sleepUntil(ctx, end) {
-			cpu = processCPU() - c0
+			cpu = cputime.Process() - c0
 		}
 	}()
 	var wg sync.WaitGroup
