@@ -355,13 +355,22 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) e
 // once the engine stopped on a failed store write, which only a restart
 // mends: a supervisor that restarts on a failed liveness check then does.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if ref := s.engine.Load(); ref != nil {
-		if f := ref.Stats().Failure; f != "" {
-			writeError(w, storeFailed(f))
-			return
-		}
+	if e := s.storeFailure(); e != nil {
+		writeError(w, e)
+		return
 	}
 	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// storeFailure returns the store_failed error once the engine stopped on a
+// failed store write, or nil.
+func (s *Server) storeFailure() *apiError {
+	if ref := s.engine.Load(); ref != nil {
+		if f := ref.Stats().Failure; f != "" {
+			return storeFailed(f)
+		}
+	}
+	return nil
 }
 
 func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
@@ -371,8 +380,8 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 	case s.engine.Load() == nil:
 		writeError(w, errUnavailableStarting)
 	default:
-		if f := s.engine.Load().Stats().Failure; f != "" {
-			writeError(w, storeFailed(f))
+		if e := s.storeFailure(); e != nil {
+			writeError(w, e)
 			return
 		}
 		s.writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
