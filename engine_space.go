@@ -15,8 +15,8 @@ import (
 // go on, and writes resume by themselves once there is room again (expiry
 // gives back the space of whole hours). Writes between two measurements
 // can still use more than the margin: a tenth of a second of the fastest
-// writes measured here (about 100,000 documents a second of 380 bytes,
-// each byte written twice by the text log, zeros first) is under 10 MB.
+// batches measured here (81,750 documents a second of about 380 bytes,
+// each byte written twice by the text log, zeros first) is about 6 MB.
 // A server on a file system with 28 MiB free, fed batches of 200
 // documents of about 1 KB by one client (about 10,000 documents a second),
 // with a margin of 8 MiB refused its first write at 7.7 MiB free measuring
