@@ -78,7 +78,9 @@ const (
 type Options struct {
 	// Fingerprint selects the fingerprinting profile and width. Default
 	// Config{Profile: "default", Bits: 64}. Only SimHash profiles (64 or
-	// 128 bits) can be indexed; nilsimsa is refused.
+	// 128 bits) can be indexed; nilsimsa is refused. A store keeps a
+	// record of the fingerprinter its documents were made with, and Open
+	// refuses an engine whose fingerprints differ (ErrFingerprinterChanged).
 	Fingerprint Config
 	// Fingerprinter, if set, is used instead of building one from
 	// Fingerprint. Its width must be 64 or 128.
@@ -569,6 +571,13 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	}
 	if !o.InMemory {
 		e.dir = dir
+		if err := e.checkFingerprinter(); err != nil {
+			e.db.Close()
+			if errors.Is(err, ErrFingerprinterChanged) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
+		}
 	}
 	snapLoaded, err := e.restoreAll()
 	if err != nil {
@@ -732,7 +741,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 			return nil
 		}
 		if len(r.Fingerprint) != e.bits/8 {
-			return fmt.Errorf("neardup: stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
+			return fmt.Errorf("stored fingerprint of %q has %d bits, engine uses %d (reopen with the same options)", r.ID, len(r.Fingerprint)*8, e.bits)
 		}
 		if buildIndex {
 			ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}

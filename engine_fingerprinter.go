@@ -1,0 +1,105 @@
+package neardup
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/neardup/neardup/store"
+)
+
+// ErrFingerprinterChanged is returned by Open for a store whose documents
+// were fingerprinted by another profile, width or pipeline than the
+// engine's (another version of neardup's pipeline included): their
+// fingerprints and those of new texts could not be compared, so near
+// copies would go unseen. Open the store with the options it was written
+// with, or use another directory. The returned error names both.
+var ErrFingerprinterChanged = errors.New("neardup: store written with another fingerprinter")
+
+// fingerprinterMeta is the store's metadata key of its fingerprinter's
+// record (fingerprinterRecord, JSON).
+const fingerprinterMeta = "fingerprinter"
+
+// probeTexts are fingerprinted to recognise a fingerprinter: any change of
+// profile, width, tokens, shingles or weights gives at least one of them
+// another fingerprint. They hold common English and Chinese words, so
+// that weights read from a table of document frequencies apply to them,
+// and a short line, where a changed feature weighs most.
+var probeTexts = []string{
+	"The quick brown fox jumps over the lazy dog, and then it runs back into the woods where the other animals of the forest are waiting for it to come home before the night falls.",
+	"今天天气很好，我们一起去公园散步，然后在湖边的小饭馆吃了午饭。下午大家回到家里，继续学习和工作。",
+	"Re: your order #1234 has shipped",
+}
+
+// fingerprinterRecord is what the store keeps of the fingerprinter its
+// documents were made with.
+type fingerprinterRecord struct {
+	// Profile is the profile's name, or "" for a caller's Fingerprinter.
+	Profile string `json:"profile"`
+	// Pipeline says that the default profile ran with the caller's own
+	// Pipeline.
+	Pipeline bool `json:"pipeline,omitempty"`
+	// Bits is its width.
+	Bits int `json:"bits"`
+	// Probes are the fingerprints of probeTexts, in hex: what recognises
+	// it.
+	Probes []string `json:"probes"`
+}
+
+// String names the fingerprinter for messages.
+func (r fingerprinterRecord) String() string {
+	switch {
+	case r.Profile == "":
+		return fmt.Sprintf("a caller's Fingerprinter of %d bits", r.Bits)
+	case r.Pipeline:
+		return fmt.Sprintf("profile %q at %d bits with the caller's own pipeline", r.Profile, r.Bits)
+	}
+	return fmt.Sprintf("profile %q at %d bits", r.Profile, r.Bits)
+}
+
+// fingerprinterRecord returns the record of the engine's fingerprinter.
+func (e *Engine) fingerprinterRecord() fingerprinterRecord {
+	r := fingerprinterRecord{Bits: e.bits, Probes: make([]string, len(probeTexts))}
+	if e.opts.Fingerprinter == nil {
+		c := e.opts.Fingerprint
+		r.Profile, r.Pipeline = c.Profile, c.Pipeline != nil
+		if r.Profile == "" {
+			r.Profile = "default"
+		}
+	}
+	for i, t := range probeTexts {
+		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()
+	}
+	return r
+}
+
+// checkFingerprinter compares the engine's fingerprinter with the one the
+// store's documents were made with, and records it in a store that has no
+// record yet (a new one, or one written before stores kept it). It
+// returns an error wrapping ErrFingerprinterChanged when they differ.
+func (e *Engine) checkFingerprinter() error {
+	now := e.fingerprinterRecord()
+	old, err := e.db.Meta(fingerprinterMeta)
+	if errors.Is(err, store.ErrNotFound) {
+		b, err := json.Marshal(now)
+		if err != nil {
+			return err
+		}
+		return e.db.SetMeta(fingerprinterMeta, b)
+	}
+	if err != nil {
+		return err
+	}
+	var was fingerprinterRecord
+	if err := json.Unmarshal(old, &was); err != nil {
+		return fmt.Errorf("the store's record of its fingerprinter is damaged: %w", err)
+	}
+	if slices.Equal(was.Probes, now.Probes) {
+		return nil
+	}
+	if was.String() == now.String() {
+		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was)
+	}
+	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was, now)
+}

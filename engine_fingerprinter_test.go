@@ -1,0 +1,135 @@
+package neardup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestStoreKeepsFingerprinter checks that a store refuses an engine whose
+// fingerprints differ from those its documents were made with, naming
+// both, and takes one that makes the same fingerprints.
+func TestStoreKeepsFingerprinter(t *testing.T) {
+	dir := t.TempDir()
+	opts := func(c Config, fp Fingerprinter) *Options {
+		o := DefaultOptions()
+		o.ExpiryInterval, o.Fingerprint, o.Fingerprinter = -1, c, fp
+		return &o
+	}
+	e, err := Open(dir, opts(Config{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := Document{ID: "a", Text: "the first document of a store that keeps its fingerprinter"}
+	if _, err := e.CheckAndInsert(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	shingles := DefaultPipeline()
+	shingles.Shingle = 3
+	def, err := NewFingerprinter(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		o    *Options
+		want string // in the error; "" means Open succeeds
+	}{
+		{"another profile", opts(Config{Profile: "classic"}, nil), `by profile "default" at 64 bits, the engine's are by profile "classic" at 64 bits`},
+		{"another width", opts(Config{Bits: 128}, nil), `the engine's are by profile "default" at 128 bits`},
+		{"another pipeline", opts(Config{Pipeline: &shingles}, nil), `the engine's are by profile "default" at 64 bits with the caller's own pipeline`},
+		{"a caller's other fingerprinter", opts(Config{}, wordSimHash{}), `the engine's are by a caller's Fingerprinter of 64 bits`},
+		{"a caller's fingerprinter making the same fingerprints", opts(Config{}, def), ""},
+		{"the same options", opts(Config{}, nil), ""},
+	} {
+		e, err := Open(dir, c.o)
+		if c.want == "" {
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if got, err := e.Get("a"); err != nil || got.Text != doc.Text {
+				t.Fatalf("%s: Get = %q, %v", c.name, got.Text, err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err == nil {
+			e.Close()
+			t.Fatalf("%s: opened", c.name)
+		}
+		if !errors.Is(err, ErrFingerprinterChanged) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), dir) {
+			t.Fatalf("%s: %v, want ErrFingerprinterChanged naming %s and %q", c.name, err, dir, c.want)
+		}
+	}
+}
+
+// TestStoreFingerprinterRecord checks the store's record itself: a store
+// written before it was kept takes the engine's, one whose fingerprints
+// came from another version of the same profile is refused, and a
+// damaged record is reported.
+func TestStoreFingerprinterRecord(t *testing.T) {
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	// reopen writes a store, replaces its record with edit's, and opens
+	// it again.
+	reopen := func(edit func(rec []byte) []byte) (dir string, err error) {
+		t.Helper()
+		dir = t.TempDir()
+		e, err := Open(dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := e.db.Meta(fingerprinterMeta)
+		if err != nil {
+			t.Fatalf("no record: %v", err)
+		}
+		if err := e.db.SetMeta(fingerprinterMeta, edit(rec)); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if e, err = Open(dir, &o); err != nil {
+			return dir, err
+		}
+		defer e.Close()
+		if _, err := e.db.Meta(fingerprinterMeta); err != nil {
+			t.Fatalf("no record after the open: %v", err)
+		}
+		return dir, nil
+	}
+	// No record: a store written before records were kept. Open takes
+	// the engine's.
+	if _, err := reopen(func([]byte) []byte { return nil }); err != nil {
+		t.Fatalf("store without a record: %v", err)
+	}
+	// Another version of the default profile: same name and width, other
+	// fingerprints.
+	dir, err := reopen(func(rec []byte) []byte {
+		var r fingerprinterRecord
+		if err := json.Unmarshal(rec, &r); err != nil {
+			t.Fatal(err)
+		}
+		r.Probes[0] = strings.Repeat("0", 16)
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	})
+	if !errors.Is(err, ErrFingerprinterChanged) || !strings.Contains(err.Error(), dir+`: profile "default" at 64 bits makes other fingerprints now`) {
+		t.Fatalf("another version: %v", err)
+	}
+	dir, err = reopen(func([]byte) []byte { return []byte("{") })
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "record of its fingerprinter is damaged") {
+		t.Fatalf("damaged record: %v", err)
+	}
+}
