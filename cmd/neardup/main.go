@@ -63,7 +63,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "neardup: %v\n", err)
+	// The library's errors name their package already.
+	fmt.Fprintf(stderr, "neardup: %s\n", strings.TrimPrefix(err.Error(), "neardup: "))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2
