@@ -1007,6 +1007,9 @@ func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 // (Inserted false) and with another text returns ErrIDConflict.
 func (e *Engine) Insert(ctx context.Context, d Document) (Result, error) {
 	rs, err := e.run(ctx, []Document{d}, false)
+	if be, ok := err.(*BatchError); ok && be.Errs[0] != nil {
+		err = be.Errs[0] // the document's own
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -1036,7 +1039,7 @@ func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 	}
 	p := e.prepare(d)
 	if p.err != nil {
-		return Result{}, &BatchError{Errs: []error{p.err}}
+		return Result{}, p.err
 	}
 	return e.combine(p)
 }

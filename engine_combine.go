@@ -184,8 +184,7 @@ func (e *Engine) combineLoop() {
 		for i, c := range batch {
 			switch {
 			case be != nil && be.Errs[i] != nil:
-				// As a batch of one reports it.
-				c.err = &BatchError{Errs: []error{be.Errs[i]}}
+				c.err = be.Errs[i] // the document's own
 			case be == nil && err != nil:
 				c.err = err
 			default:

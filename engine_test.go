@@ -249,8 +249,11 @@ func TestIdempotentAndConflict(t *testing.T) {
 		t.Fatalf("Insert of the same document: %v", err)
 	}
 	_, err = e.CheckAndInsert(ctx, Document{ID: "a", Text: "entirely different words about the weather in spring"})
-	if !errors.Is(err, ErrIDConflict) {
-		t.Fatalf("other text under the same id: %v, want ErrIDConflict", err)
+	if !errors.Is(err, ErrIDConflict) || err.Error() != `neardup: id already stored with another text: "a"` {
+		t.Fatalf("other text under the same id: %v, want ErrIDConflict naming the id alone", err)
+	}
+	if _, err := e.Insert(ctx, Document{ID: "a", Text: "entirely different words"}); !errors.Is(err, ErrIDConflict) || err.Error() != `neardup: id already stored with another text: "a"` {
+		t.Fatalf("Insert of other text under the same id: %v, want ErrIDConflict naming the id alone", err)
 	}
 	got, err := e.Get("a")
 	if err != nil || got.Text != d.Text {
