@@ -26,14 +26,18 @@ import (
 var ErrNotFound = errors.New("client: document not found")
 
 // Error is an error answered by the server: its HTTP status and the code
-// and message of the error body.
+// and message of the error body. In a Batch result it is one document's,
+// and Status is 0.
 type Error struct {
-	Status  int
-	Code    string
-	Message string
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 func (e *Error) Error() string {
+	if e.Status == 0 {
+		return fmt.Sprintf("client: server refused the document: %s: %s", e.Code, e.Message)
+	}
 	return fmt.Sprintf("client: server answered %d %s: %s", e.Status, e.Code, e.Message)
 }
 
@@ -85,6 +89,11 @@ type Result struct {
 	// Inserted reports whether this request stored the document.
 	Inserted bool    `json:"inserted"`
 	Matches  []Match `json:"matches"`
+	// Error, in a Batch result, says why the server refused this
+	// document (an id stored with another text, a time outside the
+	// retention window, an empty text...); the other fields are then empty
+	// but for ID. It is nil for the documents processed.
+	Error *Error `json:"error,omitempty"`
 }
 
 // QueryResult is the answer to Query.
@@ -182,7 +191,8 @@ func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 }
 
 // Batch checks and inserts ds in order, as if posted one by one, and
-// returns their results in the same order.
+// returns their results in the same order. A document the server refused
+// has a result with Error set; the others are processed all the same.
 func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
 	var out struct {
 		Results []Result `json:"results"`

@@ -394,6 +394,54 @@ func TestQueryByFingerprint(t *testing.T) {
 	}
 }
 
+// TestRefusedDocuments checks what a client learns of a document the
+// engine refuses, alone and in a batch: the status, the code, and the
+// engine's reason naming the document.
+func TestRefusedDocuments(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	if _, err := c.CheckAndInsert(ctx, client.Document{ID: "a", Text: longText(1, 50)}); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	const (
+		conflict = `id already stored with another text: "a"`
+		expired  = `document time outside the retention window: "old"`
+	)
+	for _, tc := range []struct {
+		d       client.Document
+		status  int
+		code    string
+		message string
+	}{
+		{client.Document{ID: "a", Text: longText(2, 50)}, 409, "id_conflict", conflict},
+		{client.Document{ID: "old", Text: longText(3, 50), Time: old}, 400, "expired", expired},
+	} {
+		_, err := c.CheckAndInsert(ctx, tc.d)
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Status != tc.status || ce.Code != tc.code || !strings.HasPrefix(ce.Message, tc.message) {
+			t.Errorf("post of %q: %v, want %d %s %q", tc.d.ID, err, tc.status, tc.code, tc.message)
+		}
+	}
+	rs, err := c.Batch(ctx, []client.Document{
+		{ID: "a", Text: longText(2, 50)},
+		{ID: "b", Text: longText(4, 50)},
+		{ID: "old", Text: longText(3, 50), Time: old},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rs[0].Error; e == nil || e.Code != "id_conflict" || e.Message != conflict || rs[0].ID != "a" {
+		t.Errorf("batch, conflicting id: %+v, error %+v", rs[0], e)
+	}
+	if rs[1].Error != nil || !rs[1].Inserted {
+		t.Errorf("batch, new document: %+v, error %+v", rs[1], rs[1].Error)
+	}
+	if e := rs[2].Error; e == nil || e.Code != "expired" || !strings.HasPrefix(e.Message, expired) {
+		t.Errorf("batch, expired document: %+v, error %+v", rs[2], e)
+	}
+}
+
 // TestStoreFull lets the server's files grow to 1 MiB at most, so that a
 // write fails as on a full disk, while clients post. From the failure on,
 // posts, /readyz and /healthz answer 503 store_failed, /v1/stats names the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/neardup/neardup"
 )
@@ -56,33 +57,40 @@ type errorDetail struct {
 // against the engine's sentinel errors.
 func engineError(err error) *apiError {
 	var ae *apiError
+	m := engineMessage(err)
 	switch {
 	case errors.As(err, &ae):
 		return ae
 	case errors.Is(err, neardup.ErrNotFound):
-		return newError(http.StatusNotFound, "not_found", err.Error())
+		return newError(http.StatusNotFound, "not_found", m)
 	case errors.Is(err, neardup.ErrEmptyText):
 		return errMissingText
 	case errors.Is(err, neardup.ErrInvalidUTF8):
 		return errInvalidUTF8
 	case errors.Is(err, neardup.ErrEmptyID):
-		return newError(http.StatusBadRequest, "bad_request", err.Error())
+		return newError(http.StatusBadRequest, "bad_request", m)
 	case errors.Is(err, neardup.ErrIDConflict):
-		return newError(http.StatusConflict, "id_conflict", err.Error())
+		return newError(http.StatusConflict, "id_conflict", m)
 	case errors.Is(err, neardup.ErrTooLarge):
-		return newError(http.StatusRequestEntityTooLarge, "text_too_large", err.Error())
+		return newError(http.StatusRequestEntityTooLarge, "text_too_large", m)
 	case errors.Is(err, neardup.ErrExpired):
-		return newError(http.StatusBadRequest, "expired", err.Error())
+		return newError(http.StatusBadRequest, "expired", m)
 	case errors.Is(err, neardup.ErrClosed):
 		return errUnavailableDraining
 	case errors.Is(err, neardup.ErrStoreFailed):
-		return storeFailed(err.Error())
+		return storeFailed(m)
 	case errors.Is(err, neardup.ErrDiskFull):
-		return newError(http.StatusInsufficientStorage, "insufficient_storage", err.Error())
+		return newError(http.StatusInsufficientStorage, "insufficient_storage", m)
 	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
-		return badRequest(err.Error())
+		return badRequest(m)
 	}
-	return newError(http.StatusInternalServerError, "internal", err.Error())
+	return newError(http.StatusInternalServerError, "internal", m)
+}
+
+// engineMessage is err's message for an API client, without the prefix
+// that names the engine's Go package.
+func engineMessage(err error) string {
+	return strings.TrimPrefix(err.Error(), "neardup: ")
 }
 
 // writeError writes e as the response.

@@ -306,7 +306,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	case in.Fingerprint != "":
 		fp, err := neardup.ParseFingerprint(in.Fingerprint)
 		if err != nil {
-			return badRequest(`"fingerprint": ` + err.Error())
+			return badRequest(`"fingerprint": ` + engineMessage(err))
 		}
 		q, ok := e.(fingerprintQuerier)
 		if !ok {
