@@ -270,6 +270,9 @@ func jsonError(err error) *apiError {
 		return newError(http.StatusBadRequest, "bad_json", "the request body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return newError(http.StatusBadRequest, "bad_json", "the JSON value is truncated")
+	case errors.As(err, new(*time.ParseError)), strings.HasPrefix(msg, "Time.UnmarshalJSON"):
+		// The only times read are documents' "time".
+		return newError(http.StatusBadRequest, "bad_json", `"time": want a string in RFC 3339, such as "2026-11-23T16:30:00Z": `+msg)
 	case strings.HasPrefix(msg, "json: unknown field "):
 		return newError(http.StatusBadRequest, "unknown_field", "unknown field "+strings.TrimPrefix(msg, "json: unknown field "))
 	}

@@ -413,3 +413,21 @@ func TestBatchRefusedDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestBadTime checks that a document's unreadable "time" is answered with
+// a 400 naming the field and the format it wants, alone and in a batch.
+func TestBadTime(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for _, c := range []struct{ path, body, where string }{
+		{"/v1/documents", `{"text":"a","time":"yesterday"}`, `"time": want a string in RFC 3339`},
+		{"/v1/documents", `{"text":"a","time":5}`, `"time": want a string in RFC 3339`},
+		{"/v1/documents/batch", `[{"text":"a"},{"text":"b","time":"2026-13-01T00:00:00Z"}]`, `"time": want a string in RFC 3339`},
+		{"/v1/documents/batch", "{\"text\":\"a\"}\n{\"text\":\"b\",\"time\":\"now\"}\n", `line 2: "time": want a string in RFC 3339`},
+	} {
+		code, v := call(t, s.Handler(), "POST", c.path, "", c.body)
+		msg, _ := v["error"].(map[string]any)["message"].(string)
+		if code != 400 || errorCode(v) != "bad_json" || !strings.Contains(msg, c.where) {
+			t.Errorf("%s %s: %d %v, want 400 bad_json naming %q", c.path, c.body, code, v, c.where)
+		}
+	}
+}
