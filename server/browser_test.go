@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -199,6 +200,23 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	defer cancel()
 	if _, err := chromedp.Run(pctx, chromedp.Poll[chromedp.Void]("("+count+`) === "1"`)); err != nil {
 		t.Errorf("page shows %q documents, want 1 (%v)", get(t, ctx, chromedp.Evaluate[string](count)), err)
+	}
+	// Sizes and durations read in their units, the exact figure in the
+	// title: "store size 2.9 KiB", "retention 2 d".
+	stat := func(key string) (label, text, title string) {
+		js := `(() => { const dd = document.querySelector('#stats dd[data-stat="` + key + `"]');
+			return dd ? [dd.previousElementSibling.textContent, dd.textContent, dd.title] : []; })()`
+		v := get(t, ctx, chromedp.Evaluate[[]string](js))
+		if len(v) != 3 {
+			t.Fatalf("no stat %s on the page", key)
+		}
+		return v[0], v[1], v[2]
+	}
+	if label, text, title := stat("store_bytes"); label != "store size" || !regexp.MustCompile(`^[0-9]+(\.[0-9])? (B|KiB|MiB)$`).MatchString(text) || !regexp.MustCompile(`^[0-9]+$`).MatchString(title) {
+		t.Errorf("store size shown as %q %q (title %q)", label, text, title)
+	}
+	if label, text, title := stat("retention_seconds"); label != "retention" || text != "2 d" || title != "172800" {
+		t.Errorf("retention shown as %q %q (title %q), want retention 2 d (172800)", label, text, title)
 	}
 }
 

@@ -176,8 +176,45 @@ async function submitDoc(insert) {
   });
 }
 
+// Stats measured in bytes or seconds get a name without the unit and a
+// value in units a person reads at a glance; the exact figure is the
+// value's title.
+const statLabels = {
+  store_bytes: "store size",
+  free_bytes: "free disk",
+  retention_seconds: "retention",
+  open_seconds: "opened in",
+};
+
 function statLabel(key) {
-  return key.replace(/_/g, " ");
+  return statLabels[key] ?? key.replace(/_/g, " ");
+}
+
+function formatBytes(n) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return (i === 0 ? String(n) : n.toFixed(1)) + " " + units[i];
+}
+
+function formatSeconds(s) {
+  if (s === 0) return "0 s";
+  for (const [unit, size] of [["d", 86400], ["h", 3600], ["min", 60]]) {
+    if (s >= size && s % size === 0) return (s / size).toLocaleString("en") + " " + unit;
+  }
+  if (s >= 3600) return (s / 3600).toFixed(1) + " h";
+  if (s >= 60) return (s / 60).toFixed(1) + " min";
+  return (s < 10 ? s.toFixed(2) : s.toFixed(0)) + " s";
+}
+
+function formatStat(key, v) {
+  if (typeof v !== "number") return String(v);
+  if (key.endsWith("_bytes")) return formatBytes(v);
+  if (key.endsWith("_seconds")) return formatSeconds(v);
+  return v.toLocaleString("en");
 }
 
 function flatStats(prefix, obj, out) {
@@ -199,7 +236,8 @@ async function loadStats() {
       const dt = document.createElement("dt");
       const dd = document.createElement("dd");
       dt.textContent = statLabel(k);
-      dd.textContent = typeof v === "number" ? v.toLocaleString("en") : String(v);
+      dd.textContent = formatStat(k, v);
+      if (dd.textContent !== String(v)) dd.title = String(v);
       dd.dataset.stat = k;
       div.append(dt, dd);
       dl.appendChild(div);
