@@ -134,6 +134,15 @@ func TestDedupDB(t *testing.T) {
 	if code := run([]string{"dedup", "--db", db}, strings.NewReader(line("1", other)), &out, &errb); code != 2 || !strings.Contains(errb.String(), "id already stored with another text") {
 		t.Errorf("id reused with another text: exit %d, %s", code, errb.String())
 	}
+	// Another profile over the same store: refused, in one line that
+	// names both and the package once.
+	out.Reset()
+	errb.Reset()
+	code := run([]string{"dedup", "--db", db, "--profile", "classic"}, strings.NewReader(line("5", fox)), &out, &errb)
+	want := `by profile "default" at 64 bits, the engine's are by profile "classic" at 64 bits`
+	if msg := errb.String(); code != 1 || out.Len() != 0 || !strings.Contains(msg, want) || strings.Count(msg, "neardup:") != 1 || strings.Count(msg, "\n") != 1 {
+		t.Errorf("another profile: exit %d, stdout %q, stderr %q", code, out.String(), msg)
+	}
 }
 
 // TestFastLineMatchesJSON checks the JSONL reading without encoding/json

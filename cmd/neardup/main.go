@@ -63,8 +63,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	// The library's errors name their package already.
-	fmt.Fprintf(stderr, "neardup: %s\n", strings.TrimPrefix(err.Error(), "neardup: "))
+	// The library's errors name their package, once or, wrapped, again.
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "neardup: "), ": neardup: ", ": ")
+	fmt.Fprintf(stderr, "neardup: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2
