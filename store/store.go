@@ -24,9 +24,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -42,6 +45,9 @@ var (
 	ErrClosed = errors.New("store: closed")
 	// ErrCorrupt is returned when a stored record cannot be decoded.
 	ErrCorrupt = errors.New("store: corrupt record")
+	// ErrInUse is returned by Open for a directory whose store another
+	// process (or this one) has open.
+	ErrInUse = errors.New("store: in use")
 )
 
 // Durability says when a write is acknowledged.
@@ -541,6 +547,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, errors.New("store: empty directory (set InMemory for an in-memory store)")
 	}
 	pdb, err := pebble.Open(dir, po)
+	if lockHeld(err) {
+		return nil, fmt.Errorf("%w: %s: another process, or this one, has the store open (it holds %s): stop it, or use another directory",
+			ErrInUse, dir, filepath.Join(dir, "LOCK"))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
@@ -1305,4 +1315,19 @@ func (s *DB) Close() error {
 		return fmt.Errorf("store: close: %w", err)
 	}
 	return lerr
+}
+
+// lockHeld reports whether err, from pebble.Open, is its failure to take
+// the directory's lock file because another holds it: fcntl's EAGAIN or
+// EACCES (not an error opening the file, which names its path), or pebble's
+// own refusal of a second lock in this process.
+func lockHeld(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) && (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES)) {
+		return true
+	}
+	return strings.Contains(err.Error(), "lock held by current process")
 }
