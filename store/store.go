@@ -554,7 +554,11 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	log, err := openTextLog(po.FS, dir, o.Compression, !o.InMemory && o.Durability != NoSync)
+	textFS := po.FS
+	if o.InMemory {
+		textFS = newMemTextFS(po.FS)
+	}
+	log, err := openTextLog(textFS, dir, o.Compression, !o.InMemory && o.Durability != NoSync)
 	if err != nil {
 		pdb.Close()
 		return nil, err

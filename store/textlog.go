@@ -199,9 +199,6 @@ func (l *textLog) fileLocked(hour uint64, create bool) (*textFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: text file %s: %w", name, err)
 	}
-	if _, mem := l.fs.(*vfs.MemFS); mem {
-		f = &memTextFile{File: f}
-	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -650,25 +647,4 @@ func (l *textLog) close() error {
 		l.zdec.Close()
 	}
 	return err
-}
-
-// memTextFile is a text file of an in-memory store, written through Write
-// where a write starts at the handle's position: pebble's in-memory file
-// grows one byte at a time in WriteAt, where Write appends in one copy.
-// The text log writes each file from one handle, in order, under flushMu,
-// so every write to a file it created takes Write; a file it reopens
-// (whose handle starts at 0) is written through WriteAt, as before.
-type memTextFile struct {
-	vfs.File
-	pos int64 // where the handle's Write writes
-}
-
-// WriteAt writes p at off.
-func (f *memTextFile) WriteAt(p []byte, off int64) (int, error) {
-	if off != f.pos {
-		return f.File.WriteAt(p, off)
-	}
-	n, err := f.File.Write(p)
-	f.pos += int64(n)
-	return n, err
 }
