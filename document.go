@@ -138,9 +138,16 @@ type Stats struct {
 	Syncs uint64 `json:"syncs"`
 	// StoreBytes estimates the store's size on disk (or in memory).
 	StoreBytes uint64 `json:"store_bytes"`
-	// Bits and K describe the fingerprints and the index.
-	Bits int `json:"bits"`
-	K    int `json:"k"`
+	// Profile names the fingerprinting profile (Config.Profile), empty
+	// for a caller's Fingerprinter.
+	Profile string `json:"profile,omitempty"`
+	// Bits and K describe the fingerprints and the index: K is the
+	// distance within which texts are candidates, at the fingerprints'
+	// width, and ShortK the wider one of short texts (0 when the Policy
+	// has none).
+	Bits   int `json:"bits"`
+	K      int `json:"k"`
+	ShortK int `json:"short_k,omitempty"`
 	// Retention is the retention window in seconds (0: kept forever).
 	Retention float64 `json:"retention_seconds"`
 	// OpenSeconds is how long Open took to restore the index.

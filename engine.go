@@ -1834,9 +1834,13 @@ func (e *Engine) Stats() Stats {
 		Rejected:    e.nRejected.Load(),
 		Expired:     e.nExpired.Load(),
 		Deleted:     e.nDeleted.Load(),
+		Profile:     e.profile(),
 		Bits:        e.bits,
 		K:           e.longK,
 		OpenSeconds: e.openTime.Seconds(),
+	}
+	if e.short != nil {
+		s.ShortK = e.shortK
 	}
 	if f := e.failure.Load(); f != nil {
 		s.Failure = (*f).Error()

@@ -60,18 +60,24 @@ func (r fingerprinterRecord) String() string {
 
 // fingerprinterRecord returns the record of the engine's fingerprinter.
 func (e *Engine) fingerprinterRecord() fingerprinterRecord {
-	r := fingerprinterRecord{Bits: e.bits, Probes: make([]string, len(probeTexts))}
-	if e.opts.Fingerprinter == nil {
-		c := e.opts.Fingerprint
-		r.Profile, r.Pipeline = c.Profile, c.Pipeline != nil
-		if r.Profile == "" {
-			r.Profile = "default"
-		}
-	}
+	r := fingerprinterRecord{Profile: e.profile(), Bits: e.bits, Probes: make([]string, len(probeTexts))}
+	r.Pipeline = r.Profile != "" && e.opts.Fingerprint.Pipeline != nil
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()
 	}
 	return r
+}
+
+// profile returns the name of the engine's profile, or "" for a caller's
+// Fingerprinter.
+func (e *Engine) profile() string {
+	switch {
+	case e.opts.Fingerprinter != nil:
+		return ""
+	case e.opts.Fingerprint.Profile == "":
+		return "default"
+	}
+	return e.opts.Fingerprint.Profile
 }
 
 // checkFingerprinter compares the engine's fingerprinter with the one the

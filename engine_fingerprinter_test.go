@@ -133,3 +133,27 @@ func TestStoreFingerprinterRecord(t *testing.T) {
 		t.Fatalf("damaged record: %v", err)
 	}
 }
+
+// TestStatsDescribeFingerprints checks that Stats names the profile, the
+// width and both candidate distances at that width.
+func TestStatsDescribeFingerprints(t *testing.T) {
+	for _, c := range []struct {
+		cfg       Config
+		fp        Fingerprinter
+		profile   string
+		bits      int
+		k, shortK int
+	}{
+		{Config{}, nil, "default", 64, 6, 10},
+		{Config{Profile: "classic", Bits: 128}, nil, "classic", 128, 12, 20},
+		{Config{}, wordSimHash{}, "", 64, 6, 10},
+	} {
+		o := memOptions(nil)
+		o.Fingerprint, o.Fingerprinter = c.cfg, c.fp
+		e := mustOpen(t, "", o)
+		st := e.Stats()
+		if st.Profile != c.profile || st.Bits != c.bits || st.K != c.k || st.ShortK != c.shortK {
+			t.Errorf("%+v: profile %q, %d bits, k %d, short k %d; want %q, %d, %d, %d", c.cfg, st.Profile, st.Bits, st.K, st.ShortK, c.profile, c.bits, c.k, c.shortK)
+		}
+	}
+}

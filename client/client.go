@@ -147,15 +147,20 @@ type FingerprintResult struct {
 
 // Stats is the store's statistics as GET /v1/stats reports them.
 type Stats struct {
-	Documents   int     `json:"documents"`
-	Checks      uint64  `json:"checks"`
-	Inserts     uint64  `json:"inserts"`
-	Duplicates  uint64  `json:"duplicates"`
-	Expired     uint64  `json:"expired"`
-	Deleted     uint64  `json:"deleted"`
-	StoreBytes  uint64  `json:"store_bytes"`
+	Documents  int    `json:"documents"`
+	Checks     uint64 `json:"checks"`
+	Inserts    uint64 `json:"inserts"`
+	Duplicates uint64 `json:"duplicates"`
+	Expired    uint64 `json:"expired"`
+	Deleted    uint64 `json:"deleted"`
+	StoreBytes uint64 `json:"store_bytes"`
+	// Profile is the server's fingerprinting profile; Bits its width; K
+	// and ShortK the distances within which long and short texts are
+	// candidates, at that width.
+	Profile     string  `json:"profile"`
 	Bits        int     `json:"bits"`
 	K           int     `json:"k"`
+	ShortK      int     `json:"short_k"`
 	Retention   float64 `json:"retention_seconds"`
 	OpenSeconds float64 `json:"open_seconds"`
 	// Failure is the store failure that stopped the engine (the server
