@@ -229,6 +229,9 @@ function flatStats(prefix, obj, out) {
 async function loadStats() {
   try {
     const s = await api("GET", "/v1/stats");
+    // The compare form's first choices are the server's own: name them.
+    if (s.profile) $("profile").options[0].textContent = "server's: " + s.profile;
+    if (s.bits) $("bits").options[0].textContent = "server's: " + s.bits + " bits";
     const dl = $("stats");
     dl.textContent = "";
     for (const [k, v] of flatStats("", s, [])) {
