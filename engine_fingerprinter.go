@@ -104,7 +104,7 @@ func (e *Engine) checkFingerprinter() error {
 	if slices.Equal(was.Probes, now.Probes) {
 		return nil
 	}
-	if was.String() == now.String() {
+	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.Bits == now.Bits {
 		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was)
 	}
 	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was, now)
