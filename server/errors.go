@@ -57,10 +57,11 @@ type errorDetail struct {
 // against the engine's sentinel errors.
 func engineError(err error) *apiError {
 	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
 	m := engineMessage(err)
 	switch {
-	case errors.As(err, &ae):
-		return ae
 	case errors.Is(err, neardup.ErrNotFound):
 		return newError(http.StatusNotFound, "not_found", m)
 	case errors.Is(err, neardup.ErrEmptyText):
