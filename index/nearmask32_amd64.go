@@ -2,8 +2,9 @@ package index
 
 // nearMask32 is nearMask32Generic's contract, as fast as the processor
 // allows: like nearMask, it is an assembly tail jump (nearmask32_amd64.s)
-// to nearMask32AVX512 when useAVX512 is set and to nearMask32Generic
-// otherwise, so that a call costs one call.
+// to nearMask32AVX512 when useAVX512 is set, to nearMask32AVX2 when
+// useAVX2 is, and to nearMask32Generic otherwise, so that a call costs one
+// call.
 //
 //go:noescape
 func nearMask32(h []uint32, q uint32, k int) uint64
@@ -20,3 +21,14 @@ func nearMask32(h []uint32, q uint32, k int) uint64
 //
 //go:noescape
 func nearMask32AVX512(h []uint32, q uint32, k int) uint64
+
+// nearMask32AVX2 is nearMask32 with AVX2 (nearmask_avx2_amd64.s): eight
+// keys per 256-bit register are XORed with the query and counted (table
+// lookups, then two multiply-adds that sum the bytes of each key), and the
+// eight distances compared with k at once. A slice shorter than 64 is done
+// eight at a time and its last one to seven keys one at a time, so no load
+// reaches past its end. It has nearMask32's whole contract and must only
+// be called when useAVX2 is true.
+//
+//go:noescape
+func nearMask32AVX2(h []uint32, q uint32, k int) uint64

@@ -3,7 +3,7 @@
 
 // func nearMask32(h []uint32, q uint32, k int) uint64
 TEXT ·nearMask32(SB), NOSPLIT, $0-48
-	NEARMASK_DISPATCH(·nearMask32AVX512, ·nearMask32Generic)
+	NEARMASK_DISPATCH(·nearMask32AVX512, ·nearMask32AVX2, ·nearMask32Generic)
 
 // func nearMask32AVX512(h []uint32, q uint32, k int) uint64
 //

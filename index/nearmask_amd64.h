@@ -1,5 +1,5 @@
-// NEARMASK_K starts nearMaskAVX512 and nearMask32AVX512, whose argument k
-// is at k+32(FP): it zeroes AX, the result, jumps to the function's label
+// NEARMASK_K starts the vector versions of nearMask and nearMask32, whose k
+// argument is at k+32(FP): it zeroes AX, the result, jumps to the label
 // done (which returns AX) when k is negative, as no distance is that
 // small, and otherwise leaves in DX k clamped to max, the word's width,
 // which no distance exceeds. It uses R9.
@@ -13,13 +13,16 @@
 	CMOVQGT R9, DX
 
 // NEARMASK_DISPATCH is the body of nearMask and nearMask32: a tail jump,
-// arguments in place, to avx512 where useAVX512 is set and else to generic
-// (a Go function, reached through the ABI wrapper the toolchain makes for
-// Go functions that assembly names).
-#define NEARMASK_DISPATCH(avx512, generic) \
+// arguments in place, to avx512 where useAVX512 is set, else to avx2 where
+// useAVX2 is, and else to generic (a Go function, reached through the ABI
+// wrapper the toolchain makes for Go functions that assembly names).
+#define NEARMASK_DISPATCH(avx512, avx2, generic) \
 	CMPB ·useAVX512(SB), $0 \
 	JEQ  2(PC) \
 	JMP  avx512(SB) \
+	CMPB ·useAVX2(SB), $0 \
+	JEQ  2(PC) \
+	JMP  avx2(SB) \
 	JMP  generic(SB)
 
 // NEARMASK_COUNT turns eight vectors v0-v7, each holding the XOR of eight

@@ -16,7 +16,7 @@ GLOBL transpose8x8<>(SB), RODATA|NOPTR, $64
 
 // func nearMask(fps []uint64, q uint64, k int) uint64
 TEXT ·nearMask(SB), NOSPLIT, $0-48
-	NEARMASK_DISPATCH(·nearMaskAVX512, ·nearMaskGeneric)
+	NEARMASK_DISPATCH(·nearMaskAVX512, ·nearMaskAVX2, ·nearMaskGeneric)
 
 // func nearMaskAVX512(fps []uint64, q uint64, k int) uint64
 //

@@ -7,12 +7,21 @@ func nearMask(fps []uint64, q uint64, k int) uint64 {
 	return nearMaskGeneric(fps, q, k)
 }
 
-// useAVX512 is false off amd64.
-const useAVX512 = false
+// useAVX512 and useAVX2 are false off amd64.
+const (
+	useAVX512 = false
+	useAVX2   = false
+)
 
 // nearMaskAVX512 exists off amd64 only so that the tests compile; as
 // useAVX512 is false it is never called. It is nearMaskGeneric.
 func nearMaskAVX512(fps []uint64, q uint64, k int) uint64 {
+	return nearMaskGeneric(fps, q, k)
+}
+
+// nearMaskAVX2 exists off amd64 only so that the tests compile; as useAVX2
+// is false it is never called. It is nearMaskGeneric.
+func nearMaskAVX2(fps []uint64, q uint64, k int) uint64 {
 	return nearMaskGeneric(fps, q, k)
 }
 

@@ -35,7 +35,7 @@ type nearMaskImpl[T uint32 | uint64] struct {
 
 // nearMaskImpls lists every implementation of nearMask (T = uint64) or
 // nearMask32 (T = uint32) this machine can run: the dispatcher, the
-// portable one and, where the processor has it, AVX-512.
+// portable one and, where the processor has them, AVX-512 and AVX2.
 func nearMaskImpls[T uint32 | uint64]() []nearMaskImpl[T] {
 	var impls any
 	switch any(T(0)).(type) {
@@ -44,11 +44,17 @@ func nearMaskImpls[T uint32 | uint64]() []nearMaskImpl[T] {
 		if useAVX512 {
 			is = append(is, nearMaskImpl[uint64]{"avx512", nearMaskAVX512})
 		}
+		if useAVX2 {
+			is = append(is, nearMaskImpl[uint64]{"avx2", nearMaskAVX2})
+		}
 		impls = is
 	case uint32:
 		is := []nearMaskImpl[uint32]{{"nearMask32", nearMask32}, {"generic32", nearMask32Generic}}
 		if useAVX512 {
 			is = append(is, nearMaskImpl[uint32]{"avx512-32", nearMask32AVX512})
+		}
+		if useAVX2 {
+			is = append(is, nearMaskImpl[uint32]{"avx2-32", nearMask32AVX2})
 		}
 		impls = is
 	}
@@ -134,7 +140,10 @@ func widthCases[T uint32 | uint64](q T) []nearMaskCase[T] {
 // implementation for T.
 func runNearMaskCases[T uint32 | uint64](t *testing.T, q T, tests []nearMaskCase[T]) {
 	if !useAVX512 {
-		t.Log("no AVX-512 (F, BW, VBMI, VPOPCNTDQ) here: only the portable version is tested")
+		t.Log("no AVX-512 (F, BW, VBMI, VPOPCNTDQ) here: its version is not tested")
+	}
+	if !useAVX2 {
+		t.Log("no AVX2 here: its version is not tested")
 	}
 	for _, tt := range append(widthCases(q), tests...) {
 		t.Run(tt.name, func(t *testing.T) {
