@@ -15,6 +15,21 @@ func AnyWithin(fps []uint64, q uint64, k int) bool {
 	return false
 }
 
+// Kernel names the implementation of the tests of 64 fingerprints at a
+// time (AnyWithin, linear scans, large buckets) that this machine runs,
+// chosen once when the package is initialized: "avx512", "avx2" or "go"
+// (portable Go). A scan costs several times more in Go than with AVX-512,
+// so benchmarks report it beside their figures.
+func Kernel() string {
+	switch {
+	case useAVX512:
+		return "avx512"
+	case useAVX2:
+		return "avx2"
+	}
+	return "go"
+}
+
 // nearMaskGeneric tests up to 64 fingerprints against a query at once. Bit
 // i of the result (i < len(fps)) is set exactly when
 // bits.OnesCount64(fps[i]^q) <= k; every other bit is zero. A negative k

@@ -368,3 +368,18 @@ func TestAnyWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestKernel checks that Kernel names the implementation nearMask runs:
+// the first of AVX-512 and AVX2 the processor has, else Go.
+func TestKernel(t *testing.T) {
+	want := "go"
+	if useAVX2 {
+		want = "avx2"
+	}
+	if useAVX512 {
+		want = "avx512"
+	}
+	if got := Kernel(); got != want {
+		t.Errorf("Kernel() = %q with useAVX512 %v and useAVX2 %v, want %q", got, useAVX512, useAVX2, want)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/neardup/neardup/store"
@@ -26,6 +27,7 @@ import (
 // benchEngineResult is the report of `neardup bench engine`.
 type benchEngineResult struct {
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	Kernel     string `json:"kernel"` // index.Kernel: avx512, avx2 or go
 	Durability string `json:"durability"`
 	// Compression is how the throughput run's store compressed texts.
 	Compression string `json:"compression"`
@@ -144,7 +146,7 @@ hypervisor took from the machine during the throughput run (steal).`,
 				return err
 			}
 			defer prof.stop()
-			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Durability: dur.String(), Compression: comp.String()}
+			res := benchEngineResult{GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: index.Kernel(), Durability: dur.String(), Compression: comp.String()}
 			if docs > 0 {
 				if err := benchThroughput(&res, filepath.Join(root, "throughput"), throughputRun{docs: docs, writers: writers, batch: batch, comp: comp, minBytes: minBytes, textBytes: textBytes, longK: longK, dur: dur, delay: delay, expected: expected, prof: prof}); err != nil {
 					return err
@@ -180,8 +182,8 @@ hypervisor took from the machine during the throughput run (steal).`,
 				default:
 					calls += ", texts compressed with " + res.Compression
 				}
-				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected; %d syncs (%.1f docs each)\n",
-					res.Docs, size, res.Writers, calls, res.Durability, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc, res.Syncs, float64(res.Acknowledged)/float64(max(res.Syncs, 1)))
+				fmt.Fprintf(out, "throughput: %d docs of %s bytes, %d writers%s, %s, bit tests in %s: %.2f s, %.0f docs/s, %.1f MB/s, cpu %.2f s (%.0f docs per cpu-second); acknowledged %d, stored after reopen %d, lost %d; %.2f candidates verified per doc, %.2f rejected; %d syncs (%.1f docs each)\n",
+					res.Docs, size, res.Writers, calls, res.Durability, res.Kernel, res.Seconds, res.DocsPerSecond, res.MBPerSecond, res.CPUSeconds, res.DocsPerCPUSec, res.Acknowledged, res.StoredAfterOpen, res.Lost, res.CandidatesPerDoc, res.RejectedPerDoc, res.Syncs, float64(res.Acknowledged)/float64(max(res.Syncs, 1)))
 				if res.StealSeconds >= 0 {
 					fmt.Fprintf(out, "host steal during the run: %.2f s of CPU taken by the hypervisor (%.0f%% of %d cores' time)\n",
 						res.StealSeconds, 100*res.StealSeconds/(res.Seconds*float64(res.GOMAXPROCS)), res.GOMAXPROCS)
@@ -320,7 +322,7 @@ func benchThroughput(res *benchEngineResult, dir string, c throughputRun) error 
 	}
 	stored := e.Stats().Documents
 	e.Close()
-	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Durability: res.Durability, Compression: res.Compression,
+	*res = benchEngineResult{GOMAXPROCS: res.GOMAXPROCS, Kernel: res.Kernel, Durability: res.Durability, Compression: res.Compression,
 		Writers: writers, Batch: c.batch, Docs: docs, TextBytes: textBytes, MinTextBytes: minBytes, Seconds: elapsed,
 		DocsPerSecond: float64(docs) / elapsed, MBPerSecond: float64(total) / elapsed / 1e6,
 		CPUSeconds: cpu, DocsPerCPUSec: float64(docs) / cpu, StealSeconds: stolen,

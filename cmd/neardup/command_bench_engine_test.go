@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/index"
 )
 
 // TestBenchEngine runs both parts of `neardup bench engine` small: every
@@ -35,6 +37,9 @@ func TestBenchEngine(t *testing.T) {
 			}
 			if r.Compression != wantComp {
 				t.Fatalf("compression %q, want %q", r.Compression, wantComp)
+			}
+			if r.Kernel != index.Kernel() {
+				t.Fatalf("kernel %q, want %q", r.Kernel, index.Kernel())
 			}
 			if r.Docs != 400 || r.Acknowledged != 400 || r.Batch < 1 || r.StoredAfterOpen != 400 || r.Lost != 0 || r.DocsPerSecond <= 0 || r.Syncs == 0 || r.Syncs > 400 {
 				t.Fatalf("throughput report %+v", r)

@@ -48,6 +48,7 @@ type benchIndexResult struct {
 	Design           string  `json:"design"`
 	Tables           int     `json:"tables"`
 	GOMAXPROCS       int     `json:"gomaxprocs"`
+	Kernel           string  `json:"kernel"` // index.Kernel: avx512, avx2 or go
 	BuildSeconds     float64 `json:"build_seconds"`
 	BuildCPUSeconds  float64 `json:"build_cpu_seconds"` // process CPU time of the build, all cores
 	InsertsPerSecond float64 `json:"inserts_per_second"`
@@ -179,7 +180,7 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS)
+	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d kernel=%s\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS, r.Kernel)
 	fmt.Fprintf(w, "build          %.2f s, %.2f s CPU (%.0f inserts/s); online adds %.0f/s, %.0f ns CPU each\n", r.BuildSeconds, r.BuildCPUSeconds, r.InsertsPerSecond, r.AddsPerSecond, r.AddCPUNs)
 	fmt.Fprintf(w, "query          p50 %.0f ns, p99 %.0f ns, %.0f ns CPU, %.0f queries/s, %.2f matches/query\n", r.QueryP50Ns, r.QueryP99Ns, r.QueryCPUNs, r.QueriesPerSecond, r.MatchesPerQuery)
 	if r.Batch > 0 {
@@ -204,7 +205,7 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 }
 
 func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {
-	res := benchIndexResult{N: c.n, K: c.k, TableK: c.tableK, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	res := benchIndexResult{N: c.n, K: c.k, TableK: c.tableK, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: index.Kernel()}
 	fmt.Fprintf(log, "bench index: generating %d %s fingerprints\n", c.n, c.data)
 	var es []index.Entry
 	var err error

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/index"
 )
 
 func TestBenchIndexJSON(t *testing.T) {
@@ -19,7 +21,7 @@ func TestBenchIndexJSON(t *testing.T) {
 			if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 				t.Fatalf("%v: %s", err, stdout.String())
 			}
-			if r.N != 3000 || r.K != 3 || r.Tables < 1 || r.Recall != 1 || r.Baseline == nil || r.Baseline.Recall != 1 {
+			if r.N != 3000 || r.K != 3 || r.Tables < 1 || r.Kernel != index.Kernel() || r.Recall != 1 || r.Baseline == nil || r.Baseline.Recall != 1 {
 				t.Fatalf("report %+v", r)
 			}
 			if r.QueryP50Ns <= 0 || r.BruteforceNs <= 0 || r.BytesPerFingerprint <= 0 || r.SnapshotBytes <= 0 || r.PairsFound < 1 || r.ExpireQueries < 1 {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/server"
 	"github.com/spf13/cobra"
@@ -129,6 +130,8 @@ under on this machine.`,
 			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d", base, words, duration, warmup, runtime.GOMAXPROCS(0))
 			if noEngine {
 				fmt.Fprint(out, ", no engine (HTTP and JSON alone)")
+			} else if target == "" {
+				fmt.Fprintf(out, ", bit tests in %s", index.Kernel())
 			}
 			if rate > 0 {
 				fmt.Fprintf(out, ", %g requests a second scheduled", rate)
