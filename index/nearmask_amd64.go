@@ -23,10 +23,10 @@ var useAVX2 = cpu.X86.HasAVX2
 
 // nearMask is nearMaskGeneric's contract, as fast as the processor allows:
 // it jumps to nearMaskAVX512 when useAVX512 is set, to nearMaskAVX2 when
-// useAVX2 is, and to nearMaskGeneric otherwise. It is written in assembly (nearmask_amd64.s) so that a call
-// costs one call: a Go function choosing between two calls is over the
-// inlining budget, and the second call costs as much as a fifth of the
-// AVX-512 test of a whole word.
+// useAVX2 is, and to nearMaskGeneric otherwise. It is written in assembly
+// (nearmask_amd64.s) so that a call costs one call: a Go function choosing
+// between the calls is over the inlining budget, and the second call costs
+// as much as a fifth of the AVX-512 test of a whole word.
 //
 //go:noescape
 func nearMask(fps []uint64, q uint64, k int) uint64

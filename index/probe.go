@@ -44,8 +44,10 @@ import (
 // times as much as portable Go on an EPYC host without AVX-512 (0.38-0.44
 // ns against 1.42-1.62 alone, 0.18-0.23 against 0.53-0.60 in batches of
 // 512, at 100k and 400k random entries), which puts it at 0.25 and 0.12 in
-// the units of the table. A lone lookup is put at 40 ns, not the 32 these indexes of one
-// level show, to fit the tiers beside a main level as well: probing a tier
+// the units of the table.
+//
+// A lone lookup is put at 40 ns, not the 32 these indexes of one level
+// show, to fit the tiers beside a main level as well: probing a tier
 // of 45k entries (main level 200k) cost a lone query 2.9 µs more than
 // scanning it, which 40 ns predicts (32: 1.7), and one of 120k (main
 // level 700k) about as much as scanning it (40: 2.1 µs less; 32: 3.3).
