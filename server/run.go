@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/index"
 )
 
 // Config is everything Run needs to serve an engine: where to listen, where
@@ -79,7 +80,8 @@ func Run(ctx context.Context, c Config) (err error) {
 	}()
 	s.SetEngine(e)
 	st := e.Stats()
-	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds)
+	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds,
+		"bit_tests", index.Kernel())
 	if c.Ready != nil {
 		c.Ready(ln.Addr())
 	}

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/index"
 )
 
 // newTestServer returns a server with a fake engine and its handler.
@@ -429,5 +433,59 @@ func TestBadTime(t *testing.T) {
 		if code != 400 || errorCode(v) != "bad_json" || !strings.Contains(msg, c.where) {
 			t.Errorf("%s %s: %d %v, want 400 bad_json naming %q", c.path, c.body, code, v, c.where)
 		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer that goroutines may write at once.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestRunLogsReady runs a server on a fresh store and stops it: its log
+// has a ready line with the address it serves, the documents held and the
+// index's bit-test implementation, and ends with the store closed.
+func TestRunLogsReady(t *testing.T) {
+	var logs lockedBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var addr string
+	err := Run(ctx, Config{
+		Addr:   "127.0.0.1:0",
+		Dir:    t.TempDir(),
+		Server: Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Ready: func(a net.Addr) {
+			addr = a.String()
+			cancel()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ready string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, "msg=ready ") {
+			ready = line
+		}
+	}
+	for _, want := range []string{"url=http://" + addr + "/", "documents=0", "bit_tests=" + index.Kernel()} {
+		if !strings.Contains(ready, want) {
+			t.Errorf("ready line %q lacks %q; log:\n%s", ready, want, logs.String())
+		}
+	}
+	if !strings.Contains(logs.String(), `msg="store closed"`) {
+		t.Errorf("no store closed line; log:\n%s", logs.String())
 	}
 }
