@@ -69,6 +69,36 @@ GLOBL lowNibbles<>(SB), RODATA|NOPTR, $32
 	NEAR4(448(SI), $56) \
 	NEAR4(480(SI), $60)
 
+// NEARMASK_AVX2_PART tests a slice of fewer than 64 values at SI, R10 of
+// them, and jumps to the function's label end: the whole groups of step
+// values with group (NEAR4 or NEAR8_32), from the address (SI)(CX*scale)
+// and shifted left by CX, then the last few one at a time with the load,
+// xor and popcnt instructions of their width, each setting bit CX of AX
+// when its distance is below DX (k+1). R12 holds the query; it uses CX,
+// R9 and R11, and no load reaches past the slice's end.
+#define NEARMASK_AVX2_PART(step, scale, group, load, xor, popcnt) \
+	XORL CX, CX \
+	MOVQ R10, R9 \
+	ANDQ $-step, R9 \
+groups: \
+	CMPQ CX, R9 \
+	JGE  tail \
+	group((SI)(CX*scale), CX) \
+	ADDQ $step, CX \
+	JMP  groups \
+tail: \
+	CMPQ CX, R10 \
+	JGE  end \
+	load (SI)(CX*scale), R11 \
+	xor R12, R11 \
+	popcnt R11, R11 \
+	CMPQ R11, DX \
+	JGE  next \
+	BTSQ CX, AX \
+next: \
+	INCQ CX \
+	JMP  tail
+
 // NEARMASK_AVX2_SETUP loads the constants of NEAR4 and NEAR8_32: the
 // tables into Y14 and Y15, zero into Y13.
 #define NEARMASK_AVX2_SETUP \
@@ -106,30 +136,7 @@ TEXT ·nearMaskAVX2(SB), NOSPLIT, $0-48
 	JMP  end
 
 part:
-	XORL CX, CX
-	MOVQ R10, R9
-	ANDQ $-4, R9               // fingerprints in whole groups of four
-
-group:
-	CMPQ CX, R9
-	JGE  tail
-	NEAR4((SI)(CX*8), CX)
-	ADDQ $4, CX
-	JMP  group
-
-tail:
-	CMPQ CX, R10
-	JGE  end
-	MOVQ (SI)(CX*8), R11
-	XORQ R12, R11
-	POPCNTQ R11, R11
-	CMPQ R11, DX
-	JGE  next                  // distance > k
-	BTSQ CX, AX
-
-next:
-	INCQ CX
-	JMP  tail
+	NEARMASK_AVX2_PART(4, 8, NEAR4, MOVQ, XORQ, POPCNTQ)
 
 end:
 	VZEROUPPER
@@ -227,30 +234,7 @@ TEXT ·nearMask32AVX2(SB), NOSPLIT, $0-48
 	JMP  end
 
 part:
-	XORL CX, CX
-	MOVQ R10, R9
-	ANDQ $-8, R9               // keys in whole groups of eight
-
-group:
-	CMPQ CX, R9
-	JGE  tail
-	NEAR8_32((SI)(CX*4), CX)
-	ADDQ $8, CX
-	JMP  group
-
-tail:
-	CMPQ CX, R10
-	JGE  end
-	MOVL (SI)(CX*4), R11
-	XORL R12, R11
-	POPCNTL R11, R11
-	CMPQ R11, DX
-	JGE  next                  // distance > k
-	BTSQ CX, AX
-
-next:
-	INCQ CX
-	JMP  tail
+	NEARMASK_AVX2_PART(8, 4, NEAR8_32, MOVL, XORL, POPCNTL)
 
 end:
 	VZEROUPPER
