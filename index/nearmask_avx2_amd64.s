@@ -116,7 +116,7 @@ next: \
 // reaches past the slice's end. Of a longer slice only the first 64 are
 // tested.
 //
-// Registers: SI = &fps[0], R10 = min(len(fps), 64), DX = k+1 with k
+// Registers: SI = &fps[0], R10 = len(fps), DX = k+1 with k
 // clamped to [0, 64], R12 = q, CX = the index of the next fingerprint,
 // AX = result, Y0 = q and Y1 = k+1 in every quadword.
 TEXT ·nearMaskAVX2(SB), NOSPLIT, $0-48
@@ -199,7 +199,7 @@ query:
 // a shorter slice in groups of eight and its last one to seven keys one at
 // a time with POPCNTL.
 //
-// Registers: SI = &h[0], R10 = min(len(h), 64), DX = k+1 with k clamped to
+// Registers: SI = &h[0], R10 = len(h), DX = k+1 with k clamped to
 // [0, 32], R12 = q, CX = the index of the next key, AX = result, Y0 = q and
 // Y1 = k+1 in every doubleword.
 TEXT ·nearMask32AVX2(SB), NOSPLIT, $0-48
