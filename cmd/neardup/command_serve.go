@@ -178,13 +178,11 @@ func parseScores(s string) (bool, error) {
 	return false, usagef("--scores %q: want all or rule", s)
 }
 
-// byteSize is a flag value for a size in bytes with an optional unit
-// (B, KB, MB, GB powers of 1000; KiB, MiB, GiB powers of 1024).
 // freeMargin is --min-free: a size as byteSize reads it, or 0 (or "off")
 // for no margin.
 type freeMargin int64
 
-func (m *freeMargin) String() string { return strconv.FormatInt(int64(*m), 10) }
+func (m *freeMargin) String() string { return formatSize(int64(*m)) }
 func (m *freeMargin) Type() string   { return "size" }
 
 func (m *freeMargin) Set(s string) error {
@@ -200,10 +198,27 @@ func (m *freeMargin) Set(s string) error {
 	return nil
 }
 
+// byteSize is a flag value for a size in bytes with an optional unit
+// (B, KB, MB, GB powers of 1000; KiB, MiB, GiB powers of 1024).
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) String() string { return formatSize(int64(*b)) }
 func (b *byteSize) Type() string   { return "size" }
+
+// formatSize writes n bytes as byteSize reads them: in the largest of
+// GiB, MiB and KiB that divides it, else as a number of bytes, so that the
+// help shows "4MiB" rather than 4194304.
+func formatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func (b *byteSize) Set(s string) error {
 	units := []struct {

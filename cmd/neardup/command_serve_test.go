@@ -39,6 +39,28 @@ func TestByteSize(t *testing.T) {
 	}
 }
 
+// TestByteSizeString checks that sizes print in the largest binary unit
+// that divides them, and that what is printed reads back as the same size.
+func TestByteSizeString(t *testing.T) {
+	for n, want := range map[int64]string{4 << 20: "4MiB", 64 << 20: "64MiB", 3 << 30: "3GiB", 3072: "3KiB", 1536: "1536", 1000: "1000", 500000: "500000", 1: "1", 1<<20 + 1: "1048577"} {
+		b := byteSize(n)
+		got := b.String()
+		if got != want {
+			t.Errorf("byteSize(%d).String() = %q, want %q", n, got, want)
+		}
+		var back byteSize
+		if err := back.Set(got); err != nil || back != b {
+			t.Errorf("Set(%q) = %d, %v; want %d", got, back, err, n)
+		}
+	}
+	for n, want := range map[int64]string{0: "0", 64 << 20: "64MiB"} {
+		m := freeMargin(n)
+		if got := m.String(); got != want {
+			t.Errorf("freeMargin(%d).String() = %q, want %q", n, got, want)
+		}
+	}
+}
+
 // TestFreeMargin reads --min-free: a size, or 0 or "off" for none.
 func TestFreeMargin(t *testing.T) {
 	for in, want := range map[string]int64{"64MiB": 64 << 20, "1GB": 1e9, "0": 0, " off ": 0, "OFF": 0} {
