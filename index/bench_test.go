@@ -242,3 +242,31 @@ func BenchmarkAddGrowing(b *testing.B) {
 	b.ReportMetric(float64(slowest.Microseconds()), "max-µs")
 	b.ReportMetric(float64(slow), "adds-over-1ms")
 }
+
+// BenchmarkSortProbes times sortProbes and its radix sort alone on the
+// probes of n queries, one key each, of 16 and 48 bits: the sizes of
+// tableBatch's small groups, where sortProbes sorts by comparison.
+func BenchmarkSortProbes(b *testing.B) {
+	for _, kb := range []uint{16, 48} {
+		for _, n := range []int{8, 32, 128, 512} {
+			r := rand.New(rand.NewPCG(1, 2))
+			src := make([]uint64, n)
+			for i := range src {
+				src[i] = r.Uint64()>>(64-kb)<<16 | uint64(i)
+			}
+			buf := make([]uint64, n)
+			var spare []uint64
+			for _, s := range []struct {
+				name string
+				sort func(p, s []uint64, kb uint) ([]uint64, []uint64)
+			}{{"sortProbes", sortProbes}, {"radix", radixSortProbes}} {
+				b.Run(fmt.Sprintf("%s/kb%d/%d", s.name, kb, n), func(b *testing.B) {
+					for b.Loop() {
+						copy(buf, src)
+						_, spare = s.sort(buf, spare, kb)
+					}
+				})
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -170,5 +171,32 @@ func TestQueryBatchConcurrent(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("no query found anything: the test checks nothing")
+	}
+}
+
+// TestSortProbes checks sortProbes against a stable sort by key, at sizes
+// on both sides of radixMin, with keys that repeat (several queries
+// probing one bucket) and keys that use all their bits.
+func TestSortProbes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, kb := range []uint{8, 13, 16, 48} {
+		for _, n := range []int{0, 1, 2, 31, 32, 63, 64, 65, 200, 1000} {
+			for _, few := range []bool{true, false} {
+				probes := make([]uint64, n)
+				for i := range probes {
+					key := r.Uint64N(1 << kb)
+					if few { // 0, the middle or the top key
+						key = r.Uint64N(3) * (1<<kb - 1) / 2
+					}
+					probes[i] = key<<16 | uint64(i)
+				}
+				want := slices.Clone(probes)
+				slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(a>>16, b>>16) })
+				got, _ := sortProbes(slices.Clone(probes), nil, kb)
+				if !slices.Equal(got, want) {
+					t.Fatalf("kb %d, %d probes (few keys %v): not sorted by key, in the order added", kb, n, few)
+				}
+			}
+		}
 	}
 }
