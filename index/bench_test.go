@@ -220,6 +220,29 @@ func BenchmarkQueryBatch(b *testing.B) {
 // (design 8/2 at k=6), through tier builds and, after 500k, a rebuild of
 // the main level; it reports the slowest Add and how many took over a
 // millisecond. Run it with -benchtime 700000x to pass the rebuild.
+// BenchmarkQueryTablesBatch times QueryBatch at the tables' own distance
+// (tablesBatch), in groups of single requests' size and of a batch's.
+func BenchmarkQueryTablesBatch(b *testing.B) {
+	ix, es := benchIndex(b, 1_000_000, Design{Levels: []Level{{5, 2}}})
+	r := rand.New(rand.NewPCG(2, 3))
+	for _, g := range []int{16, 512} {
+		qs := make([]uint64, g)
+		b.Run(fmt.Sprintf("n=1000000/group=%d", g), func(b *testing.B) {
+			for b.Loop() {
+				for i := range qs {
+					qs[i] = es[r.IntN(len(es))].FP ^ 1<<r.UintN(64)
+				}
+				n := 0
+				for _, ms := range ix.QueryBatch(qs, 3) {
+					n += len(ms)
+				}
+				sinkInt = n
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(g), "ns/query")
+		})
+	}
+}
+
 func BenchmarkAddGrowing(b *testing.B) {
 	ix, err := New(Options{K: 6, ExpectedN: 4 << 20, MaxBytesPerEntry: 270})
 	if err != nil {

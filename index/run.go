@@ -302,6 +302,11 @@ func extraKeyBits(kb, dbits uint) uint {
 	return uint(max(0, min(int(kb)-int(dbits), 32)))
 }
 
+// dirCell returns the directory cell of p's bucket. Searches load the
+// cells of several buckets before finding any, so that their cache misses
+// overlap.
+func (r *tableRun) dirCell(p uint64) uint32 { return r.dir[p>>(64-r.dbits)] }
+
 // bucket returns the range of r's entries that can hold fingerprints whose
 // permuted form shares p's key: the directory bucket, narrowed by binary
 // search on the extra key bits (xbits of them) when the bucket is big.
