@@ -758,9 +758,9 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 			// independent, so the processor overlaps their misses. The
 			// directory cells are loaded in a loop of their own first:
 			// bucket, a call that may search, kept those misses apart.
-			// In BenchmarkQuery at 1M entries that took 8-22% off the
-			// designs of 8 and 20 tables (4/1,4/1 and 6/3); 4/1 and 5/2
-			// moved within the noise.
+			// In BenchmarkQuery at 1M entries, 7 rounds, a query took
+			// 14-15% less time on average on 5/2, 4/1,4/1 and 6/3 (less
+			// in every round); 4/1 moved within the noise.
 			var lo, hi [probeGroup]int
 			var cells uint32
 			for i := range tabs {
