@@ -216,10 +216,6 @@ func BenchmarkQueryBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkAddGrowing adds entries one at a time to an index of 2M entries
-// (design 8/2 at k=6), through tier builds and, after 500k, a rebuild of
-// the main level; it reports the slowest Add and how many took over a
-// millisecond. Run it with -benchtime 700000x to pass the rebuild.
 // BenchmarkQueryTablesBatch times QueryBatch at the tables' own distance
 // (tablesBatch), in groups of single requests' size and of a batch's.
 func BenchmarkQueryTablesBatch(b *testing.B) {
@@ -243,6 +239,10 @@ func BenchmarkQueryTablesBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkAddGrowing adds entries one at a time to an index of 2M entries
+// (design 8/2 at k=6), through tier builds and, after 500k, a rebuild of
+// the main level; it reports the slowest Add and how many took over a
+// millisecond. Run it with -benchtime 700000x to pass the rebuild.
 func BenchmarkAddGrowing(b *testing.B) {
 	ix, err := New(Options{K: 6, ExpectedN: 4 << 20, MaxBytesPerEntry: 270})
 	if err != nil {
@@ -267,8 +267,8 @@ func BenchmarkAddGrowing(b *testing.B) {
 }
 
 // BenchmarkSortProbes times sortProbes and its radix sort alone on the
-// probes of n queries, one key each, of 16 and 48 bits: the sizes of
-// tableBatch's small groups, where sortProbes sorts by comparison.
+// probes of n queries, one key each, of 16 and 48 bits, at counts on both
+// sides of where sortProbes turns from comparison to radix.
 func BenchmarkSortProbes(b *testing.B) {
 	for _, kb := range []uint{16, 48} {
 		for _, n := range []int{8, 32, 128, 512} {
