@@ -967,6 +967,69 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 	return m, found
 }
 
+// QueryNearest appends to dst the n entries within distance k of fp that
+// are nearest to it, in Query's order (by distance, then ID), and returns
+// the extended slice: Query's answer cut to its first n. Once n entries
+// are found the search narrows to the farthest of them, so a wide k (up to
+// 64, which every entry is within) costs one pass over the index, not a
+// Match for each entry. For n <= 0 or negative k it appends nothing.
+func (ix *Index) QueryNearest(fp uint64, k, n int, dst []Match) []Match {
+	if n <= 0 || k < 0 {
+		return dst
+	}
+	start := len(dst)
+	ix.mu.RLock()
+	// dst[start:] is a heap of the nearest found, the farthest on top.
+	ix.search(fp, k, func(id, fp uint64, tag uint16, d int) (int, bool) {
+		c := Match{ID: id, FP: fp, Distance: d, Tag: tag}
+		if h := dst[start:]; len(h) < n {
+			dst = append(dst, c)
+			heapUp(dst[start:])
+		} else if compareMatch(c, h[0]) < 0 {
+			h[0] = c
+			heapDown(h)
+		}
+		if h := dst[start:]; len(h) == n {
+			return h[0].Distance, true
+		}
+		return k, true
+	})
+	ix.mu.RUnlock()
+	slices.SortFunc(dst[start:], compareMatch)
+	return dst
+}
+
+// heapUp restores the heap order of h (the farthest match on top, by
+// compareMatch) after its last element was appended.
+func heapUp(h []Match) {
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if compareMatch(h[i], h[p]) <= 0 {
+			return
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+// heapDown restores the heap order of h after its top was replaced.
+func heapDown(h []Match) {
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && compareMatch(h[c+1], h[c]) > 0 {
+			c++
+		}
+		if compareMatch(h[c], h[i]) <= 0 {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
 // Keys appends fp's table keys to dst, one per table, and returns the
 // extended slice. Each key is the fingerprint's key bits for a table mixed
 // with the table number, so two fingerprints within distance K() share at

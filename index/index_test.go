@@ -164,12 +164,28 @@ func TestIndexMatchesOracle(t *testing.T) {
 	})
 }
 
-// checkQuery compares Query, First and Nearest with the oracle.
+// checkQuery compares Query, First, Nearest and QueryNearest with the
+// oracle.
 func checkQuery(t interface{ Fatalf(string, ...any) }, ix *Index, model oracle, q uint64, k int) {
 	want := model.query(q, k)
 	got := ix.Query(q, k, nil)
 	if !slices.Equal(got, want) {
 		t.Fatalf("Query(%016x, %d) = %v, want %v", q, k, got, want)
+	}
+	// QueryNearest at k, and at 64 (every entry within reach, the bound
+	// narrowing as the nearest turn up), after what dst already holds.
+	all := model.query(q, 64)
+	for _, c := range []struct {
+		k    int
+		want []Match
+	}{{k, want}, {64, all}} {
+		for _, n := range []int{0, 1, 3, len(c.want), len(c.want) + 1} {
+			held := Match{ID: 1 << 40, Distance: 65}
+			near := ix.QueryNearest(q, c.k, n, []Match{held})
+			if w := c.want[:min(max(n, 0), len(c.want))]; near[0] != held || !slices.Equal(near[1:], w) {
+				t.Fatalf("QueryNearest(%016x, %d, %d) = %v, want %v after %v", q, c.k, n, near, w, held)
+			}
+		}
 	}
 	f, ok := ix.First(q, k)
 	if ok != (len(want) > 0) || ok && !slices.Contains(want, f) {
