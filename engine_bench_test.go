@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -172,4 +173,53 @@ func shortBenchFingerprints(n int) ([]uint64, []int) {
 		lens[i] = e.normalizedRunes(text)
 	})
 	return fps, lens
+}
+
+// BenchmarkQueryFingerprint measures a lookup by fingerprint alone
+// (QueryFingerprint, at most DefaultMaxMatches answers) over 200,000
+// stored documents of random fingerprints, half of them long texts and half
+// short (the engine keeps them in two indexes), at the index's own distance
+// and at wider ones up to 64 bits, where every stored document is within k.
+func BenchmarkQueryFingerprint(b *testing.B) {
+	const n = 200_000
+	o := DefaultOptions()
+	o.InMemory = true
+	o.Durability = NoSync
+	o.ExpiryInterval = -1
+	o.Fingerprinter = hashFingerprinter{}
+	e, err := Open("", &o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	long := strings.Repeat("word ", 200)
+	docs := make([]Document, 0, 1000)
+	for i := 0; i < n; i += cap(docs) {
+		docs = docs[:0]
+		for j := i; j < i+cap(docs); j++ {
+			text := "document " + strconv.Itoa(j)
+			if j%2 == 1 {
+				text = long + text
+			}
+			docs = append(docs, Document{ID: strconv.Itoa(j), Text: text})
+		}
+		if _, err := e.CheckAndInsertBatch(context.Background(), docs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, k := range []int{6, 20, 32, 64} {
+		b.Run("k="+strconv.Itoa(k), func(b *testing.B) {
+			found := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				ms, err := e.QueryFingerprint(context.Background(), FromUint64(r.Uint64()), k)
+				if err != nil {
+					b.Fatal(err)
+				}
+				found += len(ms)
+			}
+			b.ReportMetric(float64(found)/float64(b.N), "matches/query")
+		})
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/store"
 )
 
@@ -19,7 +20,11 @@ import (
 // long-text distance. fp must have the engine's width (ErrWidth otherwise).
 //
 // The answer is exact for any k: distances within the index's own bound are
-// found through its tables, wider ones by a scan of the index.
+// found through its tables, wider ones by probing or a scan of the index.
+// Only the nearest entries' records are read, so a wide k costs at most
+// about one pass over the index: at k = 64 over 200,000 documents, 0.2 ms
+// and 6 KB, where reading every match took 0.6 s and 129 MB
+// (BenchmarkQueryFingerprint).
 func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([]Match, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
@@ -41,56 +46,105 @@ func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([
 	// The index holds the top 64 bits of a wider fingerprint; their distance
 	// is at most the whole distance, so a query at k over them misses nothing,
 	// and the whole distance is checked below.
-	ms := e.long.Query(top64(fp), min(k, 64), nil)
-	if e.shortLong != nil {
-		ms = e.shortLong.Query(top64(fp), min(k, 64), ms)
-	}
-	cutoff := e.cutoff()
-	type found struct {
-		m   Match
-		seq uint64
-	}
+	//
+	// Only the nearest entries are asked for, so that a wide k costs a pass
+	// over the index rather than a record read for every stored document.
+	// Some of them may be dead (expired, not yet dropped from the index) or,
+	// for wider fingerprints, farther than their top bits say: then twice as
+	// many are asked for, until the answer is sure.
+	want := e.opts.MaxMatches
 	var out []found
-	for _, m := range ms {
-		rec, err := e.record(m.ID)
-		if errors.Is(err, store.ErrNotFound) {
-			continue // deleted or expired meanwhile
-		}
-		if err != nil {
-			return nil, fmt.Errorf("neardup: %w", err)
-		}
-		if rec.Time < cutoff {
-			continue
-		}
-		dist := m.Distance
-		if e.bits != 64 {
-			stored, err := FromBytes(rec.Fingerprint)
+	for n := max(want, 1); ; n *= 2 {
+		ms, all := e.nearestIndexed(top64(fp), min(k, 64), n)
+		out = out[:0]
+		for _, m := range ms {
+			f, ok, err := e.foundAt(fp, m, k, longK)
 			if err != nil {
-				return nil, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
+				return nil, err
 			}
-			if dist, err = Distance(fp, stored); err != nil {
-				return nil, fmt.Errorf("neardup: %w", err)
-			}
-			if dist > k {
-				continue
+			if ok {
+				out = append(out, f)
 			}
 		}
-		out = append(out, found{Match{
-			ID:         rec.ID,
-			Distance:   dist,
-			Similarity: 1 - float64(dist)/float64(e.bits),
-			Duplicate:  dist <= longK,
-		}, m.ID})
+		slices.SortFunc(out, func(a, b found) int {
+			return cmp.Or(cmp.Compare(a.m.Distance, b.m.Distance), cmp.Compare(a.seq, b.seq))
+		})
+		// Entries not yet read are at least as far, by their top bits, as
+		// the last one read, and after it by (distance, seq); for 64-bit
+		// fingerprints that is their whole distance.
+		if all || len(out) >= want && (e.bits == 64 || out[want-1].m.Distance < ms[len(ms)-1].Distance) {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
-	slices.SortFunc(out, func(a, b found) int {
-		return cmp.Or(cmp.Compare(a.m.Distance, b.m.Distance), cmp.Compare(a.seq, b.seq))
-	})
-	if len(out) > e.opts.MaxMatches {
-		out = out[:e.opts.MaxMatches]
+	if len(out) > want {
+		out = out[:want]
 	}
 	res := make([]Match, len(out))
 	for i, f := range out {
 		res[i] = f.m
 	}
 	return res, nil
+}
+
+// found is a stored document QueryFingerprint found, and its sequence
+// number.
+type found struct {
+	m   Match
+	seq uint64
+}
+
+// nearestIndexed returns the n entries of the long-text indexes (long and
+// shortLong) nearest to q within k bits, by distance then sequence number,
+// and whether they are all the entries within k.
+func (e *Engine) nearestIndexed(q uint64, k, n int) (ms []index.Match, all bool) {
+	ms = e.long.QueryNearest(q, k, n, nil)
+	all = len(ms) < n
+	if e.shortLong != nil {
+		held := len(ms)
+		ms = e.shortLong.QueryNearest(q, k, n, ms)
+		all = all && len(ms)-held < n
+		slices.SortFunc(ms, func(a, b index.Match) int {
+			return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID))
+		})
+		ms = ms[:min(len(ms), n)]
+	}
+	return ms, all
+}
+
+// foundAt reads the record of index match m for a query of fp at k bits:
+// ok is false when the document is gone (deleted or expired) or, for
+// fingerprints wider than 64 bits, farther than k.
+func (e *Engine) foundAt(fp Fingerprint, m index.Match, k, longK int) (f found, ok bool, err error) {
+	rec, err := e.record(m.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return found{}, false, nil // deleted or expired meanwhile
+	}
+	if err != nil {
+		return found{}, false, fmt.Errorf("neardup: %w", err)
+	}
+	if rec.Time < e.cutoff() {
+		return found{}, false, nil
+	}
+	dist := m.Distance
+	if e.bits != 64 {
+		stored, err := FromBytes(rec.Fingerprint)
+		if err != nil {
+			return found{}, false, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
+		}
+		if dist, err = Distance(fp, stored); err != nil {
+			return found{}, false, fmt.Errorf("neardup: %w", err)
+		}
+		if dist > k {
+			return found{}, false, nil
+		}
+	}
+	return found{Match{
+		ID:         rec.ID,
+		Distance:   dist,
+		Similarity: 1 - float64(dist)/float64(e.bits),
+		Duplicate:  dist <= longK,
+	}, m.ID}, true, nil
 }

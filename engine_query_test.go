@@ -1,12 +1,15 @@
 package neardup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 )
 
 // TestQueryFingerprint checks lookups by fingerprint alone against a
@@ -68,6 +71,83 @@ func TestQueryFingerprint(t *testing.T) {
 		if m.ID == "d0" {
 			t.Fatal("deleted document returned")
 		}
+	}
+}
+
+// TestQueryFingerprintNearest checks that QueryFingerprint answers the
+// Options.MaxMatches nearest live documents, oldest first among equally
+// near ones, at distances up to every stored document, when the nearest
+// entries of the index include expired documents it has not dropped yet,
+// for 64- and 128-bit fingerprints.
+func TestQueryFingerprintNearest(t *testing.T) {
+	for _, width := range []int{64, 128} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(5, uint64(width)))
+			clock := &fakeClock{t: time.Date(2026, 1, 1, 10, 30, 0, 0, time.UTC)}
+			o := memOptions(clock)
+			o.Fingerprint.Bits = width
+			o.Retention = time.Hour
+			o.MaxMatches = 5
+			e := mustOpen(t, "", o)
+			ctx := context.Background()
+			type doc struct {
+				id   string
+				fp   Fingerprint
+				live bool
+			}
+			var docs []doc
+			for i := range 400 {
+				if i == 200 {
+					clock.Advance(50 * time.Minute)
+				}
+				// Few distinct texts, so that many documents are equally
+				// near a query and the oldest must come first; short and
+				// long ones, which the engine indexes apart.
+				id, seed := fmt.Sprint("d", i), r.IntN(40)
+				res, err := e.Insert(ctx, Document{ID: id, Text: genText(rand.New(rand.NewPCG(uint64(seed), 1)), 20+100*(seed%2))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				docs = append(docs, doc{id, res.Fingerprint, i >= 200})
+			}
+			clock.Advance(20 * time.Minute) // the first 200 expire; the index still holds them
+			for _, k := range []int{-1, 0, 6, 20, width} {
+				for q := range 30 {
+					// Near an expired document, whose equals are expired too,
+					// or near a live one.
+					fp := docs[r.IntN(len(docs))].fp
+					if q%3 == 0 {
+						b := r.IntN(width)
+						fp.w[b/64] ^= 1 << (b % 64)
+					}
+					type want struct {
+						id string
+						d  int
+					}
+					var wants []want
+					for _, d := range docs {
+						dist, _ := Distance(fp, d.fp)
+						if d.live && dist <= max(k, 0) || d.live && k < 0 && dist <= scale(e.policy.Long.MaxDistance, width) {
+							wants = append(wants, want{d.id, dist})
+						}
+					}
+					slices.SortStableFunc(wants, func(a, b want) int { return cmp.Compare(a.d, b.d) })
+					wants = wants[:min(len(wants), o.MaxMatches)]
+					ms, err := e.QueryFingerprint(ctx, fp, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(ms) != len(wants) {
+						t.Fatalf("k=%d: %d matches, want %d: %v, want %v", k, len(ms), len(wants), ms, wants)
+					}
+					for i, m := range ms {
+						if m.ID != wants[i].id || m.Distance != wants[i].d {
+							t.Fatalf("k=%d: match %d is %s at %d, want %s at %d (%v)", k, i, m.ID, m.Distance, wants[i].id, wants[i].d, wants)
+						}
+					}
+				}
+			}
+		})
 	}
 }
 
