@@ -105,7 +105,7 @@ func (c Config) Validate() error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: %q (known: %v)", ErrProfile, c.Profile, Profiles())
+	return fmt.Errorf("%w: no profile is called %q (known: %v)", ErrProfile, c.Profile, Profiles())
 }
 
 // bits returns c.Bits with 0 meaning 64.

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -53,7 +54,9 @@ func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, s
 	}
 	fp, err := neardup.NewFingerprinter(cfg)
 	if err != nil {
-		return nil, "", badRequest(fmt.Sprintf("profile %q at %d bits: %v (profiles: %v)", cfg.Profile, cfg.Bits, err, neardup.Profiles()))
+		// The library's own detail names the profile, the width and what
+		// it knows; its package prefix and sentinel say nothing more.
+		return nil, "", badRequest(strings.TrimPrefix(err.Error(), neardup.ErrProfile.Error()+": "))
 	}
 	f.m[key] = fp
 	return fp, cfg.Profile, nil

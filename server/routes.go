@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -251,6 +252,30 @@ func decodeStrict(b []byte, v any) error {
 	return nil
 }
 
+// jsonKind names the JSON values that decode into t, for an error
+// message: "an object" rather than the Go type a request is read into.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a JSON value"
+}
+
 // jsonError turns an encoding/json error into a 400 that says where the
 // problem is.
 func jsonError(err error) *apiError {
@@ -261,11 +286,11 @@ func jsonError(err error) *apiError {
 	case errors.As(err, &se):
 		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(msg, "json: ")))
 	case errors.As(err, &te):
-		where := te.Field
-		if where == "" {
-			where = "the body"
+		m := fmt.Sprintf("expected %s, got JSON %s", jsonKind(te.Type), te.Value)
+		if te.Field != "" {
+			m = strconv.Quote(te.Field) + ": " + m
 		}
-		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s: expected %s, got JSON %s", where, te.Type, te.Value))
+		return newError(http.StatusBadRequest, "bad_json", m)
 	case errors.Is(err, io.EOF):
 		return newError(http.StatusBadRequest, "bad_json", "the request body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -83,6 +83,7 @@ func TestErrors(t *testing.T) {
 		{"batch empty", "POST", "/v1/documents/batch", "", `[]`, 400, "bad_request"},
 		{"batch bad line", "POST", "/v1/documents/batch", "", "{\"text\":\"a\"}\n{\"tex\":\"b\"}\n", 400, "unknown_field"},
 		{"batch unclosed", "POST", "/v1/documents/batch", "", `[{"text":"a"}`, 400, "bad_json"},
+		{"batch element not an object", "POST", "/v1/documents/batch", "", `[{"text":"a"},3]`, 400, "bad_json"},
 		{"get unknown", "GET", "/v1/documents/nope", "", ``, 404, "not_found"},
 		{"delete unknown", "DELETE", "/v1/documents/nope", "", ``, 404, "not_found"},
 		{"id conflict", "POST", "/v1/documents", "", `{"id":"x","text":"other"}`, 409, "id_conflict"},
@@ -90,13 +91,25 @@ func TestErrors(t *testing.T) {
 		{"query neither", "POST", "/v1/query", "", `{}`, 400, "missing_text"},
 		{"query bad fingerprint", "POST", "/v1/query", "", `{"fingerprint":"xyz"}`, 400, "bad_request"},
 		{"query negative k", "POST", "/v1/query", "", `{"text":"a","k":-1}`, 400, "bad_request"},
+		{"query fractional k", "POST", "/v1/query", "", `{"text":"a","k":1.5}`, 400, "bad_json"},
 		{"compare missing b", "POST", "/v1/compare", "", `{"a":"x"}`, 400, "bad_request"},
 		{"compare unknown profile", "POST", "/v1/compare", "", `{"a":"x","b":"y","profile":"nope"}`, 400, "bad_request"},
 		{"fingerprint bad algo", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"md5"}`, 400, "bad_request"},
+		{"fingerprint bad width", "POST", "/v1/fingerprint", "", `{"text":"x","bits":100}`, 400, "bad_request"},
 		{"fingerprint contradiction", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","profile":"classic"}`, 400, "bad_request"},
 		{"unknown route", "GET", "/v2/nothing", "", ``, 404, "not_found"},
 		{"wrong method", "GET", "/v1/documents", "", ``, 405, "method_not_allowed"},
 		{"wrong method on id", "PUT", "/v1/documents/x", "", ``, 405, "method_not_allowed"},
+	}
+	// How some messages must begin: the value and the field at fault, in
+	// JSON's terms rather than Go's.
+	says := map[string]string{
+		"not an object":               "expected an object, got JSON array",
+		"wrong type":                  `"text": expected a string, got JSON number`,
+		"batch element not an object": "document 1: expected an object, got JSON number",
+		"query fractional k":          `"k": expected an integer, got JSON number 1.5`,
+		"compare unknown profile":     `no profile is called "nope" (known: [default `,
+		"fingerprint bad width":       `profile "default" makes [64 128]-bit fingerprints, not 100`,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +129,17 @@ func TestErrors(t *testing.T) {
 			msg, _ := v["error"].(map[string]any)["message"].(string)
 			if msg == "" {
 				t.Errorf("error without a message: %v", v)
+			}
+			if !strings.HasPrefix(msg, says[tt.name]) {
+				t.Errorf("message %q, want it to begin %q", msg, says[tt.name])
+			}
+			// Go's names for the server's types and the decoder are not
+			// shown to the client. (The fake engine's errors name it on
+			// purpose, to test that errors are matched however wrapped.)
+			for _, goName := range []string{"server.", "json:", "reflect", "*int"} {
+				if strings.Contains(msg, goName) {
+					t.Errorf("message %q names %q", msg, goName)
+				}
 			}
 		})
 	}

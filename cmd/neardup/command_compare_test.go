@@ -101,7 +101,7 @@ func TestComparePairsErrors(t *testing.T) {
 		{`{"a": 1, "b": "y"}` + "\n", []string{"compare", "--pairs", "-"}, "line 1: json: cannot unmarshal number"},
 		{"", []string{"compare", "--pairs", "-", "extra"}, "takes no text arguments"},
 		{"", []string{"compare", "only-one"}, "needs two texts"},
-		{"", []string{"compare", "--profile", "nope", "a", "b"}, `unknown profile or unsupported width: "nope"`},
+		{"", []string{"compare", "--profile", "nope", "a", "b"}, `unknown profile or unsupported width: no profile is called "nope"`},
 		{"", []string{"compare", "@/nonexistent/file", "b"}, "/nonexistent/file"},
 		{"", []string{"compare", "--pairs", "/nonexistent/pairs.jsonl"}, "/nonexistent/pairs.jsonl"},
 	}

@@ -155,7 +155,7 @@ func TestFingerprintErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"fingerprint", "--profile", "simhash"}, `unknown profile or unsupported width: "simhash"`},
+		{[]string{"fingerprint", "--profile", "simhash"}, `unknown profile or unsupported width: no profile is called "simhash"`},
 		{[]string{"fingerprint", "--bits", "32"}, "not 32"},
 		{[]string{"fingerprint", "--profile", "go-mfonda", "--bits", "128"}, "not 128"},
 		{[]string{"fingerprint", "--algo", "md5"}, `unknown --algo "md5"`},
