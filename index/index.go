@@ -338,6 +338,28 @@ func (ix *Index) Len() int {
 	return ix.n + int(ix.npend.Load())
 }
 
+// Bytes returns the memory the index holds in its arrays (their
+// capacities): fingerprints, ids, times and tags, the tables of every
+// level, the id map and the buffers. A tier being built in the background
+// is not counted until it is installed, nor is what the Go runtime holds
+// besides.
+func (ix *Index) Bytes() int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	b := 8*(cap(ix.fps)+cap(ix.ids)+cap(ix.live)+cap(ix.bufFP)+cap(ix.pendFP)+cap(ix.pendID)+cap(ix.pendTime)) +
+		4*(cap(ix.times.narrow)+cap(ix.byID.cells)+cap(ix.free)+cap(ix.dead)+cap(ix.buf)) +
+		8*cap(ix.times.wide) + 2*(cap(ix.tags)+cap(ix.pendTag))
+	for _, l := range ix.levels {
+		for _, r := range l {
+			b += 4*(cap(r.dir)+cap(r.hi)+cap(r.slot)) + 8*cap(r.rest)
+		}
+	}
+	for _, fps := range ix.tierFP {
+		b += 8 * cap(fps)
+	}
+	return int64(b)
+}
+
 func (ix *Index) isLive(s uint32) bool { return ix.live[s>>6]&(1<<(s&63)) != 0 }
 
 // Add inserts e; an entry with the same ID is replaced. Queries running

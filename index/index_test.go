@@ -3,6 +3,7 @@ package index
 import (
 	"math/bits"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -475,5 +476,55 @@ func TestAdaptiveDesign(t *testing.T) {
 			}
 			checkQuery(t, ix, model, q, k)
 		}
+	}
+}
+
+// TestBytes checks that Bytes accounts for the heap an index holds, within
+// 5%, for designs with narrow and wide tables, after bulk and single
+// adds (so with tiers and recent entries) and removals.
+func TestBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds indexes of 300,000 entries")
+	}
+	for _, o := range []Options{
+		{K: 3, Design: Seed4x16()},
+		{K: 3, Design: Manku20()},
+		{K: 3, Design: Design{Levels: []Level{{5, 1}}}, Wide: true},
+	} {
+		t.Run(o.Design.String(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 8))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			ix, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := uint64(0)
+			for range 250 {
+				es := make([]Entry, 1000)
+				for i := range es {
+					es[i] = Entry{ID: id, FP: r.Uint64(), Time: int64(id), Tag: uint16(id)}
+					id++
+				}
+				ix.AddBatch(es)
+			}
+			for range 50_000 {
+				ix.Add(Entry{ID: id, FP: r.Uint64(), Time: int64(id)})
+				id++
+			}
+			for i := range uint64(10_000) {
+				ix.Remove(i * 7)
+			}
+			settle(ix)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			got := ix.Bytes()
+			runtime.KeepAlive(ix)
+			if d := float64(got-held) / float64(held); d < -0.05 || d > 0.05 {
+				t.Errorf("Bytes() = %d, heap held %d (%+.0f%%)", got, held, 100*d)
+			}
+		})
 	}
 }
