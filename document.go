@@ -138,6 +138,10 @@ type Stats struct {
 	Syncs uint64 `json:"syncs"`
 	// StoreBytes estimates the store's size on disk (or in memory).
 	StoreBytes uint64 `json:"store_bytes"`
+	// IndexBytes is the memory the engine's fingerprint indexes hold
+	// (index.Index.Bytes of each): the part of its memory that grows with
+	// the documents kept, besides the store's caches.
+	IndexBytes int64 `json:"index_bytes"`
 	// Profile names the fingerprinting profile (Config.Profile), empty
 	// for a caller's Fingerprinter.
 	Profile string `json:"profile,omitempty"`

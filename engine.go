@@ -1860,9 +1860,11 @@ func (e *Engine) Stats() Stats {
 		return s
 	}
 	s.Documents = e.long.Len()
+	s.IndexBytes = e.long.Bytes()
 	if e.short != nil {
 		s.Documents += e.shortLong.Len()
 		s.ShortDocuments = e.short.ix.Len()
+		s.IndexBytes += e.shortLong.Bytes() + e.short.ix.Bytes()
 	}
 	s.StoreBytes = e.db.DiskUsage()
 	s.Syncs = e.db.Syncs()

@@ -151,6 +151,32 @@ func TestQueryFingerprintNearest(t *testing.T) {
 	}
 }
 
+// TestStatsIndexBytes checks that Stats counts the memory of every index:
+// short texts are in two of them and long ones in a third.
+func TestStatsIndexBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	last := e.Stats().IndexBytes
+	for _, words := range []int{10, 150} { // short texts, then long ones
+		for i := range 3000 {
+			if _, err := e.Insert(ctx, Document{ID: fmt.Sprint(words, "-", i), Text: genText(r, words)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Each entry holds at least its fingerprint and its id in the
+		// slot columns, 16 bytes, in each index that holds it.
+		st := e.Stats()
+		if least := int64(3000 * 16); st.IndexBytes-last < least {
+			t.Errorf("%d-word texts: IndexBytes grew from %d to %d, want at least %d more", words, last, st.IndexBytes, least)
+		}
+		last = st.IndexBytes
+	}
+	if want := e.long.Bytes() + e.short.ix.Bytes() + e.shortLong.Bytes(); last != want {
+		t.Errorf("IndexBytes = %d, the indexes hold %d", last, want)
+	}
+}
+
 // TestDropText checks that texts are kept unless DropText is set, also for
 // a hand-built zero Options, since verification needs them.
 func TestDropText(t *testing.T) {

@@ -154,6 +154,8 @@ type Stats struct {
 	Expired    uint64 `json:"expired"`
 	Deleted    uint64 `json:"deleted"`
 	StoreBytes uint64 `json:"store_bytes"`
+	// IndexBytes is the memory the server's fingerprint indexes hold.
+	IndexBytes int64 `json:"index_bytes"`
 	// Profile is the server's fingerprinting profile; Bits its width; K
 	// and ShortK the distances within which long and short texts are
 	// candidates, at that width.

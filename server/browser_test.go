@@ -215,6 +215,9 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if label, text, title := stat("store_bytes"); label != "store size" || !regexp.MustCompile(`^[0-9]+(\.[0-9])? (B|KiB|MiB)$`).MatchString(text) || !regexp.MustCompile(`^[0-9]+$`).MatchString(title) {
 		t.Errorf("store size shown as %q %q (title %q)", label, text, title)
 	}
+	if label, text, title := stat("index_bytes"); label != "index memory" || !regexp.MustCompile(`^[0-9]+(\.[0-9])? (B|KiB|MiB)$`).MatchString(text) || !regexp.MustCompile(`^[0-9]+$`).MatchString(title) {
+		t.Errorf("index memory shown as %q %q (title %q)", label, text, title)
+	}
 	// The compare form names the server's profile and width.
 	if got := get(t, ctx, chromedp.Evaluate[string](`$("profile").options[0].textContent + " / " + $("bits").options[0].textContent`)); got != "server's: default / server's: 64 bits" {
 		t.Errorf("compare form's server choices: %q", got)

@@ -124,6 +124,7 @@ func statMetrics() []statMetric {
 	return []statMetric{
 		m("neardup_documents", "Documents stored (the index size).", g, func(s neardup.Stats) float64 { return float64(s.Documents) }),
 		m("neardup_short_documents", "Stored documents also in the short-text index.", g, func(s neardup.Stats) float64 { return float64(s.ShortDocuments) }),
+		m("neardup_index_bytes", "Memory the fingerprint indexes hold.", g, func(s neardup.Stats) float64 { return float64(s.IndexBytes) }),
 		m("neardup_store_bytes", "Estimated size of the store on disk (or in memory).", g, func(s neardup.Stats) float64 { return float64(s.StoreBytes) }),
 		m("neardup_store_syncs_total", "Synced store commits that carried documents (group commit shares one among concurrent writes).", c, func(s neardup.Stats) float64 { return float64(s.Syncs) }),
 		m("neardup_expired_total", "Documents removed by the retention window.", c, func(s neardup.Stats) float64 { return float64(s.Expired) }),

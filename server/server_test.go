@@ -287,6 +287,7 @@ func TestMetrics(t *testing.T) {
 		"neardup_documents_inserted_total 1",
 		"neardup_documents 1",
 		"neardup_store_bytes 0",
+		"neardup_index_bytes 0",
 		"neardup_store_syncs_total 0",
 		"neardup_expired_total 0",
 	} {

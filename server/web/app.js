@@ -181,6 +181,7 @@ async function submitDoc(insert) {
 // value's title.
 const statLabels = {
   store_bytes: "store size",
+  index_bytes: "index memory",
   free_bytes: "free disk",
   retention_seconds: "retention",
   open_seconds: "opened in",
