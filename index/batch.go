@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -20,6 +21,23 @@ import (
 // batchesRunning); each takes the read lock once, so writers wait for at
 // most one group.
 func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
+	return ix.queryBatch(qs, k, collector{k: k})
+}
+
+// QueryBatchNearest returns, for each qs[i], what QueryNearest(qs[i], k,
+// n, keep_i, nil) returns, where keep_i(m) is keep(i, m) (keep nil: any
+// match), found as QueryBatch finds its matches. Each query keeps only
+// its n nearest as they turn up, so a query that many stored entries are
+// near costs no Match for each of them and no sort of them all.
+func (ix *Index) QueryBatchNearest(qs []uint64, k, n int, keep func(i int, m Match) bool) [][]Match {
+	if n <= 0 {
+		return make([][]Match, len(qs))
+	}
+	return ix.queryBatch(qs, k, collector{k: k, n: n, keep: keep})
+}
+
+// queryBatch is QueryBatch with the matches of each query gathered by c.
+func (ix *Index) queryBatch(qs []uint64, k int, c collector) [][]Match {
 	out := make([][]Match, len(qs))
 	running := batchesRunning.Add(1)
 	defer batchesRunning.Add(-1)
@@ -42,27 +60,57 @@ func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 		g := gi * size
 		group := qs[g:min(len(qs), g+size)]
 		res := out[g : g+len(group)]
+		// collect makes the visitor of the group's query i.
+		collect := func(i int, dst *[]Match) visitor { return c.visitor(g+i, dst) }
 		ix.mu.RLock()
 		scanAll, radii, scan := ix.batchPlan(k, len(group))
 		if scanAll && len(group) > 1 {
-			ix.scanAllBatch(group, k, res)
+			ix.scanAllBatch(group, k, res, collect)
 		} else if radii != nil && len(group) > 1 && len(group) <= 1<<16 {
-			ix.probeAllBatch(group, k, radii, scan, res)
+			ix.probeAllBatch(group, k, radii, scan, res, collect)
 		} else if k >= 0 && len(group) > 1 {
-			ix.tablesBatch(group, k, res)
+			ix.tablesBatch(group, k, res, collect)
 		} else {
 			for i, q := range group {
-				ix.search(q, k, appendMatches(&res[i], k))
+				ix.search(q, k, collect(i, &res[i]))
 			}
 		}
 		ix.mu.RUnlock()
 	})
-	for _, ms := range out {
+	for i, ms := range out {
 		if len(ms) > 1 {
 			slices.SortFunc(ms, compareMatch)
 		}
+		if c.n > 0 && len(ms) > c.n { // tablesBatch's parts each kept n
+			out[i] = ms[:c.n]
+		}
 	}
 	return out
+}
+
+// collector makes the visitors that gather a batch's matches: every match
+// (n 0 and keep nil, appendMatches), or the n nearest that keep accepts
+// (nearestMatches).
+type collector struct {
+	k, n int
+	keep func(i int, m Match) bool
+}
+
+// visitor returns the visitor that gathers the matches of the batch's
+// query i into *dst.
+func (c collector) visitor(i int, dst *[]Match) visitor {
+	if c.n <= 0 && c.keep == nil {
+		return appendMatches(dst, c.k)
+	}
+	n := c.n
+	if n <= 0 {
+		n = math.MaxInt
+	}
+	var keep func(Match) bool
+	if c.keep != nil {
+		keep = func(m Match) bool { return c.keep(i, m) }
+	}
+	return nearestMatches(dst, c.k, n, keep)
 }
 
 // batchesRunning counts the calls of QueryBatch, on any index, under way.
@@ -119,10 +167,10 @@ func (ix *Index) batchPlan(k, g int) (scanAll bool, radii []int, scan uint64) {
 // in the order they lie in memory, and a bucket that several queries probe
 // (text fingerprints crowd some keys) is read from memory once. There may
 // be at most 2^16 queries. The caller holds mu shared.
-func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match) {
+func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match, collect func(i int, dst *[]Match) visitor) {
 	visits := make([]visitor, len(qs))
 	for i := range qs {
-		visits[i] = appendMatches(&out[i], k)
+		visits[i] = collect(i, &out[i])
 	}
 	ps := make([]uint64, len(qs))
 	var probes, spare []uint64
@@ -219,7 +267,7 @@ func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visito
 // crowd some keys) find it in cache. From tablesSplitMin queries the
 // tables are shared out among the cores. There may be at most 2^16
 // queries. The caller holds mu shared.
-func (ix *Index) tablesBatch(qs []uint64, k int, out [][]Match) {
+func (ix *Index) tablesBatch(qs []uint64, k int, out [][]Match, collect func(i int, dst *[]Match) visitor) {
 	parts := 1
 	if len(qs) >= tablesSplitMin {
 		parts = min(runtime.GOMAXPROCS(0), len(ix.tabs))
@@ -235,7 +283,7 @@ func (ix *Index) tablesBatch(qs []uint64, k int, out [][]Match) {
 		o := outs[p]
 		visits := make([]visitor, len(qs))
 		for i := range qs {
-			visits[i] = appendMatches(&o[i], k)
+			visits[i] = collect(i, &o[i])
 		}
 		ps := make([]uint64, len(qs))
 		var order, spare []uint64
@@ -308,9 +356,13 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 // within k of qs[i]. Each word of 64 slots is tested against all the
 // queries at once (nearMasks), which loads its fingerprints once. The
 // caller holds mu shared.
-func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
+func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match, collect func(i int, dst *[]Match) visitor) {
 	fps := ix.fps
 	masks := make([]uint64, len(qs))
+	visits := make([]visitor, len(qs))
+	for i := range qs {
+		visits[i] = collect(i, &out[i])
+	}
 	for w, live := range ix.live {
 		if live == 0 {
 			continue
@@ -318,7 +370,7 @@ func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
 		base := w * 64
 		if base+64 > len(fps) { // the last word, not whole
 			for i, q := range qs {
-				ix.scanWords(w, w+1, q, k, appendMatches(&out[i], k))
+				ix.scanWords(w, w+1, q, k, visits[i])
 			}
 			continue
 		}
@@ -326,12 +378,12 @@ func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match) {
 		for i, m := range masks {
 			for m &= live; m != 0; m &= m - 1 {
 				s := base + bits.TrailingZeros64(m)
-				out[i] = append(out[i], Match{ID: ix.ids[s], FP: fps[s], Distance: bits.OnesCount64(qs[i] ^ fps[s]), Tag: ix.tag(uint32(s))})
+				visits[i](ix.ids[s], fps[s], ix.tag(uint32(s)), bits.OnesCount64(qs[i]^fps[s]))
 			}
 		}
 	}
 	for i, q := range qs {
-		ix.scanPending(q, k, appendMatches(&out[i], k))
+		ix.scanPending(q, k, visits[i])
 	}
 }
 

@@ -990,35 +990,50 @@ func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
 }
 
 // QueryNearest appends to dst the n entries within distance k of fp that
-// are nearest to it, in Query's order (by distance, then ID), and returns
-// the extended slice: Query's answer cut to its first n. Once n entries
-// are found the search narrows to the farthest of them, so a wide k (up to
-// 64, which every entry is within) costs one pass over the index, not a
-// Match for each entry. For n <= 0 or negative k it appends nothing.
-func (ix *Index) QueryNearest(fp uint64, k, n int, dst []Match) []Match {
+// are nearest to it and that keep accepts (nil: any), in Query's order (by
+// distance, then ID), and returns the extended slice: Query's answer,
+// filtered, cut to its first n. Once n entries are found the search
+// narrows to the farthest of them, so a wide k (up to 64, which every
+// entry is within) costs one pass over the index, not a Match for each
+// entry, and no sort of them all. For n <= 0 or negative k it appends
+// nothing.
+func (ix *Index) QueryNearest(fp uint64, k, n int, keep func(Match) bool, dst []Match) []Match {
 	if n <= 0 || k < 0 {
 		return dst
 	}
 	start := len(dst)
 	ix.mu.RLock()
-	// dst[start:] is a heap of the nearest found, the farthest on top.
-	ix.search(fp, k, func(id, fp uint64, tag uint16, d int) (int, bool) {
-		c := Match{ID: id, FP: fp, Distance: d, Tag: tag}
-		if h := dst[start:]; len(h) < n {
-			dst = append(dst, c)
-			heapUp(dst[start:])
-		} else if compareMatch(c, h[0]) < 0 {
-			h[0] = c
-			heapDown(h)
-		}
-		if h := dst[start:]; len(h) == n {
-			return h[0].Distance, true
-		}
-		return k, true
-	})
+	ix.search(fp, k, nearestMatches(&dst, k, n, keep))
 	ix.mu.RUnlock()
 	slices.SortFunc(dst[start:], compareMatch)
 	return dst
+}
+
+// nearestMatches returns a visitor that keeps in *dst, after what it holds
+// already, the n nearest matches keep accepts (nil: any), as a heap with
+// the farthest on top; it narrows the bound to that farthest once it holds
+// n. The caller sorts them.
+func nearestMatches(dst *[]Match, k, n int, keep func(Match) bool) visitor {
+	start := len(*dst)
+	return func(id, fp uint64, tag uint16, d int) (int, bool) {
+		c := Match{ID: id, FP: fp, Distance: d, Tag: tag}
+		h := (*dst)[start:]
+		switch {
+		case len(h) == n && compareMatch(c, h[0]) >= 0:
+			return h[0].Distance, true
+		case keep != nil && !keep(c):
+		case len(h) < n:
+			*dst = append(*dst, c)
+			heapUp((*dst)[start:])
+		default:
+			h[0] = c
+			heapDown(h)
+		}
+		if h := (*dst)[start:]; len(h) == n {
+			return h[0].Distance, true
+		}
+		return k, true
+	}
 }
 
 // heapUp restores the heap order of h (the farthest match on top, by

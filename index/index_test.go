@@ -150,6 +150,16 @@ func TestIndexMatchesOracle(t *testing.T) {
 						t.Fatalf("QueryBatch: query %d of %d (k %d) = %v, want %v", i, len(qs), qk, got[i], want)
 					}
 				}
+				// The nearest n, of odd IDs for the queries of odd number.
+				n := rapid.IntRange(0, 6).Draw(t, "n")
+				keep := func(i int, m Match) bool { return i%2 == 0 || keepOdd(m) }
+				got = ix.QueryBatchNearest(qs, qk, n, keep)
+				for i, q := range qs {
+					want := nearestKept(model.query(q, qk), n, func(m Match) bool { return keep(i, m) })
+					if !slices.Equal(got[i], want) {
+						t.Fatalf("QueryBatchNearest: query %d of %d (k %d, n %d) = %v, want %v", i, len(qs), qk, n, got[i], want)
+					}
+				}
 			default:
 				q := gen.Draw(t, "q")
 				qk := rapid.IntRange(-1, k+12).Draw(t, "k")
@@ -163,6 +173,20 @@ func TestIndexMatchesOracle(t *testing.T) {
 			checkQuery(t, ix, model, b, k)
 		}
 	})
+}
+
+// keepOdd accepts the matches of odd IDs.
+func keepOdd(m Match) bool { return m.ID%2 == 1 }
+
+// nearestKept returns the first n of ms (sorted) that keep accepts.
+func nearestKept(ms []Match, n int, keep func(Match) bool) []Match {
+	var out []Match
+	for _, m := range ms {
+		if len(out) < n && (keep == nil || keep(m)) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // checkQuery compares Query, First, Nearest and QueryNearest with the
@@ -182,9 +206,14 @@ func checkQuery(t interface{ Fatalf(string, ...any) }, ix *Index, model oracle, 
 	}{{k, want}, {64, all}} {
 		for _, n := range []int{0, 1, 3, len(c.want), len(c.want) + 1} {
 			held := Match{ID: 1 << 40, Distance: 65}
-			near := ix.QueryNearest(q, c.k, n, []Match{held})
+			near := ix.QueryNearest(q, c.k, n, nil, []Match{held})
 			if w := c.want[:min(max(n, 0), len(c.want))]; near[0] != held || !slices.Equal(near[1:], w) {
 				t.Fatalf("QueryNearest(%016x, %d, %d) = %v, want %v after %v", q, c.k, n, near, w, held)
+			}
+			// Filtered: the n nearest of those keep accepts.
+			near = ix.QueryNearest(q, c.k, n, keepOdd, nil)
+			if w := nearestKept(c.want, n, keepOdd); !slices.Equal(near, w) {
+				t.Fatalf("QueryNearest(%016x, %d, %d, odd ids) = %v, want %v", q, c.k, n, near, w)
 			}
 		}
 	}
@@ -526,5 +555,49 @@ func TestBytes(t *testing.T) {
 				t.Errorf("Bytes() = %d, heap held %d (%+.0f%%)", got, held, 100*d)
 			}
 		})
+	}
+}
+
+// TestQueryBatchNearest checks QueryBatchNearest against the oracle for
+// batches large enough that the tables are shared out among the cores
+// (each part keeps its own n nearest), and beyond the tables' distance,
+// with queries that many entries are near.
+func TestQueryBatchNearest(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	ix, err := New(Options{K: 3, Design: Seed4x16(), Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := oracle{}
+	bases := []uint64{r.Uint64(), r.Uint64(), r.Uint64()}
+	near := func() uint64 {
+		fp := bases[r.IntN(len(bases))]
+		for range r.IntN(5) {
+			fp ^= 1 << r.IntN(64)
+		}
+		return fp
+	}
+	var es []Entry
+	for id := range uint64(5000) {
+		e := Entry{ID: id, FP: near()}
+		es = append(es, e)
+		model[id] = e
+	}
+	ix.AddBatch(es)
+	qs := make([]uint64, 3*tablesSplitMin)
+	for i := range qs {
+		qs[i] = near()
+	}
+	keep := func(i int, m Match) bool { return i%3 != 0 || keepOdd(m) }
+	for _, k := range []int{0, 3, 6, 10} {
+		for _, n := range []int{1, 5, 100} {
+			got := ix.QueryBatchNearest(qs, k, n, keep)
+			for i, q := range qs {
+				want := nearestKept(model.query(q, k), n, func(m Match) bool { return keep(i, m) })
+				if !slices.Equal(got[i], want) {
+					t.Fatalf("k %d, n %d: query %d = %v, want %v", k, n, i, got[i], want)
+				}
+			}
+		}
 	}
 }
