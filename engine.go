@@ -1128,19 +1128,23 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	if len(all) < 2 {
 		return out
 	}
-	for j, ms := range e.long.QueryBatch(all, e.longK) {
+	// Only the MaxCandidates nearest of each index are verified, so only
+	// they are kept: a text that many stored ones are near (pages of one
+	// template) costs no Match and no sort for each of them.
+	most := e.opts.MaxCandidates
+	for j, ms := range e.long.QueryBatchNearest(all, e.longK, most, nil) {
 		if ms == nil {
 			ms = []index.Match{} // queried, no match
 		}
 		out[allAt[j]] = ms
 	}
 	if len(short) > 0 {
-		for j, ms := range e.short.queryBatch(short, ns, e.shortK, e.longK) {
+		for j, ms := range e.short.queryBatch(short, ns, e.shortK, e.longK, most) {
 			out[shortAt[j]] = append(out[shortAt[j]], ms...)
 		}
 	}
 	if len(shortLong) > 0 {
-		for j, ms := range e.shortLong.QueryBatch(shortLong, e.longK) {
+		for j, ms := range e.shortLong.QueryBatchNearest(shortLong, e.longK, most, nil) {
 			out[shortLongAt[j]] = append(out[shortLongAt[j]], ms...)
 		}
 	}
@@ -1154,15 +1158,17 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
 	cutoff := e.cutoff()
 	ms := pre
 	if ms == nil {
-		ms = e.long.Query(p.ix, e.longK, nil)
+		// As in queryBatch, the MaxCandidates nearest of each index.
+		most := e.opts.MaxCandidates
+		ms = e.long.QueryNearest(p.ix, e.longK, most, nil, nil)
 		switch {
 		case e.short == nil:
 		case e.heldShort(p.runes, p.norm):
 			// The short index holds every short text within the Long
 			// rule's distance too (shortIndex.query keeps them).
-			ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, ms)
+			ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, most, ms)
 		default:
-			ms = e.shortLong.Query(p.ix, e.longK, ms)
+			ms = e.shortLong.QueryNearest(p.ix, e.longK, most, nil, ms)
 		}
 	}
 	if len(ms) == 0 {

@@ -145,7 +145,7 @@ func BenchmarkShortIndexQuery(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
 					q := n + i%1000 // texts not stored
-					ms = s.query(fps[q], lens[q], 10, 6, ms[:0])
+					ms = s.query(fps[q], lens[q], 10, 6, 0, ms[:0])
 					found += len(ms)
 				}
 				b.ReportMetric(float64(found)/float64(b.N), "matches/query")

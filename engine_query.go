@@ -100,11 +100,11 @@ type found struct {
 // shortLong) nearest to q within k bits, by distance then sequence number,
 // and whether they are all the entries within k.
 func (e *Engine) nearestIndexed(q uint64, k, n int) (ms []index.Match, all bool) {
-	ms = e.long.QueryNearest(q, k, n, nil)
+	ms = e.long.QueryNearest(q, k, n, nil, nil)
 	all = len(ms) < n
 	if e.shortLong != nil {
 		held := len(ms)
-		ms = e.shortLong.QueryNearest(q, k, n, ms)
+		ms = e.shortLong.QueryNearest(q, k, n, nil, ms)
 		all = all && len(ms)-held < n
 		slices.SortFunc(ms, func(a, b index.Match) int {
 			return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID))

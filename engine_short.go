@@ -2,7 +2,6 @@ package neardup
 
 import (
 	"math"
-	"slices"
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
@@ -130,26 +129,34 @@ func (s *shortIndex) addBatch(es []index.Entry, ns []int) {
 // query appends to dst the entries within k bits of q that a text of n
 // normalized runes may be a Short-rule duplicate of, and those within near
 // bits (the Long rule's distance), which the short index alone holds (see
-// Engine.long).
-func (s *shortIndex) query(q uint64, n, k, near int, dst []index.Match) []index.Match {
+// Engine.long): the most nearest of them, by distance then sequence
+// number (most <= 0: all).
+func (s *shortIndex) query(q uint64, n, k, near, most int, dst []index.Match) []index.Match {
 	if n >= s.limit {
 		return dst // judged by the Long rule against any text
 	}
-	base := len(dst)
-	return s.keep(n, near, s.ix.Query(q, k, dst), base)
+	return s.ix.QueryNearest(q, k, atMost(most), func(m index.Match) bool { return s.keeps(n, near, m) }, dst)
 }
 
-// keep drops from ms[base:] the matches farther than near bits that cannot
-// be Short-rule duplicates of a text of n normalized runes.
-func (s *shortIndex) keep(n, near int, ms []index.Match, base int) []index.Match {
-	kept := slices.DeleteFunc(ms[base:], func(m index.Match) bool { return m.Distance > near && !s.fits(n, m.Tag) })
-	return ms[:base+len(kept)]
+// keeps reports whether m, a match within the Short rule's distance of a
+// text of n normalized runes, may be a duplicate of it: within near bits,
+// or of a length that may pass the rule.
+func (s *shortIndex) keeps(n, near int, m index.Match) bool {
+	return m.Distance <= near || s.fits(n, m.Tag)
+}
+
+// atMost returns most, or the largest int when most <= 0.
+func atMost(most int) int {
+	if most <= 0 {
+		return math.MaxInt
+	}
+	return most
 }
 
 // queryBatch is query for every qs[i], of length ns[i]: out[i] holds its
 // matches, possibly none. The index answers them together
-// (index.QueryBatch).
-func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near int) [][]index.Match {
+// (index.QueryBatchNearest).
+func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near, most int) [][]index.Match {
 	out := make([][]index.Match, len(qs))
 	var bq []uint64
 	var at []int
@@ -158,8 +165,9 @@ func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near int) [][]index.Ma
 			bq, at = append(bq, qs[i]), append(at, i)
 		}
 	}
-	for j, ms := range s.ix.QueryBatch(bq, k) {
-		out[at[j]] = s.keep(ns[at[j]], near, ms, 0)
+	keep := func(j int, m index.Match) bool { return s.keeps(ns[at[j]], near, m) }
+	for j, ms := range s.ix.QueryBatchNearest(bq, k, atMost(most), keep) {
+		out[at[j]] = ms
 	}
 	return out
 }

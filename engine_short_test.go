@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,9 +122,19 @@ func TestShortIndexQuery(t *testing.T) {
 	for range 300 {
 		qs, qn = append(qs, near()), append(qn, 1+r.IntN(510))
 	}
-	batch := s.queryBatch(qs, qn, k, nearK)
+	batch := s.queryBatch(qs, qn, k, nearK, 0)
+	// The 5 nearest: the first 5 of all, by distance then sequence number.
+	const most = 5
+	batchMost := s.queryBatch(qs, qn, k, nearK, most)
 	for i, q := range qs {
-		one := s.query(q, qn[i], k, nearK, nil)
+		one := s.query(q, qn[i], k, nearK, 0, nil)
+		if !slices.Equal(one, batch[i]) {
+			t.Fatalf("query %d: alone %v, in a batch %v", i, one, batch[i])
+		}
+		oneMost := s.query(q, qn[i], k, nearK, most, nil)
+		if want := one[:min(most, len(one))]; !slices.Equal(oneMost, want) || !slices.Equal(batchMost[i], want) {
+			t.Fatalf("query %d: the %d nearest alone %v, in a batch %v; want %v", i, most, oneMost, batchMost[i], want)
+		}
 		for _, got := range [][]index.Match{one, batch[i]} {
 			ids := map[uint64]bool{}
 			for _, m := range got {
