@@ -1093,6 +1093,21 @@ func (e *Engine) CheckAndInsertBatch(ctx context.Context, ds []Document) ([]Resu
 type decision struct {
 	Result
 	dupSeq uint64
+	// verdicts are what this decision made of the candidates it verified,
+	// which a decision of the same document made again under its locks
+	// (decideInOrder) need not verify again.
+	verdicts []verdict
+}
+
+// verdict is what verification made of one candidate of a document. A
+// stored text never changes under its seq, so the verdict holds as long
+// as the candidate is stored; whether it still is, is checked again.
+type verdict struct {
+	seq    uint64
+	dup    bool
+	dist   int
+	sim    float64
+	scores Scores
 }
 
 type candidate struct {
@@ -1101,7 +1116,7 @@ type candidate struct {
 }
 
 // decide finds and verifies the candidates of p. It takes no locks.
-func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil) }
+func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil, nil) }
 
 // queryBatch queries the indexes for every document of ps at once
 // (index.QueryBatch), as decideWith would one by one: out[i] holds ps[i]'s
@@ -1152,8 +1167,13 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 }
 
 // decideWith is decide with p's matches in the indexes given in pre
-// (queryBatch); nil pre means the indexes are queried.
-func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
+// (queryBatch); nil pre means the indexes are queried. known are verdicts
+// an earlier decision of p made, which are taken instead of verifying
+// those candidates again: the decision is the same, and cheaper when most
+// candidates were already verified (texts of one template, each near many
+// stored ones, verify 64 candidates each, and in a chunk decided at once
+// most are decided again under their locks).
+func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (decision, error) {
 	r := decision{Result: Result{ID: p.doc.ID, Fingerprint: p.fp}}
 	cutoff := e.cutoff()
 	ms := pre
@@ -1202,6 +1222,13 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
 	// tells: most candidates of short texts are turned down, and then one
 	// store read is enough.
 	hourCut := store.HourStart(cutoff)
+	var knownAt map[uint64]int
+	if len(known) > 0 {
+		knownAt = make(map[uint64]int, len(known))
+		for i, v := range known {
+			knownAt[v.seq] = i
+		}
+	}
 	for _, c := range cands {
 		if c.seq < hourCut {
 			continue // stored in an hour before the window's start: expired
@@ -1221,6 +1248,23 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
 				return false, fmt.Errorf("neardup: %w", err)
 			}
 			return rec.Time >= cutoff && rec.ID != p.doc.ID, nil
+		}
+		if i, ok := knownAt[c.seq]; ok {
+			v := known[i]
+			r.verdicts = append(r.verdicts, v)
+			if !v.dup {
+				continue
+			}
+			if ok, err := load(); err != nil {
+				return r, err
+			} else if !ok {
+				continue
+			}
+			best = append(best, struct {
+				m   Match
+				seq uint64
+			}{Match{ID: rec.ID, Distance: v.dist, Similarity: v.sim, Scores: v.scores, Duplicate: true}, c.seq})
+			continue
 		}
 		if e.bits != 64 || e.opts.DropText {
 			if ok, err := load(); err != nil {
@@ -1272,6 +1316,7 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match) (decision, error) {
 		} else {
 			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, gramSet)
 		}
+		r.verdicts = append(r.verdicts, verdict{seq: c.seq, dup: dup, dist: dist, sim: sim, scores: scores})
 		if !dup {
 			e.nRejected.Add(1)
 			continue
@@ -1584,7 +1629,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			if ps[i].err == nil {
 				o := &spec[i]
 				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], slab[i*m:i*m:(i+1)*m])}
-				o.d, o.err = e.decideWith(&ps[i], pre[i])
+				o.d, o.err = e.decideWith(&ps[i], pre[i], nil)
 			}
 		})
 	}
@@ -1634,7 +1679,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
 			if err == nil && !e.stillHolds(&o, p, since) {
-				d, err = e.decide(p) // under the locks: exact
+				d, err = e.decideWith(p, nil, o.d.verdicts) // under the locks: exact
 			}
 		} else {
 			stripes = e.stripes(p, (*keysp)[:0])

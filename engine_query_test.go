@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -200,5 +202,73 @@ func TestDropText(t *testing.T) {
 				t.Fatalf("Get: %q, %v; want %q", d.Text, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDecideKnownVerdicts checks that a decision made again with the
+// verdicts of an earlier one (as decideInOrder makes it under the locks)
+// is the decision made afresh, verifies nothing again, and drops a
+// duplicate deleted in between.
+func TestDecideKnownVerdicts(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	o := memOptions(nil)
+	o.Fingerprinter = wordSimHash{}
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	base := genText(r, 400)
+	short := "The quick brown fox jumps over the lazy dog near the river bank today."
+	texts := []string{base, short}
+	for _, w := range []string{"quick", "brown", "fox", "lazy", "river", "bank"} {
+		texts = append(texts, strings.Replace(short, w, "big", 1))
+	}
+	for i := range 6 {
+		texts = append(texts, mutate(r, base, 2+15*i))
+	}
+	for i, text := range texts {
+		if _, err := e.Insert(ctx, Document{ID: fmt.Sprint("d", i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, text := range []string{mutate(r, base, 1), strings.Replace(short, "today", "tonight", 1)} {
+		p := e.prepare(Document{ID: "q", Text: text})
+		if p.err != nil {
+			t.Fatal(p.err)
+		}
+		fresh, err := e.decideWith(&p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fresh.Duplicate || len(fresh.verdicts) < 2 {
+			t.Fatalf("want a duplicate among several candidates: %+v, verdicts %+v", fresh.Result, fresh.verdicts)
+		}
+		verified := e.nCands.Load()
+		again, err := e.decideWith(&p, nil, fresh.verdicts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.Result, fresh.Result) || again.dupSeq != fresh.dupSeq {
+			t.Fatalf("with the verdicts: %+v, afresh: %+v", again.Result, fresh.Result)
+		}
+		if n := e.nCands.Load(); n != verified {
+			t.Fatalf("%d candidates verified again", n-verified)
+		}
+		// The duplicate found is deleted after the indexes were read (as a
+		// chunk's queries are, before its decisions): the verdicts no
+		// longer name it.
+		pre := e.queryBatch([]prepared{p, p})[0]
+		deleted := *fresh.DuplicateOf
+		if err := e.Delete(deleted); err != nil {
+			t.Fatal(err)
+		}
+		again, err = e.decideWith(&p, pre, fresh.verdicts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fresh, err = e.decideWith(&p, pre, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.Result, fresh.Result) || fresh.DuplicateOf != nil && *fresh.DuplicateOf == deleted {
+			t.Fatalf("after deleting %s, with the verdicts: %+v, afresh: %+v", deleted, again.Result, fresh.Result)
+		}
 	}
 }
