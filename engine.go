@@ -1249,76 +1249,70 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 			}
 			return rec.Time >= cutoff && rec.ID != p.doc.ID, nil
 		}
+		// A verdict of an earlier decision of p is taken as it is;
+		// otherwise the candidate is verified.
+		v, memo := verdict{}, false
 		if i, ok := knownAt[c.seq]; ok {
-			v := known[i]
-			r.verdicts = append(r.verdicts, v)
-			if !v.dup {
-				continue
-			}
-			if ok, err := load(); err != nil {
-				return r, err
-			} else if !ok {
-				continue
-			}
-			best = append(best, struct {
-				m   Match
-				seq uint64
-			}{Match{ID: rec.ID, Distance: v.dist, Similarity: v.sim, Scores: v.scores, Duplicate: true}, c.seq})
-			continue
+			v, memo = known[i], true
 		}
-		if e.bits != 64 || e.opts.DropText {
-			if ok, err := load(); err != nil {
-				return r, err
-			} else if !ok {
-				continue
+		if !memo {
+			if e.bits != 64 || e.opts.DropText {
+				if ok, err := load(); err != nil {
+					return r, err
+				} else if !ok {
+					continue
+				}
+			}
+			dist := c.dist
+			if e.bits != 64 {
+				fp, err := FromBytes(rec.Fingerprint)
+				if err != nil {
+					return r, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
+				}
+				if dist, err = Distance(p.fp, fp); err != nil {
+					return r, fmt.Errorf("neardup: %w", err)
+				}
+			}
+			var other *similarity.Sketch
+			var mine *similarity.Sketch
+			same := false // the candidate's text is p's, byte for byte
+			if !e.opts.DropText {
+				var mineText []byte
+				if dist == 0 {
+					mineText = p.text // a copy is likely: compare before sketching
+				}
+				var err error
+				if other, same, err = e.candidateSketch(c.seq, mineText); err != nil {
+					return r, fmt.Errorf("neardup: %w", err)
+				}
+				if other != nil {
+					mine = p.getSketch()
+				}
+			}
+			if other == nil && !same && !loaded {
+				// No text: deleted, or stored without one.
+				if ok, err := load(); err != nil {
+					return r, err
+				} else if !ok {
+					continue
+				}
+			}
+			e.nCands.Add(1)
+			var dup bool
+			var sim float64
+			var scores Scores
+			if same {
+				dup, sim, scores = e.policy.identical(e.normalizedLen(p), !e.opts.RuleScoreOnly)
+			} else {
+				dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, gramSet)
+			}
+			v = verdict{seq: c.seq, dup: dup, dist: dist, sim: sim, scores: scores}
+			if !dup {
+				e.nRejected.Add(1)
 			}
 		}
-		dist := c.dist
-		if e.bits != 64 {
-			fp, err := FromBytes(rec.Fingerprint)
-			if err != nil {
-				return r, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
-			}
-			if dist, err = Distance(p.fp, fp); err != nil {
-				return r, fmt.Errorf("neardup: %w", err)
-			}
-		}
-		var other *similarity.Sketch
-		var mine *similarity.Sketch
-		same := false // the candidate's text is p's, byte for byte
-		if !e.opts.DropText {
-			var mineText []byte
-			if dist == 0 {
-				mineText = p.text // a copy is likely: compare before sketching
-			}
-			var err error
-			if other, same, err = e.candidateSketch(c.seq, mineText); err != nil {
-				return r, fmt.Errorf("neardup: %w", err)
-			}
-			if other != nil {
-				mine = p.getSketch()
-			}
-		}
-		if other == nil && !same && !loaded {
-			// No text: deleted, or stored without one.
-			if ok, err := load(); err != nil {
-				return r, err
-			} else if !ok {
-				continue
-			}
-		}
-		e.nCands.Add(1)
-		var dup bool
-		var sim float64
-		var scores Scores
-		if same {
-			dup, sim, scores = e.policy.identical(e.normalizedLen(p), !e.opts.RuleScoreOnly)
-		} else {
-			dup, sim, scores = e.policy.verify(mine, other, dist, e.bits, false, !e.opts.RuleScoreOnly, gramSet)
-		}
-		r.verdicts = append(r.verdicts, verdict{seq: c.seq, dup: dup, dist: dist, sim: sim, scores: scores})
-		if !dup {
-			e.nRejected.Add(1)
+		r.verdicts = append(r.verdicts, v)
+		if !v.dup {
 			continue
 		}
 		if !loaded {
@@ -1331,7 +1325,7 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 		best = append(best, struct {
 			m   Match
 			seq uint64
-		}{Match{ID: rec.ID, Distance: dist, Similarity: sim, Scores: scores, Duplicate: true}, c.seq})
+		}{Match{ID: rec.ID, Distance: v.dist, Similarity: v.sim, Scores: v.scores, Duplicate: true}, c.seq})
 	}
 	if len(best) == 0 {
 		return r, nil
