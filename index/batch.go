@@ -161,8 +161,8 @@ func (ix *Index) batchPlan(k, g int) (scanAll bool, radii []int, scan uint64) {
 	return false, radii, scan
 }
 
-// probeAllBatch is search's probing for several queries: out[i] receives
-// the entries within k of qs[i]. Each table's probes of all the queries
+// probeAllBatch is search's probing for several queries: the entries
+// within k of qs[i] are visited by collect(i, &out[i]). Each table's probes of all the queries
 // are sorted by key and run in that order, so that the buckets are read
 // in the order they lie in memory, and a bucket that several queries probe
 // (text fingerprints crowd some keys) is read from memory once. There may
@@ -261,7 +261,9 @@ func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visito
 }
 
 // tablesBatch is search for several queries and a k from 0 to the
-// tables' K: out[i] receives the entries within k of qs[i]. The tables
+// tables' K: the entries within k of qs[i] are visited by a visitor
+// collect makes, into out[i] or, from the second part of the tables on,
+// into the part's own array, appended to out[i] at the end. The tables
 // are searched one after the other, each by all the queries in the order
 // of their keys, so that queries sharing a bucket (text fingerprints
 // crowd some keys) find it in cache. From tablesSplitMin queries the
@@ -352,8 +354,8 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 	return order, spare
 }
 
-// scanAllBatch is scanAll for several queries: out[i] receives the entries
-// within k of qs[i]. Each word of 64 slots is tested against all the
+// scanAllBatch is scanAll for several queries: the entries within k of
+// qs[i] are visited by collect(i, &out[i]). Each word of 64 slots is tested against all the
 // queries at once (nearMasks), which loads its fingerprints once. The
 // caller holds mu shared.
 func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match, collect func(i int, dst *[]Match) visitor) {
