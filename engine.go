@@ -1119,9 +1119,9 @@ type candidate struct {
 func (e *Engine) decide(p *prepared) (decision, error) { return e.decideWith(p, nil, nil) }
 
 // queryBatch queries the indexes for every document of ps at once
-// (index.QueryBatch), as decideWith would one by one: out[i] holds ps[i]'s
-// matches, not nil, or is nil for a document that has failed, or when
-// fewer than two have not.
+// (index.QueryBatchNearest), as decideWith would one by one: out[i] holds
+// ps[i]'s matches, not nil, or is nil for a document that has failed, or
+// when fewer than two have not.
 func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	out := make([][]index.Match, len(ps))
 	var all, short, shortLong []uint64
