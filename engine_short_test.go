@@ -357,8 +357,9 @@ func unknownLengths(e *Engine) int {
 
 // TestSketchCache checks the cache of candidate sketches: what was put is
 // found, a shard keeps its newest sketchShardCap entries and forgets the
-// oldest, and putting a seq again neither replaces its sketch nor takes a
-// second place in the shard.
+// oldest, putting a seq again neither replaces its sketch nor takes a
+// second place in the shard, and a shard of long sketches keeps within
+// sketchShardBytes, its newest ones.
 func TestSketchCache(t *testing.T) {
 	var c sketchCache
 	sk := func(i int) *similarity.Sketch { return similarity.NewSketch([]byte(fmt.Sprintf("text %d", i))) }
@@ -385,6 +386,22 @@ func TestSketchCache(t *testing.T) {
 	}
 	if c.get(seq(1)+1) != nil {
 		t.Errorf("a seq never put is found")
+	}
+
+	// Sketches of 400 runes, in shard 1: the bytes bound them.
+	long := func(i int) *similarity.Sketch {
+		return similarity.NewSketch([]byte(fmt.Sprintf("%0400d", i)))
+	}
+	fit := sketchShardBytes / sketchBytes(long(0))
+	for i := range 2 * fit {
+		c.put(seq(i)+1, long(i))
+	}
+	sh := &c.shards[1]
+	if sh.bytes > sketchShardBytes || len(sh.m) != fit || sh.n != fit {
+		t.Errorf("shard of long sketches: %d bytes in %d sketches (ring %d), want at most %d bytes in %d", sh.bytes, len(sh.m), sh.n, sketchShardBytes, fit)
+	}
+	if c.get(seq(2*fit-1)+1) == nil || c.get(seq(fit-1)+1) != nil {
+		t.Errorf("the newest long sketch is gone, or the oldest kept")
 	}
 }
 
