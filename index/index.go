@@ -972,21 +972,14 @@ func (ix *Index) First(fp uint64, k int) (Match, bool) {
 }
 
 // Nearest returns the entry within distance k of fp that is closest to it
-// (the lowest ID among equally close ones), if there is one. It narrows the
-// search as closer entries turn up.
+// (the lowest ID among equally close ones), if there is one: QueryNearest
+// for one entry, which narrows the search as closer entries turn up.
 func (ix *Index) Nearest(fp uint64, k int) (Match, bool) {
-	var m Match
-	found := false
-	ix.mu.RLock()
-	ix.search(fp, k, func(id, fp uint64, tag uint16, d int) (int, bool) {
-		c := Match{ID: id, FP: fp, Distance: d, Tag: tag}
-		if !found || compareMatch(c, m) < 0 {
-			m, found = c, true
-		}
-		return m.Distance, true
-	})
-	ix.mu.RUnlock()
-	return m, found
+	var one [1]Match
+	if ms := ix.QueryNearest(fp, k, 1, nil, one[:0]); len(ms) > 0 {
+		return ms[0], true
+	}
+	return Match{}, false
 }
 
 // QueryNearest appends to dst the n entries within distance k of fp that
