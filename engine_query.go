@@ -53,12 +53,13 @@ func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([
 	// for wider fingerprints, farther than their top bits say: then twice as
 	// many are asked for, until the answer is sure.
 	want := e.opts.MaxMatches
+	cutoff := e.cutoff()
 	var out []found
 	for n := max(want, 1); ; n *= 2 {
 		ms, all := e.nearestIndexed(top64(fp), min(k, 64), n)
 		out = out[:0]
 		for _, m := range ms {
-			f, ok, err := e.foundAt(fp, m, k, longK)
+			f, ok, err := e.foundAt(fp, m, k, longK, cutoff)
 			if err != nil {
 				return nil, err
 			}
@@ -115,9 +116,9 @@ func (e *Engine) nearestIndexed(q uint64, k, n int) (ms []index.Match, all bool)
 }
 
 // foundAt reads the record of index match m for a query of fp at k bits:
-// ok is false when the document is gone (deleted or expired) or, for
-// fingerprints wider than 64 bits, farther than k.
-func (e *Engine) foundAt(fp Fingerprint, m index.Match, k, longK int) (f found, ok bool, err error) {
+// ok is false when the document is gone (deleted, or stored before cutoff)
+// or, for fingerprints wider than 64 bits, farther than k.
+func (e *Engine) foundAt(fp Fingerprint, m index.Match, k, longK int, cutoff int64) (f found, ok bool, err error) {
 	rec, err := e.record(m.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return found{}, false, nil // deleted or expired meanwhile
@@ -125,7 +126,7 @@ func (e *Engine) foundAt(fp Fingerprint, m index.Match, k, longK int) (f found, 
 	if err != nil {
 		return found{}, false, fmt.Errorf("neardup: %w", err)
 	}
-	if rec.Time < e.cutoff() {
+	if rec.Time < cutoff {
 		return found{}, false, nil
 	}
 	dist := m.Distance
