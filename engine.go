@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -375,7 +376,14 @@ func stripeDesign(o index.Options) index.Design {
 type recentInsert struct {
 	stamp atomic.Uint64
 	fp    atomic.Uint64
+	seq   atomic.Uint64
+	// held is heldShortBit with the text's tag (see tag) when the short
+	// index holds it, 0 when the long index does.
+	held atomic.Uint64
 }
+
+// heldShortBit marks, in recentInsert.held, an insert into the short index.
+const heldShortBit = 1 << 16
 
 // recentSize is how many inserts Engine.recent remembers: a decision whose
 // window saw more is made again under the locks.
@@ -1166,6 +1174,26 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	return out
 }
 
+// query returns p's matches in the indexes: as in queryBatch, the
+// MaxCandidates nearest of each index.
+func (e *Engine) query(p *prepared) []index.Match {
+	most := e.opts.MaxCandidates
+	ms := e.long.QueryNearest(p.ix, e.longK, most, nil, nil)
+	switch {
+	case e.short == nil:
+	case e.heldShort(p.runes, p.norm):
+		// The short index holds every short text within the Long rule's
+		// distance too (shortIndex.query keeps them).
+		ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, most, ms)
+	default:
+		ms = e.shortLong.QueryNearest(p.ix, e.longK, most, nil, ms)
+	}
+	if ms == nil {
+		ms = []index.Match{} // queried, no match
+	}
+	return ms
+}
+
 // decideWith is decide with p's matches in the indexes given in pre
 // (queryBatch); nil pre means the indexes are queried. known are verdicts
 // an earlier decision of p made, which are taken instead of verifying
@@ -1178,18 +1206,7 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 	cutoff := e.cutoff()
 	ms := pre
 	if ms == nil {
-		// As in queryBatch, the MaxCandidates nearest of each index.
-		most := e.opts.MaxCandidates
-		ms = e.long.QueryNearest(p.ix, e.longK, most, nil, nil)
-		switch {
-		case e.short == nil:
-		case e.heldShort(p.runes, p.norm):
-			// The short index holds every short text within the Long
-			// rule's distance too (shortIndex.query keeps them).
-			ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, most, ms)
-		default:
-			ms = e.shortLong.QueryNearest(p.ix, e.longK, most, nil, ms)
-		}
+		ms = e.query(p)
 	}
 	if len(ms) == 0 {
 		return r, nil
@@ -1357,26 +1374,34 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 type optimistic struct {
 	d        decision
 	err      error
-	stripes  []uint64 // the document's key stripes
-	inserts  uint64   // inserts before the decision
-	removals uint64   // removals before the decision
+	pre      []index.Match // the matches it was made with; nil: unknown
+	stripes  []uint64      // the document's key stripes
+	inserts  uint64        // inserts before the decision
+	removals uint64        // removals before the decision
 }
 
 // decideOptimistic decides p without locks, noting first how many inserts
 // and removals there were, and p's stripes (appended to scratch).
 func (e *Engine) decideOptimistic(p *prepared, scratch []uint64) optimistic {
 	o := optimistic{removals: e.removals.Load(), inserts: e.inserts.Load(), stripes: e.stripes(p, scratch)}
-	o.d, o.err = e.decide(p)
+	o.pre = e.query(p)
+	o.d, o.err = e.decideWith(p, o.pre, nil)
 	return o
 }
 
-// noteInsert numbers an insert of p, which the indexes already hold, and
-// remembers its fingerprint in recent. The caller holds p's stripes.
-func (e *Engine) noteInsert(p *prepared) {
+// noteInsert numbers an insert of p, stored as seq, which the indexes
+// already hold, and remembers it in recent. The caller holds p's stripes.
+func (e *Engine) noteInsert(p *prepared, seq uint64) {
 	n := e.inserts.Add(1) - 1
 	r := &e.recent[n%recentSize]
 	r.stamp.Store(0)
 	r.fp.Store(p.ix)
+	r.seq.Store(seq)
+	var held uint64
+	if e.heldShort(p.runes, p.norm) {
+		held = heldShortBit | uint64(tag(p.norm))
+	}
+	r.held.Store(held)
 	stamp := (n + 1) << 1
 	if e.isShort(p.runes) {
 		stamp |= 1
@@ -1388,8 +1413,8 @@ func (e *Engine) noteInsert(p *prepared) {
 // has happened since it was made: no removal, and no insert of a
 // candidate of p (within the long rule's distance, or, both texts short,
 // the short rule's). w holds the inserts since the decision (from
-// o.inserts), as far as an earlier call copied them; nil means none yet.
-// The caller holds p's stripes.
+// o.inserts), as far as an earlier call copied them. The caller holds p's
+// stripes.
 //
 // An insert that p's decision may have missed was numbered after o.inserts
 // was read (an insert is numbered after it enters the indexes), and a
@@ -1401,14 +1426,50 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 	if e.removals.Load() != o.removals {
 		return false
 	}
-	if w == nil {
-		w = &window{from: o.inserts, upto: o.inserts}
-	}
 	if !w.extend(e) {
 		return false
 	}
 	return !index.AnyWithin(w.all, p.ix, e.longK) &&
 		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.shortK))
+}
+
+// decideAgain makes p's decision again under its stripes, once stillHolds
+// has found that something since o was made may change it. When nothing
+// was removed and w holds every insert since, the indexes now hold what
+// they held for o and those inserts: p's matches are o.pre and the inserts
+// that the same queries would find (windowMatches), whose nearest
+// MaxCandidates are the nearest that querying the indexes again would
+// give. Otherwise the indexes are queried again. Either way the verdicts
+// of o are reused.
+func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, error) {
+	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) {
+		return e.decideWith(p, nil, o.d.verdicts)
+	}
+	return e.decideWith(p, e.windowMatches(p, w, slices.Clip(o.pre)), o.d.verdicts)
+}
+
+// windowMatches appends to dst the inserts in w that the queries of
+// Engine.query would find for p: within the long rule's distance, or,
+// both texts held by the short index, within the short rule's and of a
+// length that may pass it (shortIndex.keeps).
+func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []index.Match {
+	short := e.heldShort(p.runes, p.norm)
+	for i, fp := range w.all {
+		d := bits.OnesCount64(fp ^ p.ix)
+		m := index.Match{ID: w.seqs[i], FP: fp, Distance: d}
+		switch held := w.held[i]; {
+		case d <= e.longK:
+		case short && held&heldShortBit != 0 && d <= e.shortK:
+			m.Tag = uint16(held)
+			if !e.short.keeps(p.norm, e.longK, m) {
+				continue
+			}
+		default:
+			continue
+		}
+		dst = append(dst, m)
+	}
+	return dst
 }
 
 // window holds the fingerprints of the inserts numbered from..upto-1,
@@ -1418,7 +1479,9 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 type window struct {
 	from, upto uint64
 	all        []uint64 // the fingerprints of every insert
-	short      []uint64 // those of short texts
+	seqs       []uint64 // their seqs
+	held       []uint64 // their recentInsert.held
+	short      []uint64 // the fingerprints of short texts
 }
 
 // extend copies the inserts numbered up to now and reports whether it got
@@ -1437,11 +1500,11 @@ func (w *window) extend(e *Engine) bool {
 		if stamp>>1 != n+1 {
 			return false
 		}
-		fp := r.fp.Load()
+		fp, seq, held := r.fp.Load(), r.seq.Load(), r.held.Load()
 		if r.stamp.Load() != stamp {
 			return false
 		}
-		w.all = append(w.all, fp)
+		w.all, w.seqs, w.held = append(w.all, fp), append(w.seqs, seq), append(w.held, held)
 		if stamp&1 != 0 {
 			w.short = append(w.short, fp)
 		}
@@ -1623,7 +1686,10 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			if ps[i].err == nil {
 				o := &spec[i]
 				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], slab[i*m:i*m:(i+1)*m])}
-				o.d, o.err = e.decideWith(&ps[i], pre[i], nil)
+				if o.pre = pre[i]; o.pre == nil {
+					o.pre = e.query(&ps[i])
+				}
+				o.d, o.err = e.decideWith(&ps[i], o.pre, nil)
 			}
 		})
 	}
@@ -1663,17 +1729,18 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		var d decision
 		var stripes []uint64
 		if check {
-			o := optimistic{}
+			o, w := optimistic{}, since
 			if spec != nil {
 				o = spec[i]
 			} else {
 				o = e.decideOptimistic(p, (*keysp)[:0])
+				w = &window{from: o.inserts, upto: o.inserts}
 			}
 			stripes = o.stripes
 			e.lockKeys(stripes)
 			d, err = o.d, o.err
-			if err == nil && !e.stillHolds(&o, p, since) {
-				d, err = e.decideWith(p, nil, o.d.verdicts) // under the locks: exact
+			if err == nil && !e.stillHolds(&o, p, w) {
+				d, err = e.decideAgain(&o, p, w) // under the locks: exact
 			}
 		} else {
 			stripes = e.stripes(p, (*keysp)[:0])
@@ -1711,7 +1778,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			e.long.Add(ent)
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
-		e.noteInsert(p)
+		e.noteInsert(p, seq)
 		if spec == nil {
 			*keysp = stripes
 		}

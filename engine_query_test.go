@@ -9,9 +9,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neardup/neardup/index"
 )
 
 // TestQueryFingerprint checks lookups by fingerprint alone against a
@@ -269,6 +272,121 @@ func TestDecideKnownVerdicts(t *testing.T) {
 		}
 		if !reflect.DeepEqual(again.Result, fresh.Result) || fresh.DuplicateOf != nil && *fresh.DuplicateOf == deleted {
 			t.Fatalf("after deleting %s, with the verdicts: %+v, afresh: %+v", deleted, again.Result, fresh.Result)
+		}
+	}
+}
+
+// hexFingerprinter is a test Fingerprinter whose fingerprint is the
+// text's first word read as 16 hex digits, so that a test sets every
+// distance.
+type hexFingerprinter struct{}
+
+func (hexFingerprinter) Bits() int { return 64 }
+
+func (hexFingerprinter) Fingerprint(text []byte) Fingerprint {
+	v, err := strconv.ParseUint(strings.Fields(string(text))[0], 16, 64)
+	if err != nil {
+		panic(err)
+	}
+	return FromUint64(v)
+}
+
+// TestDecideAgainWindow checks what a decision made again under the locks
+// (decideAgain) takes instead of querying the indexes again: the matches
+// of the first decision with the inserts since that the queries would
+// find are, nearest MaxCandidates first, what the queries find now; and
+// the decision is the one made afresh. Short and long texts are stored
+// and queried, at distances around both rules' and of lengths the short
+// rule may and may not accept.
+func TestDecideAgainWindow(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	o := memOptions(nil)
+	o.Fingerprinter = hexFingerprinter{}
+	o.MaxCandidates = 6
+	e := mustOpen(t, "", o)
+	if e.short == nil {
+		t.Fatal("no short-text index")
+	}
+	ctx := context.Background()
+	near := func(fp uint64) uint64 { // 0 to 12 bits from fp
+		for range r.IntN(13) {
+			fp ^= 1 << r.IntN(64)
+		}
+		return fp
+	}
+	// Lengths in runes: short ones that may and may not pass the short
+	// rule's ratio against a 120-rune query, and long ones.
+	lengths := []int{20, 60, 110, 118, 120, 125, 140, 300, 700}
+	doc := func(fp uint64, n int, body string) string {
+		head := fmt.Sprintf("%016x ", fp)
+		if body == "" {
+			body = letters(r, n-len(head))
+		}
+		return head + body
+	}
+	ids := 0
+	insert := func(fp uint64, count int) {
+		for range count {
+			ids++
+			text := doc(near(fp), lengths[r.IntN(len(lengths))], "")
+			if _, err := e.Insert(ctx, Document{ID: fmt.Sprint("d", ids), Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	top := func(ms []index.Match) []index.Match {
+		ms = slices.Clone(ms)
+		slices.SortFunc(ms, func(a, b index.Match) int {
+			return cmp.Or(cmp.Compare(a.Distance, b.Distance), cmp.Compare(a.ID, b.ID))
+		})
+		ms = slices.CompactFunc(ms, func(a, b index.Match) bool { return a.ID == b.ID })
+		for i := range ms {
+			ms[i].Tag = 0 // only the long index's matches lack it
+		}
+		return ms[:min(len(ms), o.MaxCandidates)]
+	}
+	for round := range 40 {
+		q := r.Uint64()
+		insert(q, r.IntN(12))
+		n := 120
+		if round%4 == 3 {
+			n = 700 // a long query
+		}
+		body := letters(r, n-17)
+		p := e.prepare(Document{ID: "q", Text: doc(q, n, body)})
+		if p.err != nil {
+			t.Fatal(p.err)
+		}
+		opt := e.decideOptimistic(&p, nil)
+		if opt.err != nil {
+			t.Fatal(opt.err)
+		}
+		insert(q, r.IntN(12))
+		if round%2 == 0 { // a near-copy of the query among the inserts
+			ids++
+			copied := doc(near(q)&^0xf|q&0xf, n, body[:len(body)-1]+"x")
+			if _, err := e.Insert(ctx, Document{ID: fmt.Sprint("d", ids), Text: copied}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := &window{from: opt.inserts, upto: opt.inserts}
+		if !w.extend(e) {
+			t.Fatal("window not extended")
+		}
+		got, want := top(e.windowMatches(&p, w, slices.Clip(opt.pre))), top(e.query(&p))
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d: with the window %v, queried again %v", round, got, want)
+		}
+		again, err := e.decideAgain(&opt, &p, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := e.decideWith(&p, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(again.Result, fresh.Result) {
+			t.Fatalf("round %d: decided again %+v, afresh %+v", round, again.Result, fresh.Result)
 		}
 	}
 }
