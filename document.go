@@ -71,7 +71,9 @@ type Match struct {
 	Distance int `json:"distance"`
 	// Similarity is the score the Policy decided on (see Policy).
 	Similarity float64 `json:"similarity"`
-	// Scores holds every similarity measure (zero when texts are not kept).
+	// Scores holds every similarity measure. A measure not computed is 0:
+	// all of them when texts are not kept, and Levenshtein for texts over
+	// 2,000 normalized runes unless the Policy decides by it.
 	Scores Scores `json:"scores"`
 	// Duplicate reports whether the Policy calls this match a duplicate.
 	Duplicate bool `json:"duplicate"`
