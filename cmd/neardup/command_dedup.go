@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -439,6 +440,7 @@ type engineFlags struct {
 	k         int
 	db        string
 	retention time.Duration
+	memLimit  memoryLimit
 }
 
 func (ef *engineFlags) addFlags(cmd *cobra.Command) {
@@ -446,8 +448,11 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile (SimHash profiles only)")
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
 	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates (0: the default policy's)")
+	f.Var(&ef.memLimit, "memory-limit", "soft limit of the Go heap: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB")
 }
 
+// options returns the engine's options and, when they are valid, sets the
+// memory limit.
 func (ef *engineFlags) options() (neardup.Options, error) {
 	o := neardup.DefaultOptions()
 	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits}
@@ -462,6 +467,7 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	if err := o.Validate(); err != nil {
 		return o, usageError{err}
 	}
+	ef.memLimit.apply(slog.New(slog.DiscardHandler))
 	return o, nil
 }
 

@@ -37,6 +37,7 @@ func newServeCmd() *cobra.Command {
 		{"in-memory", "NEARDUP_IN_MEMORY"},
 		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
 		{"min-free", "NEARDUP_MIN_FREE"},
+		{"memory-limit", "NEARDUP_MEMORY_LIMIT"},
 	}
 	var (
 		addr, data, profile, durability string
@@ -47,6 +48,7 @@ func newServeCmd() *cobra.Command {
 		k, bits, maxBatch, maxInFlight  int
 		shortK, expectedDocs            int
 		inMemory                        bool
+		memLimit                        memoryLimit
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -113,6 +115,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			if err := sopts.Validate(); err != nil {
 				return usageError{err}
 			}
+			memLimit.apply(sopts.Logger)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return server.Run(ctx, server.Config{Addr: addr, Dir: data, Engine: eopts, Server: sopts})
@@ -135,6 +138,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
+	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
 }

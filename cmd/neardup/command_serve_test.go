@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"log/slog"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/internal/memlimit"
 )
 
 func TestByteSize(t *testing.T) {
@@ -112,6 +117,8 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve"}, map[string]string{"NEARDUP_MAX_BODY": "-5"}, "NEARDUP_MAX_BODY"},
 		{[]string{"serve", "--min-free", "lots"}, nil, "lots"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_MIN_FREE": "-1MiB"}, "NEARDUP_MIN_FREE"},
+		{[]string{"serve", "--memory-limit", "lots"}, nil, "--memory-limit"},
+		{[]string{"serve"}, map[string]string{"NEARDUP_MEMORY_LIMIT": "-1GiB"}, "NEARDUP_MEMORY_LIMIT"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_K": "x"}, "NEARDUP_K"},
 		{[]string{"serve", "extra"}, nil, "unknown command"},
 		{[]string{"bench", "serve", "--url", "http://example.com:80"}, nil, "loopback"},
@@ -241,6 +248,70 @@ func TestReadAnswer(t *testing.T) {
 	for _, bad := range []string{"HTTP/1.1 2x0 OK\r\n\r\n", "SPDY 200\r\n\r\n", "HTTP/1.1 200 OK\r\nno colon\r\n\r\n", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"} {
 		if _, _, err := readAnswer(bufio.NewReader(strings.NewReader(bad))); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestMemoryLimitFlag reads --memory-limit: auto, off (or 0), or a size.
+func TestMemoryLimitFlag(t *testing.T) {
+	for in, want := range map[string]memoryLimit{
+		"auto": {}, " AUTO ": {}, "off": {off: true}, "0": {off: true}, "20GiB": {bytes: 20 << 30}, "1500MB": {bytes: 1500e6},
+	} {
+		m := memoryLimit{bytes: 1}
+		if err := m.Set(in); err != nil || m != want {
+			t.Errorf("Set(%q) = %+v, %v; want %+v", in, m, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "lots", "", "2000GiB"} {
+		var m memoryLimit
+		if err := m.Set(in); err == nil || !strings.Contains(err.Error(), "auto or off") {
+			t.Errorf("Set(%q) = %+v, %v; want an error naming the choices", in, m, err)
+		}
+	}
+	for m, want := range map[memoryLimit]string{{}: "auto", {off: true}: "off", {bytes: 3 << 30}: "3GiB"} {
+		if got := m.String(); got != want {
+			t.Errorf("%+v.String() = %q, want %q", m, got, want)
+		}
+	}
+}
+
+// TestMemoryLimitApply checks the limit each setting gives the runtime,
+// and what it logs.
+func TestMemoryLimitApply(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	auto, _, err := memlimit.Auto()
+	if err != nil && runtime.GOOS == "linux" {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		m        memoryLimit
+		env      string
+		want     int64
+		wantLogs string
+	}{
+		{memoryLimit{bytes: 3 << 30}, "", 3 << 30, "from=--memory-limit"},
+		{memoryLimit{off: true}, "", math.MaxInt64, "memory_limit=off"},
+		{memoryLimit{bytes: 3 << 30}, "1GiB", 3 << 30, "from=--memory-limit"}, // the flag wins
+		{memoryLimit{}, "1GiB", 1 << 30, "from=GOMEMLIMIT"},
+	}
+	if err == nil {
+		tests = append(tests, struct {
+			m        memoryLimit
+			env      string
+			want     int64
+			wantLogs string
+		}{memoryLimit{}, "", auto, "from=\"90% of "})
+	}
+	for _, tt := range tests {
+		t.Setenv("GOMEMLIMIT", tt.env)
+		debug.SetMemoryLimit(1 << 30) // as the runtime sets it from GOMEMLIMIT=1GiB
+		if tt.env == "" {
+			debug.SetMemoryLimit(math.MaxInt64)
+		}
+		var logs bytes.Buffer
+		tt.m.apply(slog.New(slog.NewTextHandler(&logs, nil)))
+		if got := debug.SetMemoryLimit(-1); got != tt.want || !strings.Contains(logs.String(), tt.wantLogs) {
+			t.Errorf("%+v with GOMEMLIMIT=%q: limit %d, logged %q; want %d and %q", tt.m, tt.env, got, logs.String(), tt.want, tt.wantLogs)
 		}
 	}
 }
