@@ -115,6 +115,10 @@
 // it grows by about a quarter, and after many removals), so an index that
 // grows from empty uses the design its size calls for, at no cost beyond
 // the rebuilds it makes anyway; ExpectedN then only picks the first one.
+// Options.MaxBytes bounds its memory as a whole: a full rebuild holds the
+// old tables and the new until it swaps them, so each chooses within
+// MaxBytes / (2.5 n) bytes an entry for n entries, and an index that keeps
+// growing moves to fewer tables.
 //
 // # Beyond the design's k
 //

@@ -97,6 +97,15 @@ type Options struct {
 	// and a query 20-25% cheaper wide; docs/PERFORMANCE.md). Default
 	// false.
 	WideIfFits bool
+	// MaxBytes, if positive, bounds the memory of an Adaptive index, the
+	// copy of its tables that a full rebuild holds until it is swapped in
+	// included: each full rebuild chooses its design, and whether it is
+	// wide, within the lesser of MaxBytesPerEntry and MaxBytes / (2.5 n)
+	// bytes an entry for the n entries it then holds (two copies, and a
+	// quarter of growth until the next full rebuild), the leanest design
+	// when none fits. As the index grows it thus moves to fewer tables.
+	// Default 0: no bound.
+	MaxBytes int64
 }
 
 // SizedDesign is a design for an index of at most UpTo entries (see
@@ -115,9 +124,18 @@ func (o *Options) rebuildDesign(n int) (d Design, forN int, ok bool) {
 		return sizedDesign(o.Sizes, n), n, true
 	case o.Adaptive:
 		forN = max(2*n, 1)
-		return ChooseDesign(o.K, forN, o.MaxBytesPerEntry), forN, true
+		return ChooseDesign(o.K, forN, o.budget(n)), forN, true
 	}
 	return Design{}, 0, false
+}
+
+// budget returns the bytes an entry that the design of an index of n
+// entries may take: MaxBytesPerEntry, or less under MaxBytes.
+func (o *Options) budget(n int) float64 {
+	if o.MaxBytes <= 0 {
+		return o.MaxBytesPerEntry
+	}
+	return min(o.MaxBytesPerEntry, float64(o.MaxBytes)/(2.5*float64(max(n, 1))))
 }
 
 // sizedDesign returns the design of sizes for an index of n entries.
@@ -130,14 +148,14 @@ func sizedDesign(sizes []SizedDesign, n int) Design {
 	return sizes[len(sizes)-1].Design
 }
 
-// wideFor reports whether the tables of design d, chosen for n entries,
-// are wide (Wide, WideIfFits).
-func (o *Options) wideFor(d Design, n int) bool {
+// wideFor reports whether the tables of design d, chosen for forN entries
+// when the index holds n, are wide (Wide, WideIfFits).
+func (o *Options) wideFor(d Design, forN, n int) bool {
 	if o.Wide || !o.WideIfFits {
 		return o.Wide
 	}
-	e := EstimateDesign(d, n)
-	return e.BytesPerEntry+4*float64(e.Tables) <= o.MaxBytesPerEntry
+	e := EstimateDesign(d, forN)
+	return e.BytesPerEntry+4*float64(e.Tables) <= o.budget(n)
 }
 
 // Validate reports whether the options are in range. Errors wrap ErrOptions
@@ -148,6 +166,9 @@ func (o Options) Validate() error {
 	}
 	if o.ExpectedN < 0 {
 		return fmt.Errorf("%w: negative expected n %d", ErrOptions, o.ExpectedN)
+	}
+	if o.MaxBytes < 0 {
+		return fmt.Errorf("%w: negative memory bound %d", ErrOptions, o.MaxBytes)
 	}
 	if o.MaxBytesPerEntry < 0 || math.IsNaN(o.MaxBytesPerEntry) {
 		return fmt.Errorf("%w: bad memory budget %v", ErrOptions, o.MaxBytesPerEntry)
@@ -283,9 +304,18 @@ func New(opts Options) (*Index, error) {
 	opts = opts.withDefaults()
 	ix := &Index{opts: opts, tabs: buildTables(opts.Design), byID: newIDMap(0), bufCap: bufCap(), mainMin: mainMin,
 		pendFP: make([]uint64, pendCap), pendID: make([]uint64, pendCap), pendTime: make([]int64, pendCap), pendTag: make([]uint16, pendCap)}
-	ix.wide = opts.wideFor(opts.Design, opts.ExpectedN)
+	ix.wide = opts.wideFor(opts.Design, opts.ExpectedN, 0)
 	ix.levels = []level{buildLevel(ix.tabs, nil, nil, ix.wide)}
 	return ix, nil
+}
+
+// SetMaxBytes sets Options.MaxBytes (negative counts as 0), which a
+// snapshot does not keep: an index read from one gets it this way. It
+// applies from the next full rebuild.
+func (ix *Index) SetMaxBytes(n int64) {
+	ix.wmu.Lock() // flushes read the options holding wmu
+	ix.opts.MaxBytes = max(n, 0)
+	ix.wmu.Unlock()
 }
 
 // K returns the largest distance the index answers through its tables.
@@ -656,7 +686,7 @@ func (ix *Index) planFlush(full bool) flushPlan {
 		if !slices.Equal(d.Levels, ix.opts.Design.Levels) {
 			p.design, p.tabs = d, buildTables(d)
 		}
-		p.wide = ix.opts.wideFor(d, n)
+		p.wide = ix.opts.wideFor(d, n, len(p.slots))
 	}
 	return p
 }

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"errors"
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
@@ -603,5 +605,63 @@ func TestQueryBatchNearest(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMaxBytes checks that an adaptive index keeps within MaxBytes as it
+// grows: the design of 28 tables that its MaxBytesPerEntry allows from
+// 350,000 entries is not taken when the bound leaves too little for it
+// and a second copy, the wide tables are given up when they no longer
+// fit, and the index holds at most half the bound. Midway the index goes
+// through a snapshot, after which SetMaxBytes sets the bound again.
+func TestMaxBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds indexes of 400,000 entries")
+	}
+	for _, tt := range []struct {
+		maxBytes int64
+		tables   int
+		wide     bool
+	}{
+		{0, 28, false},       // no bound: 8/2
+		{200 << 20, 7, true}, // 8/2 would need 278 bytes an entry, twice
+		{60 << 20, 7, false}, // 7/1 wide needs 116 bytes an entry, twice
+		{10 << 20, 7, false}, // too little for any design: the leanest
+	} {
+		ix, err := New(Options{K: 6, Adaptive: true, WideIfFits: true, MaxBytesPerEntry: 270, MaxBytes: tt.maxBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		id := uint64(0)
+		for round := range 8 {
+			if round == 4 {
+				// A snapshot does not keep the bound: it is set again.
+				var b bytes.Buffer
+				if _, err := ix.WriteTo(&b); err != nil {
+					t.Fatal(err)
+				}
+				if ix, err = ReadIndex(&b); err != nil {
+					t.Fatal(err)
+				}
+				ix.SetMaxBytes(tt.maxBytes)
+			}
+			es := make([]Entry, 50_000)
+			for i := range es {
+				es[i] = Entry{ID: id, FP: r.Uint64(), Time: 1}
+				id++
+			}
+			ix.AddBatch(es)
+			settle(ix)
+			if b := ix.Bytes(); tt.maxBytes >= 90<<20 && b > tt.maxBytes/2 {
+				t.Errorf("MaxBytes %d: %d entries hold %d bytes, more than half the bound", tt.maxBytes, ix.Len(), b)
+			}
+		}
+		if ix.Tables() != tt.tables || ix.Wide() != tt.wide {
+			t.Errorf("MaxBytes %d: %d entries in design %v, wide %v; want %d tables, wide %v", tt.maxBytes, ix.Len(), ix.Design(), ix.Wide(), tt.tables, tt.wide)
+		}
+	}
+	if _, err := New(Options{K: 6, MaxBytes: -1}); !errors.Is(err, ErrOptions) {
+		t.Errorf("MaxBytes -1: %v, want ErrOptions", err)
 	}
 }
