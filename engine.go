@@ -155,9 +155,21 @@ type Options struct {
 	// each text while that fits: index.Options WideIfFits), which on SimHash
 	// fingerprints of text answers 5 times faster than the 7 tables of the
 	// leanest design (85 bytes) at a million; 50 million documents then
-	// take about 13 GB.
+	// take about 13 GB, and twice that while a full rebuild swaps in new
+	// tables, unless MemoryLimit bounds them.
 	// Set 60 for the leanest design.
 	IndexBytesPerDocument float64
+	// MemoryLimit is the memory the engine may use, in bytes; 0 (the
+	// default) for no bound. With a bound, the indexes that choose their
+	// design as they grow (of long texts, and of short texts at the long
+	// rule's distance) each keep within MemoryLimit*IndexMemoryShare,
+	// counting the second copy of their tables that a full rebuild holds
+	// (index.Options.MaxBytes): as the store grows they take fewer tables
+	// than IndexBytesPerDocument allows once those would not fit, and
+	// queries cost more. An index read from a snapshot takes the bound
+	// from its next full rebuild. `neardup serve` sets it to the Go
+	// runtime's memory limit.
+	MemoryLimit int64
 	// MinFreeBytes is the free space the store's file system must keep:
 	// while it has less, CheckAndInsert, CheckAndInsertBatch and Insert
 	// return ErrDiskFull and store nothing, so that the store never runs
@@ -171,6 +183,13 @@ type Options struct {
 
 // DefaultIndexBytesPerDocument is the default Options.IndexBytesPerDocument.
 const DefaultIndexBytesPerDocument = 270
+
+// IndexMemoryShare is the part of Options.MemoryLimit that each index
+// choosing its design may hold, a rebuild's second copy included: two
+// fifths each, so that with the short-text index, the id map and the
+// caches a store of 50 million documents fits in the limit whatever its
+// mix of short and long texts.
+const IndexMemoryShare = 0.4
 
 // DefaultOptions returns the options Open uses for a nil *Options: the
 // default profile at 64 bits, DefaultPolicy, a 48-hour retention window,
@@ -204,6 +223,9 @@ func (o *Options) Validate() error {
 	if o.CommitDelay > time.Second {
 		return fmt.Errorf("neardup: commit delay %v over 1s", o.CommitDelay)
 	}
+	if o.MemoryLimit < 0 {
+		return fmt.Errorf("neardup: MemoryLimit %d is negative", o.MemoryLimit)
+	}
 	if !(o.IndexBytesPerDocument >= 0) {
 		return fmt.Errorf("neardup: IndexBytesPerDocument %v is not a size", o.IndexBytesPerDocument)
 	}
@@ -222,6 +244,12 @@ func (o *Options) Validate() error {
 		return errors.New("neardup: the engine indexes SimHash fingerprints; nilsimsa is not supported")
 	}
 	return nil
+}
+
+// indexMaxBytes is index.Options.MaxBytes for the indexes that choose
+// their design: IndexMemoryShare of MemoryLimit, 0 without one.
+func (o *Options) indexMaxBytes() int64 {
+	return int64(float64(o.MemoryLimit) * IndexMemoryShare)
 }
 
 func (o *Options) withDefaults() {
@@ -547,7 +575,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	// Wide tables while the design fits the budget wide: fingerprints of
 	// text crowd the short keys of the lean designs (index.Options
 	// WideIfFits).
-	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument, WideIfFits: true}
+	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument, WideIfFits: true, MaxBytes: o.indexMaxBytes()}
 	// Stays empty: only its keys are used, to order texts (see stripes),
 	// and they must not change as the long index changes its design.
 	if e.longKeys, err = index.New(index.Options{K: longOpts.K, Design: stripeDesign(longOpts)}); err != nil {

@@ -390,3 +390,40 @@ func TestDecideAgainWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryLimit checks that Options.MemoryLimit bounds the indexes that
+// choose their design (index.Options.MaxBytes, which TestMaxBytes in the
+// index package checks), when they are made and when they are read from a
+// snapshot, which does not keep it; and that a negative one is refused.
+func TestMemoryLimit(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.MemoryLimit = 1 << 30
+	e := mustOpen(t, dir, &o)
+	if _, err := e.CheckAndInsert(context.Background(), Document{ID: "a", Text: "a text to store"}); err != nil {
+		t.Fatal(err)
+	}
+	want := int64(float64(o.MemoryLimit) * IndexMemoryShare)
+	if a, b := e.long.MaxBytes(), e.shortLong.MaxBytes(); a != want || b != want {
+		t.Fatalf("MaxBytes %d and %d, want %d", a, b, want)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.MemoryLimit = 2 << 30
+	e = mustOpen(t, dir, &o)
+	if !e.fromSnapshot {
+		t.Fatal("not reopened from the snapshot")
+	}
+	want = int64(float64(o.MemoryLimit) * IndexMemoryShare)
+	if a, b := e.long.MaxBytes(), e.shortLong.MaxBytes(); a != want || b != want {
+		t.Fatalf("from the snapshot: MaxBytes %d and %d, want %d", a, b, want)
+	}
+	if e.short.ix.MaxBytes() != 0 {
+		t.Fatalf("the short-text index, whose designs go by size, got MaxBytes %d", e.short.ix.MaxBytes())
+	}
+	o.MemoryLimit = -1
+	if _, err := Open(t.TempDir(), &o); err == nil || !strings.Contains(err.Error(), "MemoryLimit -1") {
+		t.Fatalf("MemoryLimit -1: %v", err)
+	}
+}

@@ -79,6 +79,11 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 		e.short.ix, e.shortLong = short, shortLong
 	}
 	e.long = long
+	// A snapshot does not keep the memory bound.
+	e.long.SetMaxBytes(e.opts.indexMaxBytes())
+	if e.shortLong != nil {
+		e.shortLong.SetMaxBytes(e.opts.indexMaxBytes())
+	}
 	return true, nil
 }
 

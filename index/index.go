@@ -309,6 +309,13 @@ func New(opts Options) (*Index, error) {
 	return ix, nil
 }
 
+// MaxBytes returns Options.MaxBytes, as set by New or SetMaxBytes.
+func (ix *Index) MaxBytes() int64 {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	return ix.opts.MaxBytes
+}
+
 // SetMaxBytes sets Options.MaxBytes (negative counts as 0), which a
 // snapshot does not keep: an index read from one gets it this way. It
 // applies from the next full rebuild.

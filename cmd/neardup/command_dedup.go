@@ -467,7 +467,7 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	if err := o.Validate(); err != nil {
 		return o, usageError{err}
 	}
-	ef.memLimit.apply(slog.New(slog.DiscardHandler))
+	o.MemoryLimit = ef.memLimit.apply(slog.New(slog.DiscardHandler))
 	return o, nil
 }
 

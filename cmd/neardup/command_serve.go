@@ -115,7 +115,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			if err := sopts.Validate(); err != nil {
 				return usageError{err}
 			}
-			memLimit.apply(sopts.Logger)
+			eopts.MemoryLimit = memLimit.apply(sopts.Logger)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return server.Run(ctx, server.Config{Addr: addr, Dir: data, Engine: eopts, Server: sopts})

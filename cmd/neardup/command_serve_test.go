@@ -309,9 +309,12 @@ func TestMemoryLimitApply(t *testing.T) {
 			debug.SetMemoryLimit(math.MaxInt64)
 		}
 		var logs bytes.Buffer
-		tt.m.apply(slog.New(slog.NewTextHandler(&logs, nil)))
+		ret := tt.m.apply(slog.New(slog.NewTextHandler(&logs, nil)))
 		if got := debug.SetMemoryLimit(-1); got != tt.want || !strings.Contains(logs.String(), tt.wantLogs) {
 			t.Errorf("%+v with GOMEMLIMIT=%q: limit %d, logged %q; want %d and %q", tt.m, tt.env, got, logs.String(), tt.want, tt.wantLogs)
+		}
+		if want := tt.want; ret != want && !(want == math.MaxInt64 && ret == 0) {
+			t.Errorf("%+v with GOMEMLIMIT=%q: apply returned %d, want %d (0 for none)", tt.m, tt.env, ret, want)
 		}
 	}
 }

@@ -49,10 +49,20 @@ func (m *memoryLimit) Set(s string) error {
 	return nil
 }
 
-// apply sets the runtime's memory limit as m says and logs what it set and
-// why. With auto it leaves a limit that GOMEMLIMIT set, and goes on
-// without one when the memory cannot be read (other systems than Linux).
-func (m memoryLimit) apply(log *slog.Logger) {
+// apply sets the runtime's memory limit as m says, logs what it set and
+// why, and returns the limit in effect, 0 for none: the engine's
+// Options.MemoryLimit. With auto it leaves a limit that GOMEMLIMIT set, and
+// goes on without one when the memory cannot be read (other systems than
+// Linux).
+func (m memoryLimit) apply(log *slog.Logger) int64 {
+	m.set(log)
+	if n := debug.SetMemoryLimit(-1); n < math.MaxInt64 {
+		return n
+	}
+	return 0
+}
+
+func (m memoryLimit) set(log *slog.Logger) {
 	switch {
 	case m.off:
 		debug.SetMemoryLimit(math.MaxInt64)
