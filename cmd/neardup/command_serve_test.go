@@ -289,7 +289,7 @@ func TestMemoryLimitApply(t *testing.T) {
 		want     int64
 		wantLogs string
 	}{
-		{memoryLimit{bytes: 3 << 30}, "", 3 << 30, "from=--memory-limit"},
+		{memoryLimit{bytes: 3 << 30}, "", 3 << 30, "size=3.00GiB bytes=3221225472 from=--memory-limit"},
 		{memoryLimit{off: true}, "", math.MaxInt64, "memory_limit=off"},
 		{memoryLimit{bytes: 3 << 30}, "1GiB", 3 << 30, "from=--memory-limit"}, // the flag wins
 		{memoryLimit{}, "1GiB", 1 << 30, "from=GOMEMLIMIT"},

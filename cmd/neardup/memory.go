@@ -62,6 +62,7 @@ func (m memoryLimit) apply(log *slog.Logger) int64 {
 	return 0
 }
 
+// set sets the runtime's memory limit as m says and logs it (see apply).
 func (m memoryLimit) set(log *slog.Logger) {
 	switch {
 	case m.off:
@@ -69,9 +70,10 @@ func (m memoryLimit) set(log *slog.Logger) {
 		log.Info("no memory limit", "memory_limit", "off")
 	case m.bytes > 0:
 		debug.SetMemoryLimit(m.bytes)
-		log.Info("memory limit", "bytes", m.bytes, "from", "--memory-limit")
+		log.Info("memory limit", "size", gib(m.bytes), "bytes", m.bytes, "from", "--memory-limit")
 	case os.Getenv("GOMEMLIMIT") != "":
-		log.Info("memory limit", "bytes", debug.SetMemoryLimit(-1), "from", "GOMEMLIMIT")
+		n := debug.SetMemoryLimit(-1)
+		log.Info("memory limit", "size", gib(n), "bytes", n, "from", "GOMEMLIMIT")
 	default:
 		n, from, err := memlimit.Auto()
 		if err != nil {
@@ -79,6 +81,9 @@ func (m memoryLimit) set(log *slog.Logger) {
 			return
 		}
 		debug.SetMemoryLimit(n)
-		log.Info("memory limit", "bytes", n, "from", fmt.Sprintf("%.0f%% of %s", 100*memlimit.Share, from))
+		log.Info("memory limit", "size", gib(n), "bytes", n, "from", fmt.Sprintf("%.0f%% of %s", 100*memlimit.Share, from))
 	}
 }
+
+// gib writes n bytes in GiB with two decimals, for the log.
+func gib(n int64) string { return fmt.Sprintf("%.2fGiB", float64(n)/(1<<30)) }
