@@ -255,14 +255,14 @@ func TestReadAnswer(t *testing.T) {
 // TestMemoryLimitFlag reads --memory-limit: auto, off (or 0), or a size.
 func TestMemoryLimitFlag(t *testing.T) {
 	for in, want := range map[string]memoryLimit{
-		"auto": {}, " AUTO ": {}, "off": {off: true}, "0": {off: true}, "20GiB": {bytes: 20 << 30}, "1500MB": {bytes: 1500e6},
+		"auto": {}, " AUTO ": {}, "off": {off: true}, "0": {off: true}, "20GiB": {bytes: 20 << 30}, "1500MB": {bytes: 1500e6}, "64MiB": {bytes: 64 << 20},
 	} {
 		m := memoryLimit{bytes: 1}
 		if err := m.Set(in); err != nil || m != want {
 			t.Errorf("Set(%q) = %+v, %v; want %+v", in, m, err, want)
 		}
 	}
-	for _, in := range []string{"-1", "lots", "", "2000GiB"} {
+	for _, in := range []string{"-1", "lots", "", "2000GiB", "4MB", "67108863"} {
 		var m memoryLimit
 		if err := m.Set(in); err == nil || !strings.Contains(err.Error(), "auto or off") {
 			t.Errorf("Set(%q) = %+v, %v; want an error naming the choices", in, m, err)

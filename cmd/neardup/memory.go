@@ -45,9 +45,16 @@ func (m *memoryLimit) Set(s string) error {
 	if err := b.Set(s); err != nil {
 		return fmt.Errorf("%v, auto or off", err)
 	}
+	if b < minMemoryLimit {
+		return fmt.Errorf("size %q is below %s, too little for the process to run in (auto or off also work)", s, formatSize(minMemoryLimit))
+	}
 	*m = memoryLimit{bytes: int64(b)}
 	return nil
 }
+
+// minMemoryLimit is the smallest --memory-limit taken: below it the
+// collector would run all the time (a typo of MB for GB, say).
+const minMemoryLimit = 64 << 20
 
 // apply sets the runtime's memory limit as m says, logs what it set and
 // why, and returns the limit in effect, 0 for none: the engine's
