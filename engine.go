@@ -1464,7 +1464,10 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 // decideAgain makes p's decision again under its stripes, once stillHolds
 // has found that something since o was made may change it. When nothing
 // was removed and w holds every insert since, the indexes now hold what
-// they held for o and those inserts: p's matches are o.pre and the inserts
+// they held for o and those inserts (and perhaps inserts not yet
+// numbered, which cannot be p's candidates: as stillHolds says, a
+// candidate's insert shares a stripe with p and was numbered before p's
+// stripes were locked). So p's matches are o.pre and the inserts in w
 // that the same queries would find (windowMatches), whose nearest
 // MaxCandidates are the nearest that querying the indexes again would
 // give. Otherwise the indexes are queried again. Either way the verdicts
