@@ -355,20 +355,20 @@ func unknownLengths(e *Engine) int {
 	return n
 }
 
-// TestSketchCache checks the cache of candidate sketches: what was put is
+// TestSketchCache checks the cache of candidates' runes: what was put is
 // found, a shard keeps its newest sketchShardCap entries and forgets the
-// oldest, putting a seq again neither replaces its sketch nor takes a
-// second place in the shard, and a shard of long sketches keeps within
+// oldest, putting a seq again neither replaces its runes nor takes a
+// second place in the shard, and a shard of long texts keeps within
 // sketchShardBytes, its newest ones.
 func TestSketchCache(t *testing.T) {
 	var c sketchCache
-	sk := func(i int) *similarity.Sketch { return similarity.NewSketch([]byte(fmt.Sprintf("text %d", i))) }
+	sk := func(i int) []rune { return similarity.NewSketch([]byte(fmt.Sprintf("text %d", i))).Runes }
 	seq := func(i int) uint64 { return uint64(i) * sketchShards } // all in shard 0
 	first := sk(0)
 	c.put(seq(0), first)
 	c.put(seq(0), sk(-1))
-	if got := c.get(seq(0)); got != first {
-		t.Fatalf("get after a second put = %p, want the first sketch %p", got, first)
+	if got := c.get(seq(0)); &got[0] != &first[0] {
+		t.Fatalf("get after a second put = %q, want the first runes %q", string(got), string(first))
 	}
 	for i := 1; i <= sketchShardCap; i++ {
 		c.put(seq(i), sk(i))
@@ -377,8 +377,8 @@ func TestSketchCache(t *testing.T) {
 		t.Errorf("the oldest entry is still cached after %d newer ones", sketchShardCap)
 	}
 	for i := 1; i <= sketchShardCap; i++ {
-		if s := c.get(seq(i)); s == nil || string(s.Runes) != fmt.Sprintf("text %d", i) {
-			t.Fatalf("entry %d: got %v", i, s)
+		if r := c.get(seq(i)); string(r) != fmt.Sprintf("text %d", i) {
+			t.Fatalf("entry %d: got %q", i, string(r))
 		}
 	}
 	if n := len(c.shards[0].m); n != sketchShardCap {
@@ -388,20 +388,46 @@ func TestSketchCache(t *testing.T) {
 		t.Errorf("a seq never put is found")
 	}
 
-	// Sketches of 400 runes, in shard 1: the bytes bound them.
-	long := func(i int) *similarity.Sketch {
-		return similarity.NewSketch([]byte(fmt.Sprintf("%0400d", i)))
+	// Texts of 4,000 runes, in shard 1: the bytes bound them.
+	long := func(i int) []rune {
+		return similarity.NewSketch([]byte(fmt.Sprintf("%04000d", i))).Runes
 	}
-	fit := sketchShardBytes / sketchBytes(long(0))
+	fit := sketchShardBytes / runesBytes(long(0))
 	for i := range 2 * fit {
 		c.put(seq(i)+1, long(i))
 	}
 	sh := &c.shards[1]
 	if sh.bytes > sketchShardBytes || len(sh.m) != fit || sh.n != fit {
-		t.Errorf("shard of long sketches: %d bytes in %d sketches (ring %d), want at most %d bytes in %d", sh.bytes, len(sh.m), sh.n, sketchShardBytes, fit)
+		t.Errorf("shard of long texts: %d bytes in %d entries (ring %d), want at most %d bytes in %d", sh.bytes, len(sh.m), sh.n, sketchShardBytes, fit)
 	}
 	if c.get(seq(2*fit-1)+1) == nil || c.get(seq(fit-1)+1) != nil {
-		t.Errorf("the newest long sketch is gone, or the oldest kept")
+		t.Errorf("the newest long text is gone, or the oldest kept")
+	}
+}
+
+// TestCandidateSketchFresh checks that a cached candidate's sketch is made
+// afresh for each use, on the cached runes: what one verification adds to
+// it (shingles, vector) is not kept, so the cache's count of its memory
+// holds.
+func TestCandidateSketchFresh(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	res, err := e.CheckAndInsert(context.Background(), Document{ID: "a", Text: "A short text that verification reads."})
+	if err != nil || !res.Inserted {
+		t.Fatalf("insert: %+v, %v", res, err)
+	}
+	ref, status, err := e.lookup("a")
+	if err != nil || status != idFound {
+		t.Fatalf("lookup: %v, %v", status, err)
+	}
+	s := ref.seq
+	a, _, err := e.candidateSketch(s, nil)
+	if err != nil || a == nil {
+		t.Fatalf("candidateSketch: %v, %v", a, err)
+	}
+	a.Shingles()
+	b, _, err := e.candidateSketch(s, nil)
+	if err != nil || b == nil || b == a || string(b.Runes) != string(a.Runes) || &b.Runes[0] != &a.Runes[0] {
+		t.Fatalf("second candidateSketch: %p with %q, first %p with %q; want a new sketch of the cached runes", b, string(b.Runes), a, string(a.Runes))
 	}
 }
 
