@@ -67,7 +67,7 @@ func (ix *Index) queryBatch(qs []uint64, k int, c collector) [][]Match {
 		if scanAll && len(group) > 1 {
 			ix.scanAllBatch(group, k, res, collect)
 		} else if radii != nil && len(group) > 1 && len(group) <= 1<<16 {
-			ix.probeAllBatch(group, k, radii, scan, res, collect)
+			ix.probeAllBatch(group, k, radii, scan, res, collect, c.n > 0)
 		} else if k >= 0 && len(group) > 1 {
 			ix.tablesBatch(group, k, res, collect)
 		} else {
@@ -165,12 +165,20 @@ func (ix *Index) batchPlan(k, g int) (scanAll bool, radii []int, scan uint64) {
 // within k of qs[i] are visited by collect(i, &out[i]). Each table's probes of all the queries
 // are sorted by key and run in that order, so that the buckets are read
 // in the order they lie in memory, and a bucket that several queries probe
-// (text fingerprints crowd some keys) is read from memory once. There may
-// be at most 2^16 queries. The caller holds mu shared.
-func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match, collect func(i int, dst *[]Match) visitor) {
+// (text fingerprints crowd some keys) is read from memory once. With
+// rounds (visitors that narrow their bounds: the nearest n), the probes go
+// in rounds of the bits they flip, as in searchProbe, and a query whose
+// visitor has narrowed its bound to what the rounds done cover
+// (roundsCover) takes no part in the next; without, each table's probes
+// of all radii go at once, in one pass over its buckets. There may be at
+// most 2^16 queries. The caller holds mu shared.
+func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out [][]Match, collect func(i int, dst *[]Match) visitor, rounds bool) {
 	visits := make([]visitor, len(qs))
+	ks := make([]int, len(qs)) // each query's bound; -1: its visitor asked to stop
+	live := make([]int, len(qs))
 	for i := range qs {
 		visits[i] = collect(i, &out[i])
+		ks[i], live[i] = k, i
 	}
 	ps := make([]uint64, len(qs))
 	var probes, spare []uint64
@@ -178,49 +186,70 @@ func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out
 	if !ix.probesAny(scan) {
 		tabs = nil // every entry is in scanned tiers or recent
 	}
-	for t := range tabs {
-		tab := &tabs[t]
-		kb := uint(tab.keyBits)
-		if radii[t] < 0 || kb > 64-16 {
-			// Not probed, or a key too wide to pack with a query's
-			// number: each query probes on its own below.
-			if radii[t] >= 0 {
-				for i, q := range qs {
-					ix.probeTable(q, k, t, radii, scan, visits[i])
-				}
-			}
-			continue
-		}
-		// A probe is its key above the query's number (below 2^16, as
-		// batchGroup is), so that sorting sorts by key.
-		probes = probes[:0]
-		for i, q := range qs {
-			ps[i] = tab.permute(q)
-			key := ps[i] >> (64 - kb)
-			for f := 0; f <= radii[t]; f++ {
-				for c := range keyFlips(kb, f) {
-					probes = append(probes, (key^c)<<16|uint64(i))
-				}
-			}
-		}
-		probes, spare = sortProbes(probes, spare, kb)
-		for j, l := range ix.levels {
-			if l.size() == 0 || scan&(1<<j) != 0 {
+	// Each round probes the keys that differ from the queries' in from to
+	// upto bits.
+	last := slices.Max(radii)
+	step := last + 1
+	if rounds {
+		step = 1
+	}
+	for from := 0; from <= last && len(tabs) > 0 && len(live) > 0; from += step {
+		upto := from + step - 1
+		for t := range tabs {
+			tab := &tabs[t]
+			kb := uint(tab.keyBits)
+			if radii[t] < from {
 				continue
 			}
-			r := &l[t]
-			xbits := probeXBits(kb, r.dbits)
-			lo, hi, last := 0, 0, ^uint64(0)
-			for _, pr := range probes {
-				i, key := int(pr&0xffff), pr>>16
-				pp := key<<(64-kb) | ps[i]<<kb>>kb
-				if key != last {
-					lo, hi = r.bucket(pp, xbits)
-					last = key
+			if kb > 64-16 {
+				// A key too wide to pack with a query's number: each
+				// query probes on its own.
+				for _, i := range live {
+					for f := from; f <= min(upto, radii[t]) && ks[i] >= 0; f++ {
+						ks[i] = ix.probeRound(qs[i], ks[i], t, f, radii, scan, visits[i])
+					}
 				}
-				ix.probeBucket(qs[i], pp, key^ps[i]>>(64-kb), k, t, r, lo, hi, radii, visits[i])
+				continue
+			}
+			// A probe is its key above the query's number (below 2^16),
+			// so that sorting sorts by key.
+			probes = probes[:0]
+			for _, i := range live {
+				if ks[i] < 0 {
+					continue
+				}
+				ps[i] = tab.permute(qs[i])
+				key := ps[i] >> (64 - kb)
+				for f := from; f <= min(upto, radii[t]); f++ {
+					for c := range keyFlips(kb, f) {
+						probes = append(probes, (key^c)<<16|uint64(i))
+					}
+				}
+			}
+			probes, spare = sortProbes(probes, spare, kb)
+			for j, l := range ix.levels {
+				if l.size() == 0 || scan&(1<<j) != 0 {
+					continue
+				}
+				r := &l[t]
+				xbits := probeXBits(kb, r.dbits)
+				lo, hi, last := 0, 0, ^uint64(0)
+				for _, pr := range probes {
+					i, key := int(pr&0xffff), pr>>16
+					if ks[i] < 0 {
+						continue
+					}
+					pp := key<<(64-kb) | ps[i]<<kb>>kb
+					if key != last {
+						lo, hi = r.bucket(pp, xbits)
+						last = key
+					}
+					ks[i] = ix.probeBucket(qs[i], pp, key^ps[i]>>(64-kb), ks[i], t, r, lo, hi, radii, visits[i])
+				}
 			}
 		}
+		cover := roundsCover(radii, upto)
+		live = slices.DeleteFunc(live, func(i int) bool { return ks[i] <= cover })
 	}
 	ix.scanTiersBatch(qs, k, scan, visits)
 	for i, q := range qs {

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math/bits"
 	"runtime"
+	"slices"
 )
 
 // Distances beyond the design.
@@ -201,20 +202,48 @@ func (ix *Index) scanTiers(q uint64, k int, scan uint64, visit visitor) bool {
 // searchProbe visits every entry of the levels within k of q by probing
 // each table i with every key within radii[i] bits of q's, and reports
 // whether visit asked to go on. Each match is reported once: through the
-// first table whose block holds no more differences than its radius, and
-// there by the probe whose flipped bits are exactly the match's
-// differences in that block. The caller holds mu shared and scans the
+// table whose block holds the fewest of its differences among those that
+// hold no more than their radius (reportingTable), and there by the probe
+// whose flipped bits are exactly the match's differences in that block.
+//
+// The probes go in rounds: every table's keys that differ from q's in no
+// bit, then in one bit, and so on. A match is reported in the round of its
+// fewest differences in a block, so after round f every entry within
+// roundsCover(radii, f) of q has been visited; once visit has narrowed k
+// to that (a search for the nearest entries, when enough are near), the
+// rounds left are skipped. The caller holds mu shared and scans the
 // buffer and the pending entries itself.
 func (ix *Index) searchProbe(q uint64, k int, radii []int, scan uint64, visit visitor) bool {
 	if !ix.probesAny(scan) {
 		return true // nothing to probe: every entry is in scanned tiers or recent
 	}
-	for t := range ix.tabs {
-		if k = ix.probeTable(q, k, t, radii, scan, visit); k < 0 {
-			return false
+	for f, last := 0, slices.Max(radii); f <= last && k > roundsCover(radii, f-1); f++ {
+		for t := range ix.tabs {
+			if radii[t] < f {
+				continue
+			}
+			if k = ix.probeRound(q, k, t, f, radii, scan, visit); k < 0 {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// roundsCover returns the distance within which the probes that flip at
+// most f key bits of each table (and at most its radius) find every entry:
+// an entry none of them finds differs from the query in more than
+// min(f, radii[t]) bits of every block t, so in at least the sum of those
+// plus one. It is -1 for f < 0, before any round.
+func roundsCover(radii []int, f int) int {
+	if f < 0 {
+		return -1
+	}
+	c := -1
+	for _, r := range radii {
+		c += min(r, f) + 1
+	}
+	return c
 }
 
 // probesAny reports whether a level holds entries and is not one of the
@@ -228,25 +257,26 @@ func (ix *Index) probesAny(scan uint64) bool {
 	return false
 }
 
-// probeTable runs every probe of table t for q (each key within radii[t]
-// bits of q's), probeGroup at a time (probeBatch). It returns the distance
-// bound to go on with, or -1 when visit asked to stop.
-func (ix *Index) probeTable(q uint64, k, t int, radii []int, scan uint64, visit visitor) int {
+// probeRound runs the probes of table t for q whose keys differ from q's
+// in exactly f bits, probeGroup at a time (probeBatch). It returns the
+// distance bound to go on with, or -1 when visit asked to stop.
+func (ix *Index) probeRound(q uint64, k, t, f int, radii []int, scan uint64, visit visitor) int {
 	var flips [probeGroup]uint64 // key bits flipped by a batch of probes
 	tab := &ix.tabs[t]
 	kb := uint(tab.keyBits)
 	p := tab.permute(q)
 	n := 0
-	for f := 0; f <= radii[t]; f++ {
-		for c := range keyFlips(kb, f) {
-			flips[n] = c
-			if n++; n == len(flips) {
-				if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
-					return -1
-				}
-				n = 0
+	for c := range keyFlips(kb, f) {
+		flips[n] = c
+		if n++; n == len(flips) {
+			if k = ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit); k < 0 {
+				return -1
 			}
+			n = 0
 		}
+	}
+	if n == 0 {
+		return k
 	}
 	return ix.probeBatch(q, p, k, t, radii, scan, flips[:n], visit)
 }
@@ -311,7 +341,7 @@ func probeXBits(kb, dbits uint) uint {
 // probeBucket visits the entries of r[lo:hi], the bucket of table t's
 // probe pp (q permuted, with the key bits c flipped), that this probe
 // reports: those within k of q whose key differs from q's in exactly the
-// bits c, and whose first table within its radius (firstProbedTable) is t.
+// bits c, and whose reporting table (reportingTable) is t.
 // It returns the distance bound to go on with, or -1 when visit asked to
 // stop.
 func (ix *Index) probeBucket(q, pp, c uint64, k, t int, r *tableRun, lo, hi int, radii []int, visit visitor) int {
@@ -326,7 +356,7 @@ func (ix *Index) probeBucket(q, pp, c uint64, k, t int, r *tableRun, lo, hi int,
 	hit := func(s uint32, fp uint64) (int, bool) {
 		x := q ^ fp
 		d := bits.OnesCount64(x)
-		return d, d <= k && tab.permute(x)>>(64-kb) == c && firstProbedTable(ix.tabs, radii, x) == t && ix.isLive(s)
+		return d, d <= k && tab.permute(x)>>(64-kb) == c && reportingTable(ix.tabs, radii, x) == t && ix.isLive(s)
 	}
 	if r.rest != nil && hi-lo < scan64MaskMin {
 		// A small wide bucket: tested in place, without the calls and
@@ -388,13 +418,19 @@ func (ix *Index) probeBucketBatched(pp uint64, k, f int, r *tableRun, lo, hi int
 	return k
 }
 
-// firstProbedTable returns the first table whose key bits of x (the
-// difference of two fingerprints) are within its radius.
-func firstProbedTable(tabs []table, radii []int, x uint64) int {
+// reportingTable returns the table that reports an entry whose difference
+// from the query is x: among the tables whose key bits of x are within
+// their radius, the one with the fewest (the first of those with as few),
+// so that the rounds of searchProbe report it in the first round that can.
+func reportingTable(tabs []table, radii []int, x uint64) int {
+	best, fewest := len(tabs), bits.UintSize+1
 	for i := range tabs {
-		if bits.OnesCount64(x&tabs[i].keyMask) <= radii[i] {
-			return i
+		if d := bits.OnesCount64(x & tabs[i].keyMask); d <= radii[i] && d < fewest {
+			if d == 0 {
+				return i
+			}
+			best, fewest = i, d
 		}
 	}
-	return len(tabs)
+	return best
 }

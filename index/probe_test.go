@@ -200,3 +200,56 @@ func TestSortProbes(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestRounds checks the rounds of probing (searchProbe,
+// probeAllBatch) where they end early: entries crowd around a few
+// centers, so that a query's nearest few are found in the first rounds
+// and the bound narrows to what those rounds cover. QueryNearest and
+// QueryBatchNearest must give the oracle's nearest, at distances beyond
+// the tables on designs of 4 and 5 blocks, narrow and wide, the ties
+// among equal distances broken by id.
+func TestNearestRounds(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, o := range []Options{
+		{K: 3, Design: Seed4x16(), Wide: true},
+		{K: 3, Design: Seed4x16()},
+		{K: 4, Design: Design{Levels: []Level{{5, 1}}}, Wide: true},
+	} {
+		ix, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.probe = 1 // probe, not scan, at this size
+		centers := make([]uint64, 6)
+		for i := range centers {
+			centers[i] = r.Uint64()
+		}
+		model := oracle{}
+		var es []Entry
+		for id := range uint64(6000) {
+			e := Entry{ID: id, FP: flipRandom(r, centers[r.IntN(len(centers))], r.IntN(13))}
+			es = append(es, e)
+			model[id] = e
+		}
+		ix.AddBatch(es)
+		settle(ix)
+		qs := make([]uint64, 300)
+		for i := range qs {
+			qs[i] = flipRandom(r, centers[r.IntN(len(centers))], r.IntN(8))
+		}
+		for _, k := range []int{8, 10, 12} {
+			for _, n := range []int{1, 5, 40} {
+				batch := ix.QueryBatchNearest(qs, k, n, nil)
+				for i, q := range qs {
+					want := nearestKept(model.query(q, k), n, nil)
+					if got := ix.QueryNearest(q, k, n, nil, nil); !slices.Equal(got, want) {
+						t.Fatalf("%v: QueryNearest(%016x, %d, %d) = %v, want %v", o.Design, q, k, n, got, want)
+					}
+					if !slices.Equal(batch[i], want) {
+						t.Fatalf("%v: QueryBatchNearest, query %d (%016x), k %d, n %d = %v, want %v", o.Design, i, q, k, n, batch[i], want)
+					}
+				}
+			}
+		}
+	}
+}
