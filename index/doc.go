@@ -134,6 +134,14 @@
 // predicts that probing costs more, as it does for small indexes, the
 // query is a linear scan of the fingerprints.
 //
+// Probes go in rounds: every table's keys at 0 bits from the query's,
+// then at 1 bit, and so on, each match reported by the table where it has
+// the fewest differences. After round f every entry within the sum over
+// the tables of min(f, r_i)+1, less one, has been found, so QueryNearest
+// and QueryBatchNearest stop once the n nearest found lie within that:
+// for fingerprints that crowd (texts of one template), usually after the
+// first or second round of the three that a query at 10 bits has.
+//
 // # Scans
 //
 // The linear scan tests the fingerprints 64 at a time (one word of live
