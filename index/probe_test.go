@@ -61,7 +61,7 @@ func TestProbeScansTiers(t *testing.T) {
 				}
 				// More queries than batchGroup, so that a probing batch
 				// makes groups of more (QueryBatch).
-				qs := make([]uint64, 300)
+				qs := make([]uint64, 150)
 				for q := range qs {
 					qs[q] = flipRandom(r, fps[r.IntN(len(fps))], r.IntN(7))
 					if q < 20 {
@@ -233,7 +233,7 @@ func TestNearestRounds(t *testing.T) {
 		}
 		ix.AddBatch(es)
 		settle(ix)
-		qs := make([]uint64, 300)
+		qs := make([]uint64, 150)
 		for i := range qs {
 			qs[i] = flipRandom(r, centers[r.IntN(len(centers))], r.IntN(8))
 		}
