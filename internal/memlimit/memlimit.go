@@ -17,6 +17,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -100,7 +101,7 @@ func cgroupLimit(root fs.FS) (int64, string, bool) {
 		switch {
 		case f[0] == "0" && f[1] == "":
 			files = append(files, path.Join("sys/fs/cgroup", f[2], "memory.max"), "sys/fs/cgroup/memory.max")
-		case hasController(f[1], "memory"):
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
 			files = append(files, path.Join("sys/fs/cgroup/memory", f[2], "memory.limit_in_bytes"), "sys/fs/cgroup/memory/memory.limit_in_bytes")
 		}
 	}
@@ -120,14 +121,4 @@ func cgroupLimit(root fs.FS) (int64, string, bool) {
 		return n, "/" + file, true
 	}
 	return 0, "", false
-}
-
-// hasController reports whether the comma-separated list has c.
-func hasController(list, c string) bool {
-	for _, x := range strings.Split(list, ",") {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
