@@ -53,6 +53,30 @@ func TestCosine(t *testing.T) {
 	}
 }
 
+// TestCosineIdentical checks that a vector's cosine with itself is exactly
+// 1, as a text's with itself is shown: the rounded lengths alone would leave
+// some a unit in the last place off.
+func TestCosineIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for n := range 500 {
+		v := make(Vector, 1+n%40)
+		for i := range v {
+			v[i] = Term{Key: uint64(i), Weight: float64(1 + rng.IntN(9))}
+			if n%2 == 1 {
+				v[i].Weight *= 1 + 9*rng.Float64() // tf-idf weights
+			}
+		}
+		if got := Cosine(v, v); got != 1 {
+			t.Fatalf("Cosine(v, v) = %v for %v, want 1", got, v)
+		}
+	}
+	// Close to 1 but not parallel, not rounded up.
+	a, b := Vector{{1, 100}, {2, 1}}, Vector{{1, 100}, {2, 2}}
+	if got := Cosine(a, b); got >= 1 || got < 0.9999 {
+		t.Errorf("Cosine(%v, %v) = %v, want just under 1", a, b, got)
+	}
+}
+
 // naiveLevenshtein is the textbook full-matrix edit distance, the reference
 // the fast versions are checked against.
 func naiveLevenshtein(a, b []rune) int {
