@@ -117,15 +117,15 @@ const (
 )
 
 // cjkRow is the row of the character whose first two bytes are 0xe0 | i>>6
-// and 0x80 | i&0x3f.
+// and 0x80 | i&0x3f: of a three-byte character c, i is c>>6.
 var cjkRow = func() (t [1024]uint8) {
 	for c := 0x4e00; c <= 0x9fff; c += 0x40 {
-		t[(c>>12)<<6|(c>>6)&0x3f] = rowHan
+		t[c>>6] = rowHan
 	}
 	t[0x2000>>6] = rowPunct
-	t[(0x3<<6)|0] = rowCJK
-	t[(0xf<<6)|0x3c] = rowFull
-	t[(0xf<<6)|0x3d] = rowFullHigh
+	t[0x3000>>6] = rowCJK
+	t[0xff00>>6] = rowFull
+	t[0xff40>>6] = rowFullHigh
 	return t
 }()
 
