@@ -124,12 +124,6 @@ func scale(d, bits int) int {
 	return d * bits / 64
 }
 
-// maxDistance returns the widest candidate distance any rule allows for
-// fingerprints of the given width.
-func (p Policy) maxDistance(bits int) int {
-	return scale(max(p.Short.MaxDistance, p.Long.MaxDistance), bits)
-}
-
 // rule returns the rule for a pair whose longer text has n runes.
 func (p Policy) rule(n int) Rule {
 	if n < p.ShortLength {
