@@ -1038,6 +1038,56 @@ func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 	return r.Result, nil
 }
 
+// CheckBatch is Check for many documents: each is checked against the
+// stored documents alone, not against the others of the batch, since none
+// is stored. The indexes are queried for decideChunk documents at once,
+// and fingerprinting and verification run on all cores. When some
+// documents are refused (empty id or text, too large...), the others are
+// still checked and the error is a *BatchError; results of refused
+// documents are zero.
+func (e *Engine) CheckBatch(ctx context.Context, ds []Document) ([]Result, error) {
+	if err := e.enter(); err != nil {
+		return nil, err
+	}
+	defer e.leave()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ps := make([]prepared, len(ds))
+	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+	out := make([]Result, len(ds))
+	errs := make([]error, len(ds))
+	dups := make([]uint64, len(ds)) // the seq each duplicate names
+	for c := 0; c < len(ps); c += decideChunk {
+		chunk := ps[c:min(len(ps), c+decideChunk)]
+		ms := e.queryBatch(chunk)
+		parallel(len(chunk), func(i int) {
+			p := &chunk[i]
+			if p.err == nil {
+				var r decision
+				r, p.err = e.decideWith(p, ms[i], nil)
+				out[c+i], dups[c+i] = r.Result, r.dupSeq
+			}
+			errs[c+i] = p.err
+		})
+	}
+	failed := 0
+	for i, err := range errs {
+		switch {
+		case err != nil:
+			out[i] = Result{}
+			failed++
+		case out[i].Duplicate:
+			e.waitDurable(dups[i])
+		}
+	}
+	e.nChecks.Add(uint64(len(ds) - failed))
+	if failed > 0 {
+		return out, &BatchError{Errs: errs}
+	}
+	return out, nil
+}
+
 // Insert stores d without checking it against stored documents. Like
 // CheckAndInsert, re-inserting an id with the same text does nothing
 // (Inserted false) and with another text returns ErrIDConflict.

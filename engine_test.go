@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -593,6 +594,78 @@ func TestCheckNotItsOwnDuplicate(t *testing.T) {
 		}
 		if res, err := e.Check(ctx, Document{ID: "other", Text: text}); err != nil || !res.Duplicate || *res.DuplicateOf != id {
 			t.Fatalf("Check of %s under another id: %+v, %v", id, res, err)
+		}
+	}
+}
+
+// TestCheckBatch checks that CheckBatch gives, document by document, what
+// Check gives, stores nothing, keeps to its own id as Check does, and
+// reports refused documents without failing the others.
+func TestCheckBatch(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(21, 22))
+	var stored []string
+	for i := range 200 {
+		text := genText(r, []int{12, 40, 300}[i%3]) // short and long texts
+		stored = append(stored, text)
+		if _, err := e.Insert(ctx, Document{ID: fmt.Sprint("s", i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ds []Document
+	for i := range 2500 { // more than a decideChunk
+		var text string
+		switch i % 4 {
+		case 0, 1: // near-copies of stored texts
+			text = mutate(r, stored[r.IntN(len(stored))], 1)
+		case 2: // new texts
+			text = genText(r, []int{12, 40, 300}[r.IntN(3)])
+		case 3: // a stored text, under its own id or another
+			j := r.IntN(len(stored))
+			ds = append(ds, Document{ID: fmt.Sprint("s", j), Text: stored[j]})
+			continue
+		}
+		ds = append(ds, Document{ID: fmt.Sprint("q", i), Text: text})
+	}
+	// A near-copy of a text only in the batch is not its duplicate.
+	fresh := genText(r, 300)
+	ds = append(ds, Document{ID: "fresh", Text: fresh}, Document{ID: "fresh2", Text: mutate(r, fresh, 1)})
+	ds = append(ds, Document{ID: "blank", Text: "  "}, Document{Text: "no id"})
+	before := e.Stats().Documents
+	got, err := e.CheckBatch(ctx, ds)
+	var be *BatchError
+	if !errors.As(err, &be) || len(be.Errs) != len(ds) {
+		t.Fatalf("CheckBatch error %v, want a BatchError for the two refused documents", err)
+	}
+	if !errors.Is(be.Errs[len(ds)-2], ErrEmptyText) || !errors.Is(be.Errs[len(ds)-1], ErrEmptyID) {
+		t.Fatalf("refused: %v and %v, want ErrEmptyText and ErrEmptyID", be.Errs[len(ds)-2], be.Errs[len(ds)-1])
+	}
+	dups := 0
+	for i, d := range ds[:len(ds)-2] {
+		if be.Errs[i] != nil {
+			t.Fatalf("document %d (%s) refused: %v", i, d.ID, be.Errs[i])
+		}
+		want, err := e.Check(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Fatalf("document %d (%s): CheckBatch gave %+v, Check %+v", i, d.ID, got[i], want)
+		}
+		if got[i].Duplicate {
+			dups++
+		}
+	}
+	if dups < len(ds)/3 || got[len(ds)-3].Duplicate {
+		t.Fatalf("%d duplicates of %d, fresh2 duplicate %v: want about half, and not fresh2", dups, len(ds), got[len(ds)-3].Duplicate)
+	}
+	if n := e.Stats().Documents; n != before {
+		t.Fatalf("documents %d after CheckBatch, want %d: nothing stored", n, before)
+	}
+	for _, i := range []int{len(ds) - 2, len(ds) - 1} {
+		if !reflect.DeepEqual(got[i], Result{}) {
+			t.Fatalf("result of refused document %d = %+v, want zero", i, got[i])
 		}
 	}
 }
