@@ -69,5 +69,5 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(doc.Info.Title, "OpenAPI", doc.OpenAPI, "paths:", len(doc.Paths))
-	// Output: neardup OpenAPI 3.1.0 paths: 11
+	// Output: neardup OpenAPI 3.1.0 paths: 12
 }

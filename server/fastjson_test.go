@@ -65,7 +65,7 @@ func checkFastDocuments(t *testing.T, s *Server, b []byte) {
 	if !ok {
 		return
 	}
-	want, err := s.parseArray(b)
+	want, err := parseArray[documentIn](b, s.opts.MaxBatch, documentNoun)
 	if err != nil {
 		t.Fatalf("fastDocuments accepted %q, encoding/json refused it: %v", b, err)
 	}

@@ -29,6 +29,8 @@ func FuzzHandler(f *testing.F) {
 		{0, "/v1/documents/batch", "", `[{"text":"a"},{"text":"A"}]`},
 		{0, "/v1/query", "", `{"text":"hello","k":3}`},
 		{0, "/v1/query", "", `{"fingerprint":"0123456789abcdef"}`},
+		{0, "/v1/query/batch", "", `[{"text":"hello","k":3},{"fingerprint":"0123456789abcdef"},{"text":" "}]`},
+		{0, "/v1/query/batch", "application/x-ndjson", "{\"text\":\"a\"}\n{\"fingerprint\":\"00\"}\n"},
 		{0, "/v1/compare", "", `{"a":"x y z","b":"x y","profile":"classic","bits":128}`},
 		{0, "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa"}`},
 		{1, "/v1/documents/a", "", ``},

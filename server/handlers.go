@@ -149,19 +149,31 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 	return nil
 }
 
-// parseBatch reads a batch body: a JSON array of documents, or NDJSON (one
-// document object per line), chosen by the first non-space byte or the
-// application/x-ndjson content type.
+// parseBatch reads a batch of documents (parseItems), a JSON array by a
+// fast path first.
 func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) {
-	trimmed := bytes.TrimLeft(b, " \t\r\n")
-	ndjson := strings.HasPrefix(contentType, "application/x-ndjson") || strings.HasPrefix(contentType, "application/jsonl")
-	if !ndjson && len(trimmed) > 0 && trimmed[0] == '[' {
+	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
 		if ins, ok := fastDocuments(trimmed, s.opts.MaxBatch); ok {
 			return ins, nil
 		}
-		return s.parseArray(trimmed)
 	}
-	var ins []documentIn
+	return parseItems(b, contentType, s.opts.MaxBatch, documentNoun, decodeDocument)
+}
+
+// isNDJSON reports whether a content type names NDJSON (or JSON Lines).
+func isNDJSON(contentType string) bool {
+	return strings.HasPrefix(contentType, "application/x-ndjson") || strings.HasPrefix(contentType, "application/jsonl")
+}
+
+// parseItems reads a batch body of at most most objects: a JSON array, or
+// NDJSON (one object per line), chosen by the first non-space byte or the
+// content type. noun names the objects in errors ("document 3", "line 4"),
+// and decode reads one line of NDJSON.
+func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, decode func([]byte, *T) error) ([]T, error) {
+	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
+		return parseArray[T](trimmed, most, noun)
+	}
+	var ins []T
 	line := 0
 	for len(b) > 0 {
 		line++
@@ -174,37 +186,37 @@ func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) 
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		if len(ins) == s.opts.MaxBatch {
-			return nil, s.batchTooLarge()
+		if len(ins) == most {
+			return nil, batchTooLarge(most, noun)
 		}
-		var in documentIn
-		if err := decodeDocument(l, &in); err != nil {
+		var in T
+		if err := decode(l, &in); err != nil {
 			return nil, prefixError(fmt.Sprintf("line %d", line), err)
 		}
 		ins = append(ins, in)
 	}
 	if len(ins) == 0 {
-		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
+		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
 	}
 	return ins, nil
 }
 
 // parseArray decodes a batch sent as a JSON array with encoding/json,
-// whose errors say which document is wrong and where.
-func (s *Server) parseArray(trimmed []byte) ([]documentIn, error) {
+// whose errors say which object is wrong and where.
+func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if _, err := dec.Token(); err != nil {
 		return nil, jsonError(err)
 	}
-	var ins []documentIn
+	var ins []T
 	for dec.More() {
-		if len(ins) == s.opts.MaxBatch {
-			return nil, s.batchTooLarge()
+		if len(ins) == most {
+			return nil, batchTooLarge(most, noun)
 		}
-		var in documentIn
+		var in T
 		if err := dec.Decode(&in); err != nil {
-			return nil, prefixError(fmt.Sprintf("document %d", len(ins)), jsonError(err))
+			return nil, prefixError(fmt.Sprintf("%s %d", noun.one, len(ins)), jsonError(err))
 		}
 		ins = append(ins, in)
 	}
@@ -215,14 +227,23 @@ func (s *Server) parseArray(trimmed []byte) ([]documentIn, error) {
 		return nil, newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON array")
 	}
 	if len(ins) == 0 {
-		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no documents")
+		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
 	}
 	return ins, nil
 }
 
-func (s *Server) batchTooLarge() *apiError {
-	return newError(http.StatusRequestEntityTooLarge, "batch_too_large", fmt.Sprintf("the batch holds more than %d documents", s.opts.MaxBatch))
+// batchTooLarge is the error of a batch of more than most objects.
+func batchTooLarge(most int, noun batchNoun) *apiError {
+	return newError(http.StatusRequestEntityTooLarge, "batch_too_large", fmt.Sprintf("the batch holds more than %d %s", most, noun.many))
 }
+
+// batchNoun names the objects of a batch, one and many.
+type batchNoun struct{ one, many string }
+
+var (
+	documentNoun = batchNoun{"document", "documents"}
+	queryNoun    = batchNoun{"query", "queries"}
+)
 
 // prefixError says where in a batch an error happened.
 func prefixError(where string, err error) error {
@@ -277,6 +298,9 @@ type queryOut struct {
 	Duplicate   bool       `json:"duplicate"`
 	DuplicateOf *string    `json:"duplicate_of"`
 	Matches     []matchOut `json:"matches"`
+	// Error is set, in a batch, for a query the engine refused; the other
+	// fields are then empty.
+	Error *errorDetail `json:"error,omitempty"`
 }
 
 // fingerprintQuerier is implemented by engines that can look up stored
@@ -294,44 +318,81 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	if err := decodeStrict(b, &in); err != nil {
 		return err
 	}
-	k := -1
+	q, err := readQuery(in, e)
+	if err != nil {
+		return err
+	}
+	var out queryOut
+	if q.fp.Bits() != 0 {
+		if out, err = queryFingerprint(r.Context(), e, q); err != nil {
+			return err
+		}
+	} else {
+		// The engine wants an id even to check; a fresh one cannot collide
+		// with a stored document.
+		res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: in.Text})
+		if err != nil {
+			return err
+		}
+		out = textQueryOut(res, q.k)
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// query is a query read and checked (readQuery): a text, or a
+// fingerprint when fp is set, and the distance its matches must be within
+// (-1: the policy's own).
+type query struct {
+	text string
+	fp   neardup.Fingerprint
+	k    int
+}
+
+// readQuery checks a posted query for engine e: one of text and
+// fingerprint, a valid fingerprint, a k of 0 or more.
+func readQuery(in queryIn, e Engine) (query, error) {
+	q := query{text: in.Text, k: -1}
 	if in.K != nil {
-		if k = *in.K; k < 0 {
-			return badRequest(fmt.Sprintf(`"k" is %d; it must be 0 or more`, k))
+		if q.k = *in.K; q.k < 0 {
+			return q, badRequest(fmt.Sprintf(`"k" is %d; it must be 0 or more`, q.k))
 		}
 	}
 	switch {
 	case in.Text != "" && in.Fingerprint != "":
-		return badRequest(`give "text" or "fingerprint", not both`)
+		return q, badRequest(`give "text" or "fingerprint", not both`)
 	case in.Fingerprint != "":
 		fp, err := neardup.ParseFingerprint(in.Fingerprint)
 		if err != nil {
-			return badRequest(`"fingerprint": ` + engineMessage(err))
+			return q, badRequest(`"fingerprint": ` + engineMessage(err))
 		}
-		q, ok := e.(fingerprintQuerier)
-		if !ok {
-			return newError(http.StatusNotImplemented, "not_implemented", "this engine cannot query by fingerprint; send the text")
+		if _, ok := e.(fingerprintQuerier); !ok {
+			return q, newError(http.StatusNotImplemented, "not_implemented", "this engine cannot query by fingerprint; send the text")
 		}
-		ms, err := q.QueryFingerprint(r.Context(), fp, k)
-		if err != nil {
-			return err
-		}
-		out := queryOut{Fingerprint: fp.String(), Matches: toMatches(ms)}
-		if len(ms) > 0 && ms[0].Duplicate {
-			// Nearest first: the nearest match within the policy's distance.
-			out.Duplicate, out.DuplicateOf = true, &ms[0].ID
-		}
-		s.writeJSON(w, http.StatusOK, out)
-		return nil
+		q.fp = fp
 	case in.Text == "":
-		return newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
+		return q, newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
 	}
-	// The engine wants an id even to check; a fresh one cannot collide
-	// with a stored document.
-	res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: in.Text})
+	return q, nil
+}
+
+// queryFingerprint answers q, a query by fingerprint, from e.
+func queryFingerprint(ctx context.Context, e Engine, q query) (queryOut, error) {
+	ms, err := e.(fingerprintQuerier).QueryFingerprint(ctx, q.fp, q.k)
 	if err != nil {
-		return err
+		return queryOut{}, err
 	}
+	out := queryOut{Fingerprint: q.fp.String(), Matches: toMatches(ms)}
+	if len(ms) > 0 && ms[0].Duplicate {
+		// Nearest first: the nearest match within the policy's distance.
+		out.Duplicate, out.DuplicateOf = true, &ms[0].ID
+	}
+	return out, nil
+}
+
+// textQueryOut is the answer to a query by text that the engine checked
+// as res: its matches within k bits (k < 0: all).
+func textQueryOut(res neardup.Result, k int) queryOut {
 	out := queryOut{Fingerprint: fingerprintString(res.Fingerprint), Duplicate: res.Duplicate, DuplicateOf: res.DuplicateOf, Matches: toMatches(res.Matches)}
 	if k >= 0 {
 		kept := out.Matches[:0]
@@ -342,8 +403,105 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 		}
 		out.Matches = kept
 	}
+	return out
+}
+
+// batchChecker is implemented by engines that check many documents at
+// once without storing them.
+type batchChecker interface {
+	CheckBatch(ctx context.Context, ds []neardup.Document) ([]neardup.Result, error)
+}
+
+// queryBatchOut is the response to POST /v1/query/batch.
+type queryBatchOut struct {
+	Results []queryOut `json:"results"`
+}
+
+// handleQueryBatch answers many queries, each as POST /v1/query would:
+// the texts are checked together (batchChecker), nothing is stored.
+func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engine) error {
+	b, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	ins, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, queryNoun, func(l []byte, in *queryIn) error {
+		return decodeStrict(l, in)
+	})
+	if err != nil {
+		return err
+	}
+	qs := make([]query, len(ins))
+	var ds []neardup.Document
+	var at []int // the query of each of ds
+	for i, in := range ins {
+		if qs[i], err = readQuery(in, e); err != nil {
+			return prefixError(fmt.Sprintf("query %d", i), err)
+		}
+		if qs[i].fp.Bits() == 0 {
+			ds, at = append(ds, neardup.Document{ID: s.ids.next(), Text: in.Text}), append(at, i)
+		}
+	}
+	out := queryBatchOut{Results: make([]queryOut, len(qs))}
+	for i, q := range qs {
+		if q.fp.Bits() != 0 {
+			if out.Results[i], err = queryFingerprint(r.Context(), e, q); err != nil {
+				return prefixError(fmt.Sprintf("query %d", i), engineError(err))
+			}
+		}
+	}
+	res, errs, err := checkAll(r.Context(), e, ds)
+	if err != nil {
+		return err
+	}
+	for j, i := range at {
+		if errs != nil && errs[j] != nil {
+			ae := engineError(errs[j])
+			out.Results[i] = queryOut{Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
+			continue
+		}
+		out.Results[i] = textQueryOut(res[j], qs[i].k)
+	}
 	s.writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// checkAll checks ds with e, together when e is a batchChecker: their
+// results, and each refused document's error (errs nil when none was),
+// or the error that failed them all.
+func checkAll(ctx context.Context, e Engine, ds []neardup.Document) (res []neardup.Result, errs []error, err error) {
+	if len(ds) == 0 {
+		return nil, nil, nil
+	}
+	bc, ok := e.(batchChecker)
+	if !ok {
+		res = make([]neardup.Result, len(ds))
+		for i, d := range ds {
+			var err error
+			if res[i], err = e.Check(ctx, d); err != nil {
+				if engineError(err).status >= 500 {
+					return nil, nil, err
+				}
+				if errs == nil {
+					errs = make([]error, len(ds))
+				}
+				errs[i] = err
+			}
+		}
+		return res, errs, nil
+	}
+	res, err = bc.CheckBatch(ctx, ds)
+	var be *neardup.BatchError
+	switch {
+	case err == nil:
+	case errors.As(err, &be) && len(be.Errs) == len(ds):
+		errs = be.Errs
+	default:
+		return nil, nil, err
+	}
+	if len(res) != len(ds) {
+		return nil, nil, fmt.Errorf("server: the engine answered %d results for %d documents", len(res), len(ds))
+	}
+	return res, errs, nil
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) error {

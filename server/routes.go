@@ -33,6 +33,7 @@ func (s *Server) buildHandler() http.Handler {
 	api("GET /v1/documents/{id}", s.handleGet)
 	api("DELETE /v1/documents/{id}", s.handleDelete)
 	api("POST /v1/query", s.handleQuery)
+	api("POST /v1/query/batch", s.handleQueryBatch)
 	api("GET /v1/stats", s.handleStats)
 	// compare and fingerprint do not need the engine: they answer while
 	// the server is starting.
