@@ -102,6 +102,10 @@ type QueryResult struct {
 	Duplicate   bool    `json:"duplicate"`
 	DuplicateOf *string `json:"duplicate_of"`
 	Matches     []Match `json:"matches"`
+	// Error is set, in a QueryBatch result, for a query the server
+	// refused (a blank text, one too large); the other fields are then
+	// empty. It is nil for the queries answered.
+	Error *Error `json:"error,omitempty"`
 }
 
 // Query asks for the stored documents near a text or a fingerprint; set
@@ -218,6 +222,23 @@ func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
 	var r QueryResult
 	err := c.do(ctx, http.MethodPost, "/v1/query", q, &r)
 	return r, err
+}
+
+// QueryBatch answers qs as Query answers each alone, in one request, and
+// returns their results in the same order; nothing is stored. A query the
+// server refused has a result with Error set; the others are answered all
+// the same.
+func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, error) {
+	var out struct {
+		Results []QueryResult `json:"results"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/v1/query/batch", qs, &out); err != nil {
+		return nil, err
+	}
+	if len(out.Results) != len(qs) {
+		return nil, fmt.Errorf("client: batch of %d queries got %d results", len(qs), len(out.Results))
+	}
+	return out.Results, nil
 }
 
 // Get returns the stored document id; the error matches ErrNotFound when

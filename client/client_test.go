@@ -66,4 +66,7 @@ func TestBatchCount(t *testing.T) {
 	if _, err := New(srv.URL, nil).Batch(context.Background(), []Document{{Text: "a"}, {Text: "b"}}); err == nil {
 		t.Error("no error for 1 result to 2 documents")
 	}
+	if _, err := New(srv.URL, nil).QueryBatch(context.Background(), []Query{{Text: "a"}, {Text: "b"}}); err == nil {
+		t.Error("no error for 1 result to 2 queries")
+	}
 }

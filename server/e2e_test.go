@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -391,6 +392,42 @@ func TestQueryByFingerprint(t *testing.T) {
 	}
 	if _, err := c.Query(ctx, client.Query{Fingerprint: strings.Repeat("0", 32)}); err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("128-bit query of a 64-bit store: %v, want a 400", err)
+	}
+}
+
+// TestClientQueryBatch asks several queries in one request through the
+// client and real HTTP: each is answered as Query answers it alone, and a
+// refused one carries its error.
+func TestClientQueryBatch(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	text := longText(7, 200)
+	res, err := c.CheckAndInsert(ctx, client.Document{ID: "doc", Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := []client.Query{{Text: strings.ToUpper(text)}, {Fingerprint: res.Fingerprint}, {Text: "  "}, {Text: longText(8, 200)}}
+	rs, err := c.QueryBatch(ctx, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		if i == 2 {
+			continue
+		}
+		want, err := c.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rs[i], want) {
+			t.Errorf("query %d: batch gave %+v, alone %+v", i, rs[i], want)
+		}
+	}
+	if !rs[0].Duplicate || *rs[0].DuplicateOf != "doc" || !rs[1].Duplicate || rs[3].Duplicate {
+		t.Errorf("duplicates: %+v", rs)
+	}
+	if e := rs[2].Error; e == nil || e.Code != "missing_text" {
+		t.Errorf("blank text: %+v, error %+v", rs[2], e)
 	}
 }
 
