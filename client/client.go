@@ -205,14 +205,20 @@ func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 // returns their results in the same order. A document the server refused
 // has a result with Error set; the others are processed all the same.
 func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
+	return postBatch[Result](ctx, c, "/v1/documents/batch", ds, "documents")
+}
+
+// postBatch posts items to the batch route path and returns the results,
+// one for each item; noun names the items in an error.
+func postBatch[R, T any](ctx context.Context, c *Client, path string, items []T, noun string) ([]R, error) {
 	var out struct {
-		Results []Result `json:"results"`
+		Results []R `json:"results"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/v1/documents/batch", ds, &out); err != nil {
+	if err := c.do(ctx, http.MethodPost, path, items, &out); err != nil {
 		return nil, err
 	}
-	if len(out.Results) != len(ds) {
-		return nil, fmt.Errorf("client: batch of %d documents got %d results", len(ds), len(out.Results))
+	if len(out.Results) != len(items) {
+		return nil, fmt.Errorf("client: batch of %d %s got %d results", len(items), noun, len(out.Results))
 	}
 	return out.Results, nil
 }
@@ -229,16 +235,7 @@ func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
 // server refused has a result with Error set; the others are answered all
 // the same.
 func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, error) {
-	var out struct {
-		Results []QueryResult `json:"results"`
-	}
-	if err := c.do(ctx, http.MethodPost, "/v1/query/batch", qs, &out); err != nil {
-		return nil, err
-	}
-	if len(out.Results) != len(qs) {
-		return nil, fmt.Errorf("client: batch of %d queries got %d results", len(qs), len(out.Results))
-	}
-	return out.Results, nil
+	return postBatch[QueryResult](ctx, c, "/v1/query/batch", qs, "queries")
 }
 
 // Get returns the stored document id; the error matches ErrNotFound when

@@ -128,17 +128,14 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 		ds[i] = s.toDocument(in)
 	}
 	res, err := e.CheckAndInsertBatch(r.Context(), ds)
-	var be *neardup.BatchError
-	if err != nil && (!errors.As(err, &be) || len(be.Errs) != len(ds)) {
+	errs, err := perDocument(res, err, len(ds))
+	if err != nil {
 		return err
-	}
-	if len(res) != len(ds) {
-		return fmt.Errorf("server: the engine answered %d results for %d documents", len(res), len(ds))
 	}
 	out := batchOut{Results: make([]resultOut, len(res))}
 	for i, r := range res {
-		if be != nil && be.Errs[i] != nil {
-			ae := engineError(be.Errs[i])
+		if errs != nil && errs[i] != nil {
+			ae := engineError(errs[i])
 			out.Results[i] = resultOut{ID: ds[i].ID, Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
 			continue
 		}
@@ -490,18 +487,27 @@ func checkAll(ctx context.Context, e Engine, ds []neardup.Document) (res []neard
 		return res, errs, nil
 	}
 	res, err = bc.CheckBatch(ctx, ds)
-	var be *neardup.BatchError
-	switch {
-	case err == nil:
-	case errors.As(err, &be) && len(be.Errs) == len(ds):
-		errs = be.Errs
-	default:
+	if errs, err = perDocument(res, err, len(ds)); err != nil {
 		return nil, nil, err
 	}
-	if len(res) != len(ds) {
-		return nil, nil, fmt.Errorf("server: the engine answered %d results for %d documents", len(res), len(ds))
-	}
 	return res, errs, nil
+}
+
+// perDocument reads what an engine answered to a batch of n documents,
+// results res and error err: each refused document's error (nil when none
+// was), or the error that failed them all.
+func perDocument(res []neardup.Result, err error, n int) ([]error, error) {
+	var be *neardup.BatchError
+	if err != nil && (!errors.As(err, &be) || len(be.Errs) != n) {
+		return nil, err
+	}
+	if len(res) != n {
+		return nil, fmt.Errorf("server: the engine answered %d results for %d documents", len(res), n)
+	}
+	if be != nil {
+		return be.Errs, nil
+	}
+	return nil, nil
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) error {
