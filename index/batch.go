@@ -42,8 +42,11 @@ func (ix *Index) queryBatch(qs []uint64, k int, c collector) [][]Match {
 	running := batchesRunning.Add(1)
 	defer batchesRunning.Add(-1)
 	size := batchGroup
+	ix.mu.RLock()
+	tk := ix.tableK()
+	ix.mu.RUnlock()
 	switch {
-	case k >= 0 && k <= ix.opts.K:
+	case k >= 0 && k <= tk:
 		size = tablesGroup
 	case k >= 0 && len(qs) > batchGroup && ix.probes(k):
 		// As large as tablesGroup allows while every core not busy with
@@ -150,7 +153,7 @@ const tablesGroup = 1024
 // instead (radii not nil), or by the tables (neither). The caller holds mu
 // shared.
 func (ix *Index) batchPlan(k, g int) (scanAll bool, radii []int, scan uint64) {
-	if k <= ix.opts.K {
+	if k <= ix.tableK() {
 		return false, nil, 0
 	}
 	radii = probeRadii(ix.opts.Design, k)

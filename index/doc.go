@@ -118,7 +118,11 @@
 // Options.MaxBytes bounds its memory as a whole: a full rebuild holds the
 // old tables and the new until it swaps them, so each chooses within
 // MaxBytes / (2.5 n) bytes an entry for n entries, and an index that keeps
-// growing moves to fewer tables.
+// growing moves to fewer tables. Where the bound leaves only k+1 or more
+// blocks keyed by one (7/1 for k 6, whose 9-bit keys make buckets of
+// thousands at millions of entries), it takes a design of fewer, longer
+// keys that answers K by probing (below) when the cost models predict it
+// cheaper: 3/1 or 4/1 for k 6, leaner as well.
 //
 // # Beyond the design's k
 //

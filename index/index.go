@@ -104,7 +104,11 @@ type Options struct {
 	// bytes an entry for the n entries it then holds (two copies, and a
 	// quarter of growth until the next full rebuild), the leanest design
 	// when none fits. As the index grows it thus moves to fewer tables.
-	// Default 0: no bound.
+	// Where that leaves only designs of one level keyed on one block each
+	// (7/1 for K 6: keys of 9 bits, whose buckets grow with the index),
+	// it takes instead a design of a few tables with longer keys that
+	// answers K by probing (see Query), when that is predicted to cost
+	// less: 3/1 or 4/1 for K 6. Default 0: no bound.
 	MaxBytes int64
 }
 
@@ -124,7 +128,11 @@ func (o *Options) rebuildDesign(n int) (d Design, forN int, ok bool) {
 		return sizedDesign(o.Sizes, n), n, true
 	case o.Adaptive:
 		forN = max(2*n, 1)
-		return ChooseDesign(o.K, forN, o.budget(n)), forN, true
+		d = ChooseDesign(o.K, forN, o.budget(n))
+		if o.budget(n) < o.MaxBytesPerEntry { // MaxBytes binds
+			d = probeDesign(o.K, forN, o.budget(n), d)
+		}
+		return d, forN, true
 	}
 	return Design{}, 0, false
 }
@@ -177,7 +185,7 @@ func (o Options) Validate() error {
 		if err := o.Design.Validate(); err != nil {
 			return err
 		}
-		if o.Design.MaxK() < o.K {
+		if o.Design.MaxK() < o.K && !(o.Adaptive && probeRadii(o.Design, o.K) != nil) {
 			return fmt.Errorf("%w: design %s answers k <= %d, not %d", ErrDesign, o.Design, o.Design.MaxK(), o.K)
 		}
 	}
@@ -325,8 +333,15 @@ func (ix *Index) SetMaxBytes(n int64) {
 	ix.wmu.Unlock()
 }
 
-// K returns the largest distance the index answers through its tables.
+// K returns the distance the index is made for (Options.K): the largest
+// its tables answer by their keys, unless a memory bound made an adaptive
+// index take a design that answers it by probing (see Options.MaxBytes).
 func (ix *Index) K() int { return ix.opts.K }
+
+// tableK returns the largest distance the current design's tables answer
+// by their keys: K, or less for a design that answers K by probing. The
+// caller holds mu.
+func (ix *Index) tableK() int { return min(ix.opts.K, ix.opts.Design.MaxK()) }
 
 // Design returns (a copy of) the current design of the index.
 func (ix *Index) Design() Design {
@@ -791,7 +806,7 @@ func (ix *Index) search(q uint64, k int, visit visitor) {
 	if k < 0 {
 		return
 	}
-	if k > ix.opts.K {
+	if k > ix.tableK() {
 		radii := probeRadii(ix.opts.Design, k)
 		if scan, ok := ix.probePlan(radii, &singleCost); ok {
 			if ix.searchProbe(q, k, radii, scan, visit) && ix.scanTiers(q, k, scan, visit) {

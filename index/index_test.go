@@ -623,8 +623,10 @@ func TestMaxBytes(t *testing.T) {
 		tables   int
 		wide     bool
 	}{
-		{0, 28, false},       // no bound: 8/2
-		{200 << 20, 7, true}, // 8/2 would need 278 bytes an entry, twice
+		{0, 28, false}, // no bound: 8/2
+		// 8/2 would need 278 bytes an entry, twice; of the designs that
+		// fit, 4/1 probed at k 6 is predicted cheaper than 7/1.
+		{200 << 20, 4, true},
 		{60 << 20, 7, false}, // 7/1 wide needs 116 bytes an entry, twice
 		{10 << 20, 7, false}, // too little for any design: the leanest
 	} {
@@ -659,6 +661,41 @@ func TestMaxBytes(t *testing.T) {
 		}
 		if ix.Tables() != tt.tables || ix.Wide() != tt.wide {
 			t.Errorf("MaxBytes %d: %d entries in design %v, wide %v; want %d tables, wide %v", tt.maxBytes, ix.Len(), ix.Design(), ix.Wide(), tt.tables, tt.wide)
+		}
+		// Whatever the design, queries at K find every entry within it:
+		// some near stored entries, alone and in a batch.
+		fps := ix.fps[:0:0]
+		for _, m := range ix.QueryNearest(0, 64, ix.Len(), nil, nil) {
+			fps = append(fps, m.FP)
+		}
+		qs := make([]uint64, 300)
+		for i := range qs {
+			// 4 to 6 bits off: beyond what 4/1's keys find alone.
+			qs[i] = fps[r.IntN(len(fps))]
+			for _, b := range r.Perm(64)[:4+i%3] {
+				qs[i] ^= 1 << b
+			}
+		}
+		// And so after a snapshot, which keeps the design.
+		var b bytes.Buffer
+		if _, err := ix.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		design := ix.Design()
+		if ix, err = ReadIndex(&b); err != nil || ix.Design().String() != design.String() {
+			t.Fatalf("MaxBytes %d: snapshot of design %v read as %v, %v", tt.maxBytes, design, ix.Design(), err)
+		}
+		batch := ix.QueryBatch(qs, 6)
+		for i, q := range qs {
+			want := 0
+			for _, fp := range fps {
+				if bits.OnesCount64(fp^q) <= 6 {
+					want++
+				}
+			}
+			if got := len(ix.Query(q, 6, nil)); got != want || len(batch[i]) != want {
+				t.Fatalf("MaxBytes %d, design %v: query %d found %d alone and %d in a batch, want %d", tt.maxBytes, ix.Design(), i, got, len(batch[i]), want)
+			}
 		}
 	}
 	if _, err := New(Options{K: 6, MaxBytes: -1}); !errors.Is(err, ErrOptions) {
