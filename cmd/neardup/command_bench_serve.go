@@ -40,7 +40,7 @@ func newBenchServeCmd() *cobra.Command {
 		words                       int
 		duration, warmup            time.Duration
 		single, batchMode, inMemory bool
-		noEngine                    bool
+		noEngine, query             bool
 		rate                        float64
 	)
 	cmd := &cobra.Command{
@@ -53,7 +53,10 @@ throughput and latency percentiles, for single-document requests
 With --url it loads a running server, which must be on a loopback address;
 without, it starts one in this process on 127.0.0.1 with a temporary store,
 removed afterwards. Every document is new (a distinct synthetic text of
---words words), so every request writes to the store.
+--words words), so every request writes to the store. With --query the
+documents are sent as queries instead (POST /v1/query, and
+/v1/query/batch for batches): each is checked against the store and none
+is stored, so the store keeps its size and the rates stay comparable.
 
 By default each connection sends its next request as soon as the last one
 is answered, which measures the most the server can do, with the latency
@@ -92,6 +95,8 @@ under on this machine.`,
 				return usagef("--words must be in [1, 100000]")
 			case !(rate >= 0 && rate <= 1e7):
 				return usagef("--rate must be in [0, 1e7] requests a second")
+			case query && noEngine:
+				return usagef("--query needs an engine: --no-engine answers documents only")
 			}
 			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
 				single, batchMode = true, true
@@ -133,6 +138,9 @@ under on this machine.`,
 			} else if target == "" {
 				fmt.Fprintf(out, ", bit tests in %s", index.Kernel())
 			}
+			if query {
+				fmt.Fprint(out, ", sent as queries (nothing stored)")
+			}
 			if rate > 0 {
 				fmt.Fprintf(out, ", %g requests a second scheduled", rate)
 			}
@@ -146,7 +154,7 @@ under on this machine.`,
 			steal := startSteal()
 			began := time.Now()
 			run := func(mode string, c, per int) error {
-				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup, rate: rate})
+				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup, rate: rate, query: query})
 				if err != nil {
 					return err
 				}
@@ -209,6 +217,7 @@ under on this machine.`,
 	f.BoolVar(&inMemory, "in-memory", false, "the in-process server keeps its store in memory")
 	f.BoolVar(&noEngine, "no-engine", false, "the in-process server answers every document as new without an engine: the HTTP layer's own ceiling")
 	f.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to the file")
+	f.BoolVar(&query, "query", false, "send the documents as queries (/v1/query, /v1/query/batch): checked, not stored")
 	f.Float64Var(&rate, "rate", 0, "requests a second to send on a schedule, latency counted from the scheduled time (0: each connection back to back)")
 	return cmd
 }
@@ -312,6 +321,7 @@ type loadSpec struct {
 	words            int
 	duration, warmup time.Duration
 	rate             float64 // requests a second over all connections; 0: back to back
+	query            bool    // post to /v1/query rather than /v1/documents
 }
 
 type loadResult struct {
@@ -391,6 +401,9 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 		return nil, usagef("bench serve: %q: want a base URL such as http://127.0.0.1:8080", spec.base)
 	}
 	path := strings.TrimRight(u.Path, "/") + "/v1/documents"
+	if spec.query {
+		path = strings.TrimRight(u.Path, "/") + "/v1/query"
+	}
 	if spec.perReq > 1 {
 		path += "/batch"
 	}

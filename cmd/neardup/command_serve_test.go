@@ -124,6 +124,7 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"bench", "serve", "--url", "http://example.com:80"}, nil, "loopback"},
 		{[]string{"bench", "serve", "--conns", "0"}, nil, "--conns"},
 		{[]string{"bench", "serve", "--no-engine", "--url", "http://127.0.0.1:1"}, nil, "--no-engine"},
+		{[]string{"bench", "serve", "--no-engine", "--query"}, nil, "--query"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -171,6 +172,27 @@ func TestBenchServe(t *testing.T) {
 	}
 	if stored < 1 {
 		t.Errorf("no store size, or an empty store, in the report:\n%s", out)
+	}
+}
+
+// TestBenchServeQuery checks that --query sends the documents as queries,
+// alone and in batches: answered without errors, and none stored.
+func TestBenchServeQuery(t *testing.T) {
+	out := benchServe(t, "--query", "--duration", "300ms", "--warmup", "0s", "--conns", "4", "--batch", "20", "--batch-conns", "2", "--in-memory")
+	if !strings.Contains(out, "sent as queries") || !strings.Contains(out, "store after the runs: 0 documents") {
+		t.Errorf("the report does not say the documents went as queries, or the store is not empty:\n%s", out)
+	}
+	for _, mode := range []string{"single", "batch"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 11 && f[0] == mode {
+				n, _ := strconv.Atoi(f[3])
+				found = n > 0 && f[10] == "0"
+			}
+		}
+		if !found {
+			t.Errorf("no %s row with requests and no errors:\n%s", mode, out)
+		}
 	}
 }
 
