@@ -110,9 +110,10 @@ func probeRadii(d Design, k int) []int {
 // one level of single-block keys (k+1 blocks or more), whose keys are
 // short and whose buckets grow with the index: the designs a tight memory
 // bound leaves. On SimHash fingerprints of text at k 6 and 4M entries (bench
-// index, one core), 7/1 took 108 µs of CPU a query (85 bytes an entry),
-// 4/1 probed 27 µs (77 bytes), 3/1 34 µs (68 bytes); the models rank them
-// so, though they put each lower.
+// index), 7/1 took 108 µs of CPU a query (85 bytes an entry), 4/1 probed
+// 27 µs (77 bytes), 3/1 34 µs (68 bytes); the models put each lower, and
+// pick 4/1 too (docs/PERFORMANCE.md, Index, "Probing under a memory
+// bound").
 func probeDesign(k, n int, budget float64, d Design) Design {
 	if len(d.Levels) != 1 || d.Levels[0].Key != 1 {
 		return d
