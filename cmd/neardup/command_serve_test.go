@@ -183,17 +183,23 @@ func TestBenchServeQuery(t *testing.T) {
 		t.Errorf("the report does not say the documents went as queries, or the store is not empty:\n%s", out)
 	}
 	for _, mode := range []string{"single", "batch"} {
-		found := false
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) == 11 && f[0] == mode {
-				n, _ := strconv.Atoi(f[3])
-				found = n > 0 && f[10] == "0"
-			}
-		}
-		if !found {
+		if f := benchRow(out, mode); f == nil {
 			t.Errorf("no %s row with requests and no errors:\n%s", mode, out)
 		}
 	}
+}
+
+// benchRow returns the fields of bench serve's report row for mode when it
+// has requests and no errors, or nil.
+func benchRow(out, mode string) []string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 11 && f[0] == mode {
+			if n, _ := strconv.Atoi(f[3]); n > 0 && f[10] == "0" {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 // TestBenchServeNoEngine checks that --no-engine serves both modes without
@@ -204,19 +210,14 @@ func TestBenchServeNoEngine(t *testing.T) {
 		t.Errorf("the report does not say there is no engine, or reports a store:\n%s", out)
 	}
 	for _, mode := range []string{"single", "batch"} {
-		found := false
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) == 11 && f[0] == mode {
-				n, _ := strconv.Atoi(f[3])
-				found = n > 0 && f[10] == "0"
-				// The process's CPU time per document, where it is read.
-				if runtime.GOOS == "linux" && !strings.HasSuffix(f[9], "µs") {
-					t.Errorf("%s row without the CPU time per document: %q", mode, line)
-				}
-			}
-		}
-		if !found {
+		f := benchRow(out, mode)
+		if f == nil {
 			t.Errorf("no %s row with requests and no errors:\n%s", mode, out)
+			continue
+		}
+		// The process's CPU time per document, where it is read.
+		if runtime.GOOS == "linux" && !strings.HasSuffix(f[9], "µs") {
+			t.Errorf("%s row without the CPU time per document: %q", mode, f)
 		}
 	}
 }
