@@ -327,7 +327,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	} else {
 		// The engine wants an id even to check; a fresh one cannot collide
 		// with a stored document.
-		res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: in.Text})
+		res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: q.text})
 		if err != nil {
 			return err
 		}
@@ -435,7 +435,7 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 			return prefixError(fmt.Sprintf("query %d", i), err)
 		}
 		if qs[i].fp.Bits() == 0 {
-			ds, at = append(ds, neardup.Document{ID: s.ids.next(), Text: in.Text}), append(at, i)
+			ds, at = append(ds, neardup.Document{ID: s.ids.next(), Text: qs[i].text}), append(at, i)
 		}
 	}
 	out := queryBatchOut{Results: make([]queryOut, len(qs))}
