@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/neardup/neardup"
 )
 
 // benchSink keeps results alive so the compiler cannot drop the work.
@@ -40,16 +38,7 @@ func BenchmarkHandlerInsert(b *testing.B) {
 		engine func(b *testing.B) Engine
 	}{
 		{"fake", func(*testing.B) Engine { return newFakeEngine() }},
-		{"engine-inmemory", func(b *testing.B) Engine {
-			opts := neardup.DefaultOptions()
-			opts.InMemory = true
-			e, err := neardup.Open("", &opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { e.Close() })
-			return e
-		}},
+		{"engine-inmemory", func(b *testing.B) Engine { return memEngine(b) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			s, err := New(Options{})

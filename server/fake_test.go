@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/neardup/neardup"
 )
@@ -116,4 +117,18 @@ func (f *fakeEngine) Stats() neardup.Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return neardup.Stats{Documents: len(f.docs), Bits: 64, K: 3, Checks: uint64(f.calls)}
+}
+
+// memEngine opens a real engine with its store in memory, closed when the
+// test ends.
+func memEngine(tb testing.TB) *neardup.Engine {
+	tb.Helper()
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { e.Close() })
+	return e
 }

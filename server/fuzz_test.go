@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/neardup/neardup"
 )
 
 // FuzzHandler sends arbitrary requests to every route, of a fake engine
@@ -45,13 +43,7 @@ func FuzzHandler(f *testing.F) {
 	// Each request goes to a server of the fake engine, which answers
 	// every route, and to one of a real engine in memory, whose own
 	// checks and errors the fake's do not stand for.
-	opts := neardup.DefaultOptions()
-	opts.InMemory = true
-	mem, err := neardup.Open("", &opts)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { mem.Close() })
+	mem := memEngine(f)
 	type target struct {
 		engine string
 		h      http.Handler

@@ -14,16 +14,7 @@ import (
 // query whole, naming it. It runs on an engine that checks in batches
 // (the real one) and on one that does not (the fake).
 func TestQueryBatch(t *testing.T) {
-	real := func(t *testing.T) Engine {
-		opts := neardup.DefaultOptions()
-		opts.InMemory = true
-		e, err := neardup.Open("", &opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
+	real := func(t *testing.T) Engine { return memEngine(t) }
 	fake := func(t *testing.T) Engine { return newFakeEngine() }
 	stored := []string{
 		"The river flooded the old town overnight and the bridge was closed until the water went down.",
