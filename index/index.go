@@ -128,9 +128,10 @@ func (o *Options) rebuildDesign(n int) (d Design, forN int, ok bool) {
 		return sizedDesign(o.Sizes, n), n, true
 	case o.Adaptive:
 		forN = max(2*n, 1)
-		d = ChooseDesign(o.K, forN, o.budget(n))
-		if o.budget(n) < o.MaxBytesPerEntry { // MaxBytes binds
-			d = probeDesign(o.K, forN, o.budget(n), d)
+		budget := o.budget(n)
+		d = ChooseDesign(o.K, forN, budget)
+		if budget < o.MaxBytesPerEntry { // MaxBytes binds
+			d = probeDesign(o.K, forN, budget, d)
 		}
 		return d, forN, true
 	}
@@ -162,8 +163,13 @@ func (o *Options) wideFor(d Design, forN, n int) bool {
 	if o.Wide || !o.WideIfFits {
 		return o.Wide
 	}
-	e := EstimateDesign(d, forN)
-	return e.BytesPerEntry+4*float64(e.Tables) <= o.budget(n)
+	return fitsWide(EstimateDesign(d, forN), o.budget(n))
+}
+
+// fitsWide reports whether a design of estimate e fits budget bytes an
+// entry with its tables wide: 4 bytes more an entry and table.
+func fitsWide(e Estimate, budget float64) bool {
+	return e.BytesPerEntry+4*float64(e.Tables) <= budget
 }
 
 // Validate reports whether the options are in range. Errors wrap ErrOptions

@@ -123,7 +123,7 @@ func probeDesign(k, n int, budget float64, d Design) Design {
 		pd := Design{Levels: []Level{{Blocks: m, Key: 1}}}
 		radii := probeRadii(pd, k)
 		e := EstimateDesign(pd, n)
-		wide := e.BytesPerEntry+4*float64(e.Tables) <= budget
+		wide := fitsWide(e, budget) // as wideFor will decide
 		if !wide && e.BytesPerEntry > budget {
 			continue
 		}
