@@ -445,7 +445,7 @@ type engineFlags struct {
 
 func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile (SimHash profiles only)")
+	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles()))
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
 	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates (0: the default policy's)")
 	f.Var(&ef.memLimit, "memory-limit", "soft limit of the Go heap: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB")
@@ -454,6 +454,9 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 // options returns the engine's options and, when they are valid, sets the
 // memory limit.
 func (ef *engineFlags) options() (neardup.Options, error) {
+	if err := checkEngineProfile(ef.profile, ef.bits); err != nil {
+		return neardup.Options{}, err
+	}
 	o := neardup.DefaultOptions()
 	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits}
 	o.K = ef.k

@@ -103,6 +103,9 @@ func TestDedupBadInput(t *testing.T) {
 		{[]string{"--on-error", "maybe", bad}, 2, "", "--on-error"},
 		{[]string{filepath.Join(dir, "missing.jsonl")}, 2, "", "no such file"},
 		{[]string{"--max-line", "20", bad}, 2, "", "bad.jsonl:1: line of"},
+		{[]string{"--profile", "bogus", bad}, 2, "", `--profile "bogus": no such profile; want default, classic, py-simhash or go-mfonda`},
+		{[]string{"--profile", "nilsimsa", bad}, 2, "", `--profile "nilsimsa"`},
+		{[]string{"--profile", "go-mfonda", "--bits", "128", bad}, 2, "", `--bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer

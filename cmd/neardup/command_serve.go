@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -82,6 +83,9 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			if err != nil {
 				return err
 			}
+			if err := checkEngineProfile(profile, bits); err != nil {
+				return err
+			}
 			eopts := neardup.DefaultOptions()
 			eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
 			eopts.K = k
@@ -110,7 +114,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				MaxBatch:    maxBatch,
 				MaxInFlight: maxInFlight,
 				DrainDelay:  drainDelay,
-				Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
+				Logger:      serveLogger(cmd.ErrOrStderr(), data, inMemory),
 			}
 			if err := sopts.Validate(); err != nil {
 				return usageError{err}
@@ -128,7 +132,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
 	f.IntVar(&shortK, "short-k", 0, "Hamming distance within which short texts are candidates; 0 means the policy's default (NEARDUP_SHORT_K)")
 	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the id map and lock stripes (the index sizes itself); 0 means 1M (NEARDUP_EXPECTED_DOCS)")
-	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+strings.Join(neardup.Profiles(), ", ")+" (NEARDUP_PROFILE)")
+	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles())+" (NEARDUP_PROFILE)")
 	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")
 	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
@@ -141,6 +145,22 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
+}
+
+// serveLogger returns the logger of serve, writing text to w. server.Run
+// logs the data directory it is given; with --in-memory nothing is kept
+// there, so that attribute reads data=(in-memory) instead.
+func serveLogger(w io.Writer, data string, inMemory bool) *slog.Logger {
+	var opts slog.HandlerOptions
+	if inMemory {
+		opts.ReplaceAttr = func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == "data" && a.Value.Kind() == slog.KindString && a.Value.String() == data {
+				a.Value = slog.StringValue("(in-memory)")
+			}
+			return a
+		}
+	}
+	return slog.New(slog.NewTextHandler(w, &opts))
 }
 
 // applyEnv sets every flag the command line did not set from its

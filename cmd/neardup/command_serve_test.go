@@ -3,14 +3,23 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
+	"net"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/internal/memlimit"
 )
@@ -338,6 +347,147 @@ func TestMemoryLimitApply(t *testing.T) {
 		}
 		if want := tt.want; ret != want && !(want == math.MaxInt64 && ret == 0) {
 			t.Errorf("%+v with GOMEMLIMIT=%q: apply returned %d, want %d (0 for none)", tt.m, tt.env, ret, want)
+		}
+	}
+}
+
+// TestServeRefusesProfile checks that a profile serve cannot use, or a
+// width it does not make, is a usage error (exit 2) naming the flag, given
+// before anything listens or a store is opened: the address is taken, so a
+// server that tried to listen would fail otherwise.
+func TestServeRefusesProfile(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--profile", "bogus"}, nil, `--profile "bogus": no such profile; want default, classic, py-simhash or go-mfonda`},
+		{[]string{"--profile", "nilsimsa"}, nil, `--profile "nilsimsa": the engine indexes SimHash fingerprints`},
+		{[]string{"--profile", "go-mfonda", "--bits", "128"}, nil, `--bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
+		{[]string{"--bits", "32"}, nil, "--bits 32: want 64 or 128"},
+		{nil, map[string]string{"NEARDUP_PROFILE": "bogus"}, `--profile "bogus": no such profile`},
+		{nil, map[string]string{"NEARDUP_PROFILE": "go-mfonda", "NEARDUP_BITS": "128"}, "--bits 128"},
+		{[]string{"--in-memory", "--profile", "bogus"}, nil, `--profile "bogus"`},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.args, tt.env), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			data := filepath.Join(t.TempDir(), "store")
+			args := append([]string{"serve", "--addr", busy.Addr().String(), "--data", data, "--memory-limit", "off"}, tt.args...)
+			var out, errb bytes.Buffer
+			code := run(args, strings.NewReader(""), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tt.args, tt.env, code, errb.String(), tt.want)
+			}
+			if strings.Contains(errb.String(), "listening") {
+				t.Errorf("%v %v: listened before refusing: %q", tt.args, tt.env, errb.String())
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%v %v: the data directory exists (%v)", tt.args, tt.env, err)
+			}
+		})
+	}
+}
+
+// TestProfileHelp checks that serve, dedup and cluster offer the SimHash
+// profiles only: the engine does not index nilsimsa.
+func TestProfileHelp(t *testing.T) {
+	for _, verb := range []string{"serve", "dedup", "cluster"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{verb, "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s --help: exit %d: %s", verb, code, errb.String())
+		}
+		var line string
+		for l := range strings.Lines(out.String()) {
+			if strings.Contains(l, "--profile") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "default, classic, py-simhash or go-mfonda") || strings.Contains(line, "nilsimsa") {
+			t.Errorf("%s --help: --profile offers %q; want the SimHash profiles only", verb, line)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServeInMemoryLog starts serve --in-memory and checks that its
+// start-up line says the store is in memory rather than naming --data, where
+// nothing is written.
+func TestServeInMemoryLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	data := filepath.Join(t.TempDir(), "store")
+	var errb syncBuffer
+	root := newRootCmd(strings.NewReader(""), io.Discard, &errb)
+	root.SetArgs([]string{"serve", "--in-memory", "--addr", "127.0.0.1:0", "--data", data, "--memory-limit", "off"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(errb.String(), "msg=ready") {
+		select {
+		case err := <-done:
+			t.Fatalf("serve returned before ready: %v\n%s", err, errb.String())
+		case <-deadline:
+			t.Fatalf("serve not ready after 30s:\n%s", errb.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, errb.String())
+	}
+	var line string
+	for l := range strings.Lines(errb.String()) {
+		if strings.Contains(l, "listening") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, " data=(in-memory)") || strings.Contains(line, data) {
+		t.Errorf("start-up line %q: want data=(in-memory), not the --data directory", line)
+	}
+	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the --data directory exists (%v)", err)
+	}
+}
+
+// TestServeLogger checks that the data directory is logged as it is when
+// the store is on disk, and that only that attribute changes in memory.
+func TestServeLogger(t *testing.T) {
+	for _, tt := range []struct {
+		inMemory bool
+		want     string
+	}{{false, "data=./neardup-data other=./neardup-data"}, {true, "data=(in-memory) other=./neardup-data"}} {
+		var b bytes.Buffer
+		serveLogger(&b, "./neardup-data", tt.inMemory).Info("x", "data", "./neardup-data", "other", "./neardup-data")
+		if !strings.Contains(b.String(), tt.want) {
+			t.Errorf("in memory %v: %q, want %q", tt.inMemory, b.String(), tt.want)
 		}
 	}
 }
