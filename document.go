@@ -25,6 +25,9 @@ var (
 	ErrInvalidUTF8 = errors.New("neardup: text is not valid UTF-8")
 	// ErrEmptyID is returned for a document without an id.
 	ErrEmptyID = errors.New("neardup: empty document id")
+	// ErrIDTooLong is returned for a document whose id has more than
+	// MaxIDBytes bytes.
+	ErrIDTooLong = errors.New("neardup: document id too long")
 	// ErrIDConflict is returned when a stored id is inserted again with a
 	// different text. The stored document is left unchanged; to replace
 	// it, Delete it first.
@@ -34,6 +37,10 @@ var (
 	// ErrExpired is returned when inserting a document whose Time is
 	// already outside the retention window: it would never be returned.
 	ErrExpired = errors.New("neardup: document time outside the retention window")
+	// ErrFutureTime is returned when inserting a document whose Time is
+	// more than MaxFuture ahead of the engine's clock: it would outlive the
+	// retention window by as much.
+	ErrFutureTime = errors.New("neardup: document time in the future")
 	// ErrStoreFailed is returned by every Engine method that reads or
 	// writes documents once a write to the store has failed (a full disk,
 	// say): the store is then in an unknown state, so the engine stops
@@ -47,16 +54,30 @@ var (
 	ErrDiskFull = errors.New("neardup: too little free disk space for the store")
 )
 
+// MaxIDBytes is the longest document id the Engine takes, in bytes: an id
+// must fit in the path of a request for it (HTTP servers bound a request's
+// head, to 64 KiB in neardup's), even with every byte percent-encoded.
+const MaxIDBytes = 4096
+
+// MaxFuture is how far ahead of the engine's clock a document's Time may
+// be: clocks of the machines that send documents may run somewhat ahead,
+// but a document dated next year would stay a year beyond the retention
+// window.
+const MaxFuture = time.Hour
+
 // Document is a text to check or store, identified by ID.
 type Document struct {
-	// ID identifies the document; it must not be empty.
+	// ID identifies the document; it must not be empty, nor longer than
+	// MaxIDBytes. (Check and CheckBatch take an empty ID: no stored
+	// document is then the document itself.)
 	ID string `json:"id"`
 	// Text is the document's text, UTF-8.
 	Text string `json:"text"`
 	// Meta is optional JSON kept with the document and returned by Get.
 	Meta json.RawMessage `json:"meta,omitempty"`
 	// Time is when the document was seen; the zero Time means now. The
-	// retention window counts from it. It is kept to the second.
+	// retention window counts from it, so it may not be more than
+	// MaxFuture ahead of the engine's clock. It is kept to the second.
 	Time time.Time `json:"time,omitzero"`
 }
 

@@ -921,6 +921,9 @@ func (e *Engine) heldShort(runes, norm int) bool {
 	return e.isShort(runes) && norm < e.short.limit
 }
 
+// rfc3339 formats a time in Unix seconds for a message.
+func rfc3339(sec int64) string { return time.Unix(sec, 0).UTC().Format(time.RFC3339) }
+
 func (e *Engine) cutoff() int64 {
 	if e.opts.Retention < 0 {
 		return 0
@@ -942,11 +945,15 @@ type prepared struct {
 	err    error
 }
 
-func (e *Engine) prepare(d Document) prepared {
+// prepare validates and fingerprints d. A check (stored false) may have
+// no id: it is compared with every stored document.
+func (e *Engine) prepare(d Document, stored bool) prepared {
 	p := prepared{doc: d}
 	switch {
-	case d.ID == "":
+	case d.ID == "" && stored:
 		p.err = ErrEmptyID
+	case len(d.ID) > MaxIDBytes:
+		p.err = fmt.Errorf("%w: it has %d bytes, limit %d", ErrIDTooLong, len(d.ID), MaxIDBytes)
 	case len(d.Text) > e.opts.MaxTextBytes:
 		p.err = fmt.Errorf("%w: %q has %d bytes, limit %d", ErrTooLarge, d.ID, len(d.Text), e.opts.MaxTextBytes)
 	case strings.TrimSpace(d.Text) == "":
@@ -1014,7 +1021,8 @@ func (e *Engine) enter() error {
 func (e *Engine) leave() { e.life.RUnlock() }
 
 // Check reports whether d is a near-duplicate of a stored document without
-// storing it. A stored document with d's own id is not counted as a match.
+// storing it. A stored document with d's own id is not counted as a match;
+// d's id may be empty, which no stored document has.
 func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 	if err := e.enter(); err != nil {
 		return Result{}, err
@@ -1023,7 +1031,7 @@ func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	p := e.prepare(d)
+	p := e.prepare(d, false)
 	if p.err != nil {
 		return Result{}, p.err
 	}
@@ -1042,9 +1050,9 @@ func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 // stored documents alone, not against the others of the batch, since none
 // is stored. The indexes are queried for decideChunk documents at once,
 // and fingerprinting and verification run on all cores. When some
-// documents are refused (empty id or text, too large...), the others are
-// still checked and the error is a *BatchError; results of refused
-// documents are zero.
+// documents are refused (empty text, too large, an id too long...), the
+// others are still checked and the error is a *BatchError; results of
+// refused documents are zero.
 func (e *Engine) CheckBatch(ctx context.Context, ds []Document) ([]Result, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
@@ -1054,7 +1062,7 @@ func (e *Engine) CheckBatch(ctx context.Context, ds []Document) ([]Result, error
 		return nil, err
 	}
 	ps := make([]prepared, len(ds))
-	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i], false) })
 	out := make([]Result, len(ds))
 	errs := make([]error, len(ds))
 	dups := make([]uint64, len(ds)) // the seq each duplicate names
@@ -1123,7 +1131,7 @@ func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 	if err := e.spaceErr(); err != nil {
 		return Result{}, err
 	}
-	p := e.prepare(d)
+	p := e.prepare(d, true)
 	if p.err != nil {
 		return Result{}, p.err
 	}
@@ -1640,7 +1648,7 @@ func (e *Engine) run(ctx context.Context, ds []Document, check bool) ([]Result, 
 		return nil, err
 	}
 	ps := make([]prepared, len(ds))
-	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i]) })
+	parallel(len(ds), func(i int) { ps[i] = e.prepare(ds[i], true) })
 	return e.decideAndStore(ps, check)
 }
 
@@ -1802,9 +1810,14 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			w.waitFor = append(w.waitFor, wait)
 			continue
 		}
-		if p.time < e.cutoff() {
+		if cutoff := e.cutoff(); p.time < cutoff {
 			idl.Unlock()
-			errs[i], w.failed = fmt.Errorf("%w: %q at %v", ErrExpired, p.doc.ID, time.Unix(p.time, 0).UTC()), true
+			errs[i], w.failed = fmt.Errorf("%w: %q is dated %s, the window starts at %s", ErrExpired, p.doc.ID, rfc3339(p.time), rfc3339(cutoff)), true
+			continue
+		}
+		if latest := e.opts.Now().Add(MaxFuture).Unix(); p.time > latest {
+			idl.Unlock()
+			errs[i], w.failed = fmt.Errorf("%w: %q is dated %s, more than %v ahead of the engine's clock (%s)", ErrFutureTime, p.doc.ID, rfc3339(p.time), MaxFuture, rfc3339(e.opts.Now().Unix())), true
 			continue
 		}
 		var d decision

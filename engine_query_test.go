@@ -233,7 +233,7 @@ func TestDecideKnownVerdicts(t *testing.T) {
 		}
 	}
 	for _, text := range []string{mutate(r, base, 1), strings.Replace(short, "today", "tonight", 1)} {
-		p := e.prepare(Document{ID: "q", Text: text})
+		p := e.prepare(Document{ID: "q", Text: text}, false)
 		if p.err != nil {
 			t.Fatal(p.err)
 		}
@@ -353,7 +353,7 @@ func TestDecideAgainWindow(t *testing.T) {
 			n = 700 // a long query
 		}
 		body := letters(r, n-17)
-		p := e.prepare(Document{ID: "q", Text: doc(q, n, body)})
+		p := e.prepare(Document{ID: "q", Text: doc(q, n, body)}, false)
 		if p.err != nil {
 			t.Fatal(p.err)
 		}

@@ -288,10 +288,53 @@ func TestBadDocuments(t *testing.T) {
 		{Document{ID: "x", Text: " \n\t"}, ErrEmptyText},
 		{Document{ID: "x", Text: strings.Repeat("a ", 60)}, ErrTooLarge},
 		{Document{ID: "x", Text: "bad \xff byte"}, ErrInvalidUTF8},
+		{Document{ID: strings.Repeat("i", MaxIDBytes+1), Text: "text"}, ErrIDTooLong},
+		{Document{ID: "x", Text: "text", Time: time.Now().Add(MaxFuture + time.Minute)}, ErrFutureTime},
 	} {
 		if _, err := e.CheckAndInsert(context.Background(), tc.d); !errors.Is(err, tc.want) {
 			t.Errorf("%q: got %v, want %v", tc.d.Text, err, tc.want)
 		}
+	}
+	// At the limits, documents are taken.
+	for _, d := range []Document{
+		{ID: strings.Repeat("i", MaxIDBytes), Text: "text of the longest id"},
+		{ID: "soon", Text: "text dated a little ahead", Time: time.Now().Add(MaxFuture - time.Minute)},
+	} {
+		if res, err := e.CheckAndInsert(context.Background(), d); err != nil || !res.Inserted {
+			t.Errorf("%.20q: %+v, %v; want it stored", d.ID, res, err)
+		}
+	}
+}
+
+// TestCheckWithoutID checks a text under no id: every stored document
+// counts, the one with the same text too, which a check under that
+// document's own id leaves out. Storing still needs an id.
+func TestCheckWithoutID(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	const text = "a text stored once and then checked again under no id at all"
+	if _, err := e.CheckAndInsert(ctx, Document{ID: "a", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.Check(ctx, Document{ID: "a", Text: text}); err != nil || res.Duplicate {
+		t.Fatalf("check under the stored id: %+v, %v; want no duplicate", res, err)
+	}
+	for name, check := range map[string]func() (Result, error){
+		"Check": func() (Result, error) { return e.Check(ctx, Document{Text: text}) },
+		"CheckBatch": func() (Result, error) {
+			rs, err := e.CheckBatch(ctx, []Document{{Text: text}})
+			if err != nil {
+				return Result{}, err
+			}
+			return rs[0], nil
+		},
+	} {
+		if res, err := check(); err != nil || !res.Duplicate || *res.DuplicateOf != "a" {
+			t.Errorf("%s under no id: %+v, %v; want a duplicate of a", name, res, err)
+		}
+	}
+	if _, err := e.CheckAndInsert(ctx, Document{Text: "another text"}); !errors.Is(err, ErrEmptyID) {
+		t.Errorf("storing under no id: %v, want ErrEmptyID", err)
 	}
 }
 
@@ -631,15 +674,15 @@ func TestCheckBatch(t *testing.T) {
 	// A near-copy of a text only in the batch is not its duplicate.
 	fresh := genText(r, 300)
 	ds = append(ds, Document{ID: "fresh", Text: fresh}, Document{ID: "fresh2", Text: mutate(r, fresh, 1)})
-	ds = append(ds, Document{ID: "blank", Text: "  "}, Document{Text: "no id"})
+	ds = append(ds, Document{ID: "blank", Text: "  "}, Document{ID: strings.Repeat("x", MaxIDBytes+1), Text: "an id too long"})
 	before := e.Stats().Documents
 	got, err := e.CheckBatch(ctx, ds)
 	var be *BatchError
 	if !errors.As(err, &be) || len(be.Errs) != len(ds) {
 		t.Fatalf("CheckBatch error %v, want a BatchError for the two refused documents", err)
 	}
-	if !errors.Is(be.Errs[len(ds)-2], ErrEmptyText) || !errors.Is(be.Errs[len(ds)-1], ErrEmptyID) {
-		t.Fatalf("refused: %v and %v, want ErrEmptyText and ErrEmptyID", be.Errs[len(ds)-2], be.Errs[len(ds)-1])
+	if !errors.Is(be.Errs[len(ds)-2], ErrEmptyText) || !errors.Is(be.Errs[len(ds)-1], ErrIDTooLong) {
+		t.Fatalf("refused: %v and %v, want ErrEmptyText and ErrIDTooLong", be.Errs[len(ds)-2], be.Errs[len(ds)-1])
 	}
 	dups := 0
 	for i, d := range ds[:len(ds)-2] {
