@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/neardup/neardup/nilsimsa"
 	"github.com/neardup/neardup/simhash/compat"
@@ -101,11 +102,27 @@ func (c Config) Validate() error {
 		}
 		bits := c.bits()
 		if p.widths != nil && !slices.Contains(p.widths, bits) {
-			return fmt.Errorf("%w: profile %q makes %v-bit fingerprints, not %d", ErrProfile, name, p.widths, bits)
+			return fmt.Errorf("%w: profile %q makes %s fingerprints, not %d-bit", ErrProfile, name, widthsText(p.widths), bits)
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: no profile is called %q (known: %v)", ErrProfile, c.Profile, Profiles())
+	return fmt.Errorf("%w: no profile is called %q (known: %s)", ErrProfile, c.Profile, strings.Join(Profiles(), ", "))
+}
+
+// widthsText names widths for a message: "64-bit" or "64- or 128-bit".
+func widthsText(widths []int) string {
+	var b strings.Builder
+	for i, w := range widths {
+		switch {
+		case i == 0:
+		case i == len(widths)-1:
+			b.WriteString(" or ")
+		default:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d-", w)
+	}
+	return b.String() + "bit"
 }
 
 // bits returns c.Bits with 0 meaning 64.

@@ -49,16 +49,22 @@ func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, s
 	key := fingerprinterKey{cfg.Profile, cfg.Bits}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if fp, ok := f.m[key]; ok {
-		return fp, cfg.Profile, nil
+	fp, ok := f.m[key]
+	if !ok {
+		var err error
+		if fp, err = neardup.NewFingerprinter(cfg); err != nil {
+			// The library's own detail names the profile, the width and
+			// what it knows; its package prefix and sentinel say nothing
+			// more.
+			return nil, "", badRequest(strings.TrimPrefix(err.Error(), neardup.ErrProfile.Error()+": "))
+		}
+		f.m[key] = fp
 	}
-	fp, err := neardup.NewFingerprinter(cfg)
-	if err != nil {
-		// The library's own detail names the profile, the width and what
-		// it knows; its package prefix and sentinel say nothing more.
-		return nil, "", badRequest(strings.TrimPrefix(err.Error(), neardup.ErrProfile.Error()+": "))
+	// A profile of one width (nilsimsa) ignores the library's Bits; a
+	// width asked for is either made or refused.
+	if bits != 0 && fp.Bits() != bits {
+		return nil, "", badRequest(fmt.Sprintf(`"bits": profile %q makes %d-bit fingerprints, not %d-bit`, cfg.Profile, fp.Bits(), bits))
 	}
-	f.m[key] = fp
 	return fp, cfg.Profile, nil
 }
 
@@ -110,6 +116,10 @@ func (s *Server) handleFingerprint(w http.ResponseWriter, r *http.Request) {
 	profile, err := profileOf(in.Profile, in.Algo)
 	if err != nil {
 		writeError(w, engineError(err))
+		return
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		writeError(w, errMissingText)
 		return
 	}
 	fpr, profile, err := s.fps.get(profile, in.Bits)
@@ -168,6 +178,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		return compareOut{}, badRequest(`give both texts, "a" and "b"`)
 	}
 	for _, t := range []struct{ name, text string }{{"a", *in.A}, {"b", *in.B}} {
+		if strings.TrimSpace(t.text) == "" {
+			// Nothing to compare: no features, fingerprints of nothing.
+			return compareOut{}, newError(http.StatusBadRequest, "missing_text", fmt.Sprintf("%q is empty", t.name))
+		}
 		if n := utf8.RuneCountInString(t.text); n > maxCompareRunes {
 			return compareOut{}, newError(http.StatusRequestEntityTooLarge, "text_too_large",
 				fmt.Sprintf("%q has %d characters; compare takes at most %d", t.name, n, maxCompareRunes))

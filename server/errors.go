@@ -74,8 +74,12 @@ func engineError(err error) *apiError {
 		return newError(http.StatusConflict, "id_conflict", m)
 	case errors.Is(err, neardup.ErrTooLarge):
 		return newError(http.StatusRequestEntityTooLarge, "text_too_large", m)
+	case errors.Is(err, neardup.ErrIDTooLong):
+		return newError(http.StatusBadRequest, "id_too_long", m)
 	case errors.Is(err, neardup.ErrExpired):
 		return newError(http.StatusBadRequest, "expired", m)
+	case errors.Is(err, neardup.ErrFutureTime):
+		return newError(http.StatusBadRequest, "future_time", m)
 	case errors.Is(err, neardup.ErrClosed):
 		return errUnavailableDraining
 	case errors.Is(err, neardup.ErrStoreFailed):

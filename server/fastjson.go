@@ -136,6 +136,13 @@ func appendFast(buf *bytes.Buffer, v any) bool {
 func appendResult(b []byte, r *resultOut) ([]byte, bool) {
 	b = append(b, `{"id":`...)
 	b = appendString(b, r.ID)
+	if r.Error != nil { // a refused document: its id and error alone
+		b = append(b, `,"error":{"code":`...)
+		b = appendString(b, r.Error.Code)
+		b = append(b, `,"message":`...)
+		b = appendString(b, r.Error.Message)
+		return append(b, "}}"...), true
+	}
 	b = append(b, `,"duplicate":`...)
 	b = strconv.AppendBool(b, r.Duplicate)
 	b = append(b, `,"duplicate_of":`...)
@@ -181,13 +188,6 @@ func appendResult(b []byte, r *resultOut) ([]byte, bool) {
 			ok = ok && ok1 && ok2 && ok3 && ok4
 		}
 		b = append(b, ']')
-	}
-	if r.Error != nil {
-		b = append(b, `,"error":{"code":`...)
-		b = appendString(b, r.Error.Code)
-		b = append(b, `,"message":`...)
-		b = appendString(b, r.Error.Message)
-		b = append(b, '}')
 	}
 	return append(b, '}'), ok
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -33,9 +34,25 @@ type resultOut struct {
 	Fingerprint string     `json:"fingerprint"`
 	Inserted    bool       `json:"inserted"`
 	Matches     []matchOut `json:"matches"`
-	// Error is set, in a batch, for a document the engine refused; the
-	// other fields are then empty but for ID.
+	// Error is set, in a batch, for a document the engine refused: the
+	// result is then its ID and Error alone (MarshalJSON).
 	Error *errorDetail `json:"error,omitempty"`
+}
+
+// refusedOut is the result of a document refused in a batch.
+type refusedOut struct {
+	ID    string       `json:"id"`
+	Error *errorDetail `json:"error"`
+}
+
+// MarshalJSON encodes r, or only its id and error when it has one (as
+// appendResult does).
+func (r resultOut) MarshalJSON() ([]byte, error) {
+	if r.Error != nil {
+		return json.Marshal(refusedOut{ID: r.ID, Error: r.Error})
+	}
+	type plain resultOut // without this method
+	return json.Marshal(plain(r))
 }
 
 type matchOut struct {
@@ -81,6 +98,8 @@ func (s *Server) toDocument(in documentIn) neardup.Document {
 	d := neardup.Document{ID: in.ID, Text: in.Text, Meta: in.Meta}
 	if d.ID == "" {
 		d.ID = s.ids.next()
+	} else {
+		s.ids.reserve(d.ID)
 	}
 	if in.Time != nil {
 		d.Time = *in.Time
@@ -154,7 +173,8 @@ func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) 
 			return ins, nil
 		}
 	}
-	return parseItems(b, contentType, s.opts.MaxBatch, documentNoun, decodeDocument)
+	ins, _, err := parseItems(b, contentType, s.opts.MaxBatch, documentNoun, decodeDocument)
+	return ins, err
 }
 
 // isNDJSON reports whether a content type names NDJSON (or JSON Lines).
@@ -165,12 +185,13 @@ func isNDJSON(contentType string) bool {
 // parseItems reads a batch body of at most most objects: a JSON array, or
 // NDJSON (one object per line), chosen by the first non-space byte or the
 // content type. noun names the objects in errors ("document 3", "line 4"),
-// and decode reads one line of NDJSON.
-func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, decode func([]byte, *T) error) ([]T, error) {
+// and decode reads one line of NDJSON. For NDJSON it also returns the line
+// of each object, which itemName names them by.
+func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, decode func([]byte, *T) error) (ins []T, lines []int, err error) {
 	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
-		return parseArray[T](trimmed, most, noun)
+		ins, err := parseArray[T](trimmed, most, noun)
+		return ins, nil, err
 	}
-	var ins []T
 	line := 0
 	for len(b) > 0 {
 		line++
@@ -184,18 +205,27 @@ func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, d
 			continue
 		}
 		if len(ins) == most {
-			return nil, batchTooLarge(most, noun)
+			return nil, nil, batchTooLarge(most, noun)
 		}
 		var in T
 		if err := decode(l, &in); err != nil {
-			return nil, prefixError(fmt.Sprintf("line %d", line), err)
+			return nil, nil, prefixError(fmt.Sprintf("line %d", line), err)
 		}
-		ins = append(ins, in)
+		ins, lines = append(ins, in), append(lines, line)
 	}
 	if len(ins) == 0 {
-		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
+		return nil, nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
 	}
-	return ins, nil
+	return ins, lines, nil
+}
+
+// itemName names object i of a batch in an error: by its line in NDJSON
+// (lines from parseItems), by its place in an array otherwise.
+func itemName(noun batchNoun, lines []int, i int) string {
+	if lines != nil {
+		return fmt.Sprintf("line %d", lines[i])
+	}
+	return fmt.Sprintf("%s %d", noun.one, i)
 }
 
 // parseArray decodes a batch sent as a JSON array with encoding/json,
@@ -217,11 +247,15 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 		}
 		ins = append(ins, in)
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF // an array without its end
+		}
 		return nil, jsonError(err)
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON array")
+	if end := int(dec.InputOffset()); len(bytes.TrimLeft(trimmed[end:], " \t\r\n")) > 0 {
+		at := len(trimmed) - len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))
+		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", at))
 	}
 	if len(ins) == 0 {
 		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
@@ -295,9 +329,20 @@ type queryOut struct {
 	Duplicate   bool       `json:"duplicate"`
 	DuplicateOf *string    `json:"duplicate_of"`
 	Matches     []matchOut `json:"matches"`
-	// Error is set, in a batch, for a query the engine refused; the other
-	// fields are then empty.
+	// Error is set, in a batch, for a query the engine refused: the
+	// result is then Error alone (MarshalJSON).
 	Error *errorDetail `json:"error,omitempty"`
+}
+
+// MarshalJSON encodes q, or only its error when it has one.
+func (q queryOut) MarshalJSON() ([]byte, error) {
+	if q.Error != nil {
+		return json.Marshal(struct {
+			Error *errorDetail `json:"error"`
+		}{q.Error})
+	}
+	type plain queryOut // without this method
+	return json.Marshal(plain(q))
 }
 
 // fingerprintQuerier is implemented by engines that can look up stored
@@ -327,7 +372,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	} else {
 		// The engine wants an id even to check; a fresh one cannot collide
 		// with a stored document.
-		res, err := e.Check(r.Context(), neardup.Document{ID: s.ids.next(), Text: q.text})
+		res, err := e.Check(r.Context(), neardup.Document{Text: q.text})
 		if err != nil {
 			return err
 		}
@@ -421,28 +466,34 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 	if err != nil {
 		return err
 	}
-	ins, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, queryNoun, func(l []byte, in *queryIn) error {
+	ins, lines, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, queryNoun, func(l []byte, in *queryIn) error {
 		return decodeStrict(l, in)
 	})
 	if err != nil {
 		return err
 	}
 	qs := make([]query, len(ins))
+	out := queryBatchOut{Results: make([]queryOut, len(qs))}
 	var ds []neardup.Document
 	var at []int // the query of each of ds
 	for i, in := range ins {
 		if qs[i], err = readQuery(in, e); err != nil {
-			return prefixError(fmt.Sprintf("query %d", i), err)
+			if ae := engineError(err); ae.code == "missing_text" {
+				// As a blank text, which the engine refuses: this
+				// query's own error.
+				out.Results[i] = queryOut{Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
+				continue
+			}
+			return prefixError(itemName(queryNoun, lines, i), err)
 		}
 		if qs[i].fp.Bits() == 0 {
-			ds, at = append(ds, neardup.Document{ID: s.ids.next(), Text: qs[i].text}), append(at, i)
+			ds, at = append(ds, neardup.Document{Text: qs[i].text}), append(at, i)
 		}
 	}
-	out := queryBatchOut{Results: make([]queryOut, len(qs))}
 	for i, q := range qs {
 		if q.fp.Bits() != 0 {
 			if out.Results[i], err = queryFingerprint(r.Context(), e, q); err != nil {
-				return prefixError(fmt.Sprintf("query %d", i), engineError(err))
+				return prefixError(itemName(queryNoun, lines, i), engineError(err))
 			}
 		}
 	}

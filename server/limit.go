@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -47,7 +48,8 @@ func (c *limitConn) Close() error {
 
 // idSource assigns ids to documents posted without one: a random prefix
 // drawn once per server, so ids from different runs never collide, and a
-// counter.
+// counter. A client may post an id of the same form (one it was given, or
+// one it made up): see reserve.
 type idSource struct {
 	prefix string
 	n      *atomic.Uint64
@@ -64,4 +66,25 @@ func newIDSource() (idSource, error) {
 // next returns a fresh id.
 func (s idSource) next() string {
 	return s.prefix + strconv.FormatUint(s.n.Add(1), 10)
+}
+
+// reserve keeps id, given by a client, from being assigned later: when it
+// has the form of the ids next returns, the counter moves past it. An id
+// already assigned is left to the engine, which tells a repeat of its post
+// from another text under the same id.
+func (s idSource) reserve(id string) {
+	rest, ok := strings.CutPrefix(id, s.prefix)
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseUint(rest, 10, 64)
+	if err != nil {
+		return
+	}
+	for {
+		cur := s.n.Load()
+		if n <= cur || s.n.CompareAndSwap(cur, n) {
+			return
+		}
+	}
 }

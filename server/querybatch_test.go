@@ -79,14 +79,20 @@ func TestQueryBatch(t *testing.T) {
 					t.Fatalf("batch %q:\n got %v\nwant %v", b.ctype, got, want)
 				}
 			}
-			// A blank text is refused alone.
-			code, v := call(t, h, "POST", "/v1/query/batch", "", `[{"text":"  "},`+queries[0]+`]`)
+			// A blank, empty or missing text is refused alone: its result
+			// is its error.
+			code, v := call(t, h, "POST", "/v1/query/batch", "", `[{"text":"  "},`+queries[0]+`,{"text":""},{"k":3}]`)
 			if code != 200 {
 				t.Fatalf("blank text: %d %v", code, v)
 			}
 			rs := v["results"].([]any)
-			if errorCode(rs[0].(map[string]any)) != "missing_text" || !reflect.DeepEqual(rs[1], want[0]) {
-				t.Fatalf("blank text: %v", rs)
+			if !reflect.DeepEqual(rs[1], want[0]) {
+				t.Fatalf("the query after a blank text: %v", rs[1])
+			}
+			for _, i := range []int{0, 2, 3} {
+				if r := rs[i].(map[string]any); errorCode(r) != "missing_text" || len(r) != 1 {
+					t.Errorf("query %d without a text: %v, want only a missing_text error", i, r)
+				}
 			}
 			if code, v = call(t, h, "GET", "/v1/stats", "", ""); v["documents"] != float64(len(stored)) {
 				t.Fatalf("stats after the queries: %d %v, want %d documents", code, v, len(stored))
@@ -100,6 +106,10 @@ func TestQueryBatch(t *testing.T) {
 				{`[{"text":"a"},{"text":"b","k":-2}]`, "bad_request", "query 1: ", 400},
 				{`[{"text":"a"},{"fingerprint":"xyz"}]`, "bad_request", "query 1: ", 400},
 				{"{\"text\":\"a\"}\n{\"txt\":\"b\"}", "unknown_field", "line 2: ", 400},
+				{"{\"text\":\"a\"}\n\n{\"fingerprint\":\"xyz\"}", "bad_request", "line 3: ", 400},
+				{`[{"text":"a"}]]`, "bad_json", "unexpected data after the JSON array, at byte 14", 400},
+				{`[{"text":"a"}] trailing`, "bad_json", "unexpected data after the JSON array, at byte 15", 400},
+				{`[{"text":"a"}`, "bad_json", "truncated", 400},
 				{`[{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"}]`, "batch_too_large", "more than 6 queries", 413},
 			} {
 				code, v := call(t, h, "POST", "/v1/query/batch", "", bad.body)

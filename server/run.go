@@ -63,7 +63,11 @@ func Run(ctx context.Context, c Config) (err error) {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(serveCtx, ln) }()
-	log.Info("listening, opening the store", "addr", ln.Addr().String(), "data", c.Dir)
+	data := c.Dir
+	if c.Engine.InMemory || c.Dir == "" {
+		data = "(in-memory)" // nothing is kept in Dir
+	}
+	log.Info("listening, opening the store", "addr", ln.Addr().String(), "data", data)
 
 	opts := c.Engine
 	e, err := neardup.Open(c.Dir, &opts)

@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
 )
 
@@ -83,6 +86,7 @@ func TestErrors(t *testing.T) {
 		{"batch empty", "POST", "/v1/documents/batch", "", `[]`, 400, "bad_request"},
 		{"batch bad line", "POST", "/v1/documents/batch", "", "{\"text\":\"a\"}\n{\"tex\":\"b\"}\n", 400, "unknown_field"},
 		{"batch unclosed", "POST", "/v1/documents/batch", "", `[{"text":"a"}`, 400, "bad_json"},
+		{"batch trailing data", "POST", "/v1/documents/batch", "", `[{"text":"a"}]]`, 400, "bad_json"},
 		{"batch element not an object", "POST", "/v1/documents/batch", "", `[{"text":"a"},3]`, 400, "bad_json"},
 		{"get unknown", "GET", "/v1/documents/nope", "", ``, 404, "not_found"},
 		{"delete unknown", "DELETE", "/v1/documents/nope", "", ``, 404, "not_found"},
@@ -94,6 +98,12 @@ func TestErrors(t *testing.T) {
 		{"query fractional k", "POST", "/v1/query", "", `{"text":"a","k":1.5}`, 400, "bad_json"},
 		{"compare missing b", "POST", "/v1/compare", "", `{"a":"x"}`, 400, "bad_request"},
 		{"compare unknown profile", "POST", "/v1/compare", "", `{"a":"x","b":"y","profile":"nope"}`, 400, "bad_request"},
+		{"compare empty a", "POST", "/v1/compare", "", `{"a":"","b":"y"}`, 400, "missing_text"},
+		{"compare blank b", "POST", "/v1/compare", "", `{"a":"x","b":" \n"}`, 400, "missing_text"},
+		{"fingerprint missing text", "POST", "/v1/fingerprint", "", `{"profile":"classic"}`, 400, "missing_text"},
+		{"fingerprint blank text", "POST", "/v1/fingerprint", "", `{"text":"  "}`, 400, "missing_text"},
+		{"fingerprint nilsimsa at 64 bits", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","bits":64}`, 400, "bad_request"},
+		{"compare nilsimsa at 128 bits", "POST", "/v1/compare", "", `{"a":"x","b":"y","profile":"nilsimsa","bits":128}`, 400, "bad_request"},
 		{"fingerprint bad algo", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"md5"}`, 400, "bad_request"},
 		{"fingerprint bad width", "POST", "/v1/fingerprint", "", `{"text":"x","bits":100}`, 400, "bad_request"},
 		{"fingerprint contradiction", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","profile":"classic"}`, 400, "bad_request"},
@@ -104,12 +114,16 @@ func TestErrors(t *testing.T) {
 	// How some messages must begin: the value and the field at fault, in
 	// JSON's terms rather than Go's.
 	says := map[string]string{
-		"not an object":               "expected an object, got JSON array",
-		"wrong type":                  `"text": expected a string, got JSON number`,
-		"batch element not an object": "document 1: expected an object, got JSON number",
-		"query fractional k":          `"k": expected an integer, got JSON number 1.5`,
-		"compare unknown profile":     `no profile is called "nope" (known: [default `,
-		"fingerprint bad width":       `profile "default" makes [64 128]-bit fingerprints, not 100`,
+		"not an object":                   "expected an object, got JSON array",
+		"wrong type":                      `"text": expected a string, got JSON number`,
+		"batch element not an object":     "document 1: expected an object, got JSON number",
+		"query fractional k":              `"k": expected an integer, got JSON number 1.5`,
+		"compare unknown profile":         `no profile is called "nope" (known: default, classic, `,
+		"fingerprint bad width":           `profile "default" makes 64- or 128-bit fingerprints, not 100-bit`,
+		"fingerprint nilsimsa at 64 bits": `"bits": profile "nilsimsa" makes 256-bit fingerprints, not 64-bit`,
+		"compare empty a":                 `"a" is empty`,
+		"batch unclosed":                  "the JSON value is truncated",
+		"batch trailing data":             "unexpected data after the JSON array, at byte 14",
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -439,6 +453,89 @@ func TestBatchRefusedDocument(t *testing.T) {
 		}
 		if want == "" && m["inserted"] != true {
 			t.Errorf("result %d not inserted: %v", i, m)
+		}
+		// A refused document's result is its id and its error: no
+		// "duplicate": false to be read as new.
+		if want != "" && (len(m) != 2 || m["id"] != "b") {
+			t.Errorf("result %d: %v, want its id and error alone", i, m)
+		}
+	}
+}
+
+// TestAssignedIDs checks that an id a client gives in the form of the ids
+// the server assigns is never assigned afterwards: a document posted
+// without an id is stored under an id of its own, not named a repeat of,
+// or a conflict with, a document it never saw.
+func TestAssignedIDs(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(memEngine(t))
+	h := s.Handler()
+	post := func(body string) map[string]any {
+		t.Helper()
+		code, v := call(t, h, "POST", "/v1/documents", "", body)
+		if code != 200 {
+			t.Fatalf("%s: %d %v", body, code, v)
+		}
+		return v
+	}
+	first := post(`{"text":"the first text, posted without an id"}`)["id"].(string)
+	prefix, n, ok := strings.Cut(first, "-")
+	if !ok {
+		t.Fatalf("assigned id %q has no counter", first)
+	}
+	next, err := strconv.Atoi(n)
+	if err != nil {
+		t.Fatalf("assigned id %q: %v", first, err)
+	}
+	// The client takes the next two ids the server would assign, with the
+	// texts the next posts send.
+	const a, b = "a text the client stores under an id of the server's form", "another text, posted again without an id"
+	for i, text := range []string{a, b} {
+		post(fmt.Sprintf(`{"id":"%s-%d","text":%q}`, prefix, next+1+i, text))
+	}
+	for _, text := range []string{b, "a third text about something else entirely"} {
+		v := post(fmt.Sprintf(`{"text":%q}`, text))
+		id := v["id"].(string)
+		if got, _ := strconv.Atoi(strings.TrimPrefix(id, prefix+"-")); got <= next+2 {
+			t.Errorf("posted without an id after ids up to %d were taken: got %q", next+2, id)
+		}
+		if text == b && (v["duplicate"] != true || v["duplicate_of"] != fmt.Sprintf("%s-%d", prefix, next+2)) {
+			t.Errorf("a copy of a stored text posted without an id: %v, want a duplicate of it", v)
+		}
+		if text != b && v["inserted"] != true {
+			t.Errorf("a new text posted without an id: %v, want it stored", v)
+		}
+	}
+}
+
+// TestDocumentLimits checks the engine's refusals the API maps to codes of
+// their own: an id longer than neardup.MaxIDBytes, and a time further
+// ahead than neardup.MaxFuture, alone and in a batch.
+func TestDocumentLimits(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(memEngine(t))
+	h := s.Handler()
+	longID := strings.Repeat("x", neardup.MaxIDBytes+1)
+	future := time.Now().Add(neardup.MaxFuture + time.Hour).UTC().Format(time.RFC3339)
+	for _, c := range []struct{ body, code, says, fine string }{
+		{`{"id":"` + longID + `","text":"a text"}`, "id_too_long", "4097 bytes, limit 4096", "the river rose in the night"},
+		{`{"id":"f","text":"a text","time":"` + future + `"}`, "future_time", `"f" is dated ` + future, "seven owls sat on the fence"},
+	} {
+		code, v := call(t, h, "POST", "/v1/documents", "", c.body)
+		msg, _ := v["error"].(map[string]any)["message"].(string)
+		if code != 400 || errorCode(v) != c.code || !strings.Contains(msg, c.says) {
+			t.Errorf("%.40s: %d %v, want 400 %s saying %q", c.body, code, v, c.code, c.says)
+		}
+		code, v = call(t, h, "POST", "/v1/documents/batch", "", "["+c.body+`,{"text":"`+c.fine+`"}]`)
+		rs, _ := v["results"].([]any)
+		if code != 200 || len(rs) != 2 || errorCode(rs[0].(map[string]any)) != c.code || rs[1].(map[string]any)["inserted"] != true {
+			t.Errorf("%.40s in a batch: %d %v, want its own %s error", c.body, code, v, c.code)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -114,7 +113,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				MaxBatch:    maxBatch,
 				MaxInFlight: maxInFlight,
 				DrainDelay:  drainDelay,
-				Logger:      serveLogger(cmd.ErrOrStderr(), data, inMemory),
+				Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
 			}
 			if err := sopts.Validate(); err != nil {
 				return usageError{err}
@@ -145,22 +144,6 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
-}
-
-// serveLogger returns the logger of serve, writing text to w. server.Run
-// logs the data directory it is given; with --in-memory nothing is kept
-// there, so that attribute reads data=(in-memory) instead.
-func serveLogger(w io.Writer, data string, inMemory bool) *slog.Logger {
-	var opts slog.HandlerOptions
-	if inMemory {
-		opts.ReplaceAttr = func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && a.Key == "data" && a.Value.Kind() == slog.KindString && a.Value.String() == data {
-				a.Value = slog.StringValue("(in-memory)")
-			}
-			return a
-		}
-	}
-	return slog.New(slog.NewTextHandler(w, &opts))
 }
 
 // applyEnv sets every flag the command line did not set from its

@@ -476,18 +476,3 @@ func TestServeInMemoryLog(t *testing.T) {
 		t.Errorf("the --data directory exists (%v)", err)
 	}
 }
-
-// TestServeLogger checks that the data directory is logged as it is when
-// the store is on disk, and that only that attribute changes in memory.
-func TestServeLogger(t *testing.T) {
-	for _, tt := range []struct {
-		inMemory bool
-		want     string
-	}{{false, "data=./neardup-data other=./neardup-data"}, {true, "data=(in-memory) other=./neardup-data"}} {
-		var b bytes.Buffer
-		serveLogger(&b, "./neardup-data", tt.inMemory).Info("x", "data", "./neardup-data", "other", "./neardup-data")
-		if !strings.Contains(b.String(), tt.want) {
-			t.Errorf("in memory %v: %q, want %q", tt.inMemory, b.String(), tt.want)
-		}
-	}
-}
