@@ -62,9 +62,19 @@ func newBrowser(t *testing.T) context.Context {
 // setValue sets the value of the element with the given id, as pasting
 // would (typing long texts key by key is slow).
 func setValue(id, value string) chromedp.Action[chromedp.Void] {
-	js := fmt.Sprintf(`document.getElementById(%q).value = %s`, id, mustJSON(value))
+	return script(fmt.Sprintf(`document.getElementById(%q).value = %s`, id, mustJSON(value)))
+}
+
+// choose selects value in the menu with the given id, as a person would:
+// the menu's change handler runs.
+func choose(id, value string) chromedp.Action[chromedp.Void] {
+	return script(fmt.Sprintf(`(s => { s.value = %s; s.dispatchEvent(new Event("change")); })(document.getElementById(%q))`, mustJSON(value), id))
+}
+
+// script runs js in the page, its value unused.
+func script(js string) chromedp.Action[chromedp.Void] {
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Evaluate[string](js)(ctx, t)
+		_, err := chromedp.Evaluate[any](js)(ctx, t)
 		return chromedp.Void{}, err
 	}
 }
@@ -150,6 +160,31 @@ func TestBrowserCompare(t *testing.T) {
 	if !strings.Contains(msg, "both") {
 		t.Errorf("error message for an empty text: %q", msg)
 	}
+	// The last result is not the answer for these texts: it goes.
+	if get(t, ctx, chromedp.Evaluate[bool](`!document.getElementById("compare-result").hidden`)) {
+		t.Error("the result of the texts before stays on the page under the error")
+	}
+
+	// A profile of one width shows it and offers no other; the server
+	// takes the comparison.
+	do(t, ctx,
+		setValue("text-b", b),
+		choose("profile", "nilsimsa"),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	if got := get(t, ctx, chromedp.Evaluate[string](`(s => s.disabled + " " + s.options[s.selectedIndex].textContent)(document.getElementById("bits"))`)); got != "true 256 bits" {
+		t.Errorf("width menu with nilsimsa: %q, want disabled at 256 bits", got)
+	}
+	if w := get(t, ctx, chromedp.Text(chromedp.ID("width"))); w != "256" {
+		t.Errorf("nilsimsa comparison shows %q bits, want 256", w)
+	}
+	do(t, ctx,
+		choose("profile", "default"),
+	)
+	if got := get(t, ctx, chromedp.Evaluate[string](`(s => s.disabled + " " + [...s.options].filter(o => !o.disabled).length)(document.getElementById("bits"))`)); got != "false 3" {
+		t.Errorf("width menu with the default profile: %q, want enabled with its 3 choices", got)
+	}
 }
 
 // TestBrowserAddAndCheck adds a document through the page, then checks a
@@ -180,6 +215,12 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if _, err := c.Get(context.Background(), "first"); err != nil {
 		t.Fatalf("the page's document is not stored: %v", err)
 	}
+	// Pressing Add again stores nothing, and says so.
+	do(t, ctx, chromedp.Click(chromedp.ID("add-btn")))
+	const again = "Already stored as first with this text; nothing added."
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`document.getElementById("doc-verdict").textContent === `+mustJSON(again))); err != nil {
+		t.Errorf("after adding the same document again: %q, want %q", get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict"))), again)
+	}
 	do(t, ctx,
 		setValue("doc-text", nearCopy),
 		chromedp.Click(chromedp.ID("check-btn")),
@@ -187,8 +228,19 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	)
 	checked := get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict")))
 	row := get(t, ctx, chromedp.Text(chromedp.CSS(`#matches tbody tr[data-id="first"] td`)))
-	if !strings.Contains(checked, "duplicate of first") || row != "first" {
+	if !regexp.MustCompile(`^Would be a duplicate of first \(distance [0-9]+, similarity [0-9.]+%\)\.$`).MatchString(checked) || row != "first" {
 		t.Errorf("after checking a near-copy: verdict %q, match %q", checked, row)
+	}
+	// Another text under a stored id is refused; the verdict before is
+	// not this text's, so it goes.
+	do(t, ctx,
+		setValue("doc-text", longText(2, 120)),
+		setValue("doc-id", "first"),
+		chromedp.Click(chromedp.ID("add-btn")),
+		chromedp.WaitVisible(chromedp.ID("doc-error")),
+	)
+	if msg, shown := get(t, ctx, chromedp.Text(chromedp.ID("doc-error"))), get(t, ctx, chromedp.Evaluate[bool](`!document.getElementById("doc-result").hidden`)); !strings.Contains(msg, "another text") || shown {
+		t.Errorf("adding another text under a stored id: error %q, result of the text before still shown: %v", msg, shown)
 	}
 	// Stats on the page show the one stored document. The page drew its
 	// stats when it loaded, before the document was added; the click draws

@@ -70,20 +70,49 @@ function drawGrid(el, bits, other) {
   el.setAttribute("aria-label", bits.length + " bits, " + differ + " differ from the other text");
 }
 
+// withBusy runs fn with the buttons disabled, then asks the server again
+// whether it is ready: the badge follows what the last request found.
 async function withBusy(buttons, fn) {
   buttons.forEach((b) => (b.disabled = true));
   try {
     await fn();
   } finally {
     buttons.forEach((b) => (b.disabled = false));
+    checkReady();
   }
+}
+
+// The server's own profile and width, from its stats: what the compare
+// form's first choices stand for.
+let serverProfile = "", serverBits = 0;
+
+// profileWidths returns the widths the compare form's chosen profile makes
+// (its option's data-widths), or null when not known.
+function profileWidths() {
+  const sel = $("profile");
+  let opt = sel.options[sel.selectedIndex];
+  if (!opt.value) opt = [...sel.options].find((o) => o.value && o.value === serverProfile);
+  return opt && opt.dataset.widths ? opt.dataset.widths.split(" ").map(Number) : null;
+}
+
+// syncWidths offers only the widths the chosen profile makes: a profile of
+// one width (go-mfonda, nilsimsa) shows it, and the menu is disabled.
+function syncWidths() {
+  const sel = $("bits"), widths = profileWidths();
+  const fixed = widths && widths.length === 1;
+  for (const o of sel.options) {
+    if (o.value) o.disabled = fixed || (widths !== null && !widths.includes(Number(o.value)));
+  }
+  if (sel.options[sel.selectedIndex].disabled) sel.value = "";
+  sel.disabled = fixed;
+  sel.options[0].textContent = fixed ? widths[0] + " bits" : serverBits ? "server's: " + serverBits + " bits" : "default";
 }
 
 async function compare(ev) {
   ev.preventDefault();
   const body = { a: $("text-a").value, b: $("text-b").value };
   if ($("profile").value) body.profile = $("profile").value;
-  if ($("bits").value && $("profile").value !== "nilsimsa") body.bits = parseInt($("bits").value, 10);
+  if ($("bits").value && !$("bits").disabled) body.bits = parseInt($("bits").value, 10);
   await withBusy([$("compare-btn")], async () => {
     try {
       if (!body.a.trim() || !body.b.trim()) throw new Error("Type a text in both boxes.");
@@ -108,29 +137,31 @@ async function compare(ev) {
       drawGrid($("grid-b"), b, a);
       $("compare-result").hidden = false;
     } catch (e) {
-      showError($("compare-error"), e);
+      // The last result is not the answer for these texts: hide it. The
+      // API names the texts "a" and "b"; the page calls them Text A and B.
+      $("compare-result").hidden = true;
+      showError($("compare-error"), new Error(e.message.replace(/"a"/g, "Text A").replace(/"b"/g, "Text B")));
     }
   });
 }
 
-function cellText(tr, text) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  tr.appendChild(td);
-}
-
+// showMatches fills the match table. Each cell carries its column's name
+// (data-label), which a phone's narrow layout shows above the value in
+// place of the header row.
 function showMatches(matches) {
   const tbody = $("matches").querySelector("tbody");
+  const labels = [...$("matches").querySelectorAll("thead th")].map((th) => th.textContent);
   tbody.textContent = "";
   for (const m of matches || []) {
     const tr = document.createElement("tr");
     tr.dataset.id = m.id;
-    cellText(tr, m.id);
-    cellText(tr, m.distance);
-    cellText(tr, pct(m.similarity));
-    cellText(tr, pct(m.scores.jaccard));
-    cellText(tr, pct(m.scores.cosine));
-    cellText(tr, pct(m.scores.levenshtein));
+    const cells = [m.id, m.distance, pct(m.similarity), pct(m.scores.jaccard), pct(m.scores.cosine), pct(m.scores.levenshtein)];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      td.dataset.label = labels[i];
+      tr.appendChild(td);
+    });
     tbody.appendChild(tr);
   }
   const none = !matches || matches.length === 0;
@@ -151,15 +182,23 @@ async function submitDoc(insert) {
         if (r.duplicate) {
           v.textContent = "Duplicate of " + r.duplicate_of + " (distance " + r.distance + ", similarity " + pct(r.similarity) + "); not stored.";
           v.className = "verdict dup";
+        } else if (r.inserted === false) {
+          // The id was stored before with this very text: a repeat of
+          // that post, which stores nothing.
+          v.textContent = "Already stored as " + r.id + " with this text; nothing added.";
+          v.className = "verdict same";
         } else {
           v.textContent = "New: stored as " + r.id + ".";
           v.className = "verdict new";
         }
         showMatches(r.matches);
-        loadStats();
       } else {
         const r = await api("POST", "/v1/query", { text });
-        if (r.duplicate) {
+        const m = r.duplicate ? (r.matches || []).find((x) => x.id === r.duplicate_of) : null;
+        if (m) {
+          v.textContent = "Would be a duplicate of " + r.duplicate_of + " (distance " + m.distance + ", similarity " + pct(m.similarity) + ").";
+          v.className = "verdict dup";
+        } else if (r.duplicate) {
           v.textContent = "Would be a duplicate of " + r.duplicate_of + ".";
           v.className = "verdict dup";
         } else {
@@ -170,7 +209,9 @@ async function submitDoc(insert) {
       }
       showError($("doc-error"));
       $("doc-result").hidden = false;
+      loadStats();
     } catch (e) {
+      $("doc-result").hidden = true; // not the answer for this text
       showError($("doc-error"), e);
     }
   });
@@ -185,6 +226,22 @@ const statLabels = {
   free_bytes: "free disk",
   retention_seconds: "retention",
   open_seconds: "opened in",
+  bits: "fingerprint bits",
+  k: "distance, long texts",
+  short_k: "distance, short texts",
+  candidates: "candidates verified",
+  rejected: "candidates turned down",
+  syncs: "disk syncs",
+};
+
+// Stats whose name does not say enough get a title that does.
+const statTitles = {
+  k: "Fingerprints this many bits apart or fewer are candidates for a long text",
+  short_k: "Fingerprints this many bits apart or fewer are candidates for a short text",
+  candidates: "Stored documents whose fingerprints were near enough to be compared text to text",
+  rejected: "Candidates whose texts were not similar enough to count as duplicates",
+  syncs: "Commits written to disk and synced",
+  short_documents: "Stored documents short enough for the short-text rule",
 };
 
 function statLabel(key) {
@@ -231,8 +288,10 @@ async function loadStats() {
   try {
     const s = await api("GET", "/v1/stats");
     // The compare form's first choices are the server's own: name them.
+    serverProfile = s.profile || "";
+    serverBits = s.bits || 0;
     if (s.profile) $("profile").options[0].textContent = "server's: " + s.profile;
-    if (s.bits) $("bits").options[0].textContent = "server's: " + s.bits + " bits";
+    syncWidths();
     const dl = $("stats");
     dl.textContent = "";
     for (const [k, v] of flatStats("", s, [])) {
@@ -240,14 +299,17 @@ async function loadStats() {
       const dt = document.createElement("dt");
       const dd = document.createElement("dd");
       dt.textContent = statLabel(k);
+      if (statTitles[k]) dt.title = statTitles[k];
       dd.textContent = formatStat(k, v);
       if (dd.textContent !== String(v)) dd.title = String(v);
       dd.dataset.stat = k;
       div.append(dt, dd);
       dl.appendChild(div);
     }
+    dl.hidden = false;
     showError($("stats-error"));
   } catch (e) {
+    $("stats").hidden = true; // figures of another moment
     showError($("stats-error"), e);
   }
 }
@@ -280,7 +342,11 @@ document.addEventListener("DOMContentLoaded", () => {
     submitDoc(true);
   });
   $("check-btn").addEventListener("click", () => submitDoc(false));
-  $("stats-btn").addEventListener("click", loadStats);
+  $("stats-btn").addEventListener("click", () => withBusy([$("stats-btn")], loadStats));
+  $("profile").addEventListener("change", syncWidths);
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) checkReady();
+  });
   checkReady();
   loadStats();
 });
