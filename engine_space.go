@@ -49,7 +49,7 @@ func (e *Engine) spaceErr() error {
 		return nil
 	}
 	if free := e.free.Load(); free < e.opts.MinFreeBytes {
-		return fmt.Errorf("%w: %d bytes free for the store in %s, writes need %d (Options.MinFreeBytes)", ErrDiskFull, free, e.dir, e.opts.MinFreeBytes)
+		return fmt.Errorf("%w: %d bytes free for the store in %s; writes keep at least %d free", ErrDiskFull, free, e.dir, e.opts.MinFreeBytes)
 	}
 	return nil
 }
