@@ -36,6 +36,10 @@ func FuzzHandler(f *testing.F) {
 		{1, "/v1/stats", "", ``},
 		{1, "/static/../server.go", "", ``},
 		{0, "/v1/documents", "", "{\"text\":\"\\ud800\"}"},
+		{0, "/v1/documents/batch", "", `[{"text":"a"}]] `},
+		{0, "/v1/query/batch", "", `[{"text":""},{"k":2}] x`},
+		{0, "/v1/documents", "", `{"text":"a","time":"2999-01-01T00:00:00Z"}`},
+		{0, "/v1/fingerprint", "", `{"text":" ","algo":"nilsimsa","bits":64}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.ctype, []byte(s.body))
