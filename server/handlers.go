@@ -370,8 +370,8 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 			return err
 		}
 	} else {
-		// The engine wants an id even to check; a fresh one cannot collide
-		// with a stored document.
+		// No id: a query is no stored document, so every stored one
+		// counts (an id would leave out a stored document that has it).
 		res, err := e.Check(r.Context(), neardup.Document{Text: q.text})
 		if err != nil {
 			return err
