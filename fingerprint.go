@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unicode/utf8"
 )
 
 // Errors returned when fingerprints are parsed or compared.
@@ -82,6 +83,10 @@ func (f Fingerprint) Bit(i int) bool { return f.w[i/64]>>(i%64)&1 == 1 }
 // 0x prefix) into a fingerprint of 64, 128 or 256 bits.
 func ParseFingerprint(s string) (Fingerprint, error) {
 	t := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if i := strings.IndexFunc(t, notHex); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(t[i:])
+		return Fingerprint{}, fmt.Errorf("%w: %q: %q at byte %d is not a hex digit", ErrHex, s, r, len(s)-len(t)+i)
+	}
 	if len(t) != 16 && len(t) != 32 && len(t) != 64 {
 		return Fingerprint{}, fmt.Errorf("%w: %q has %d digits, want 16, 32 or 64", ErrHex, s, len(t))
 	}
@@ -90,6 +95,11 @@ func ParseFingerprint(s string) (Fingerprint, error) {
 		return Fingerprint{}, fmt.Errorf("%w: %q: %v", ErrHex, s, err)
 	}
 	return FromBytes(b)
+}
+
+// notHex reports whether r is not a hexadecimal digit.
+func notHex(r rune) bool {
+	return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F')
 }
 
 // Distance returns the Hamming distance between a and b: the number of bit

@@ -46,3 +46,19 @@ func FuzzParseFingerprint(f *testing.F) {
 		}
 	})
 }
+
+// TestParseFingerprintErrors checks that a fingerprint that does not read
+// is refused with what is wrong and where.
+func TestParseFingerprintErrors(t *testing.T) {
+	for _, c := range []struct{ in, says string }{
+		{" 4f9c82369cd87f01", `' ' at byte 0 is not a hex digit`},
+		{"4f9c82369cd8 7f01", `' ' at byte 12 is not a hex digit`},
+		{"0x4f9c82369cd87g01", `'g' at byte 15 is not a hex digit`},
+		{"0x4f9c", "has 4 digits, want 16, 32 or 64"},
+	} {
+		_, err := ParseFingerprint(c.in)
+		if !errors.Is(err, ErrHex) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("ParseFingerprint(%q): %v, want ErrHex saying %s", c.in, err, c.says)
+		}
+	}
+}
