@@ -78,7 +78,9 @@ func (s idSource) reserve(id string) {
 		return
 	}
 	n, err := strconv.ParseUint(rest, 10, 64)
-	if err != nil {
+	if err != nil || n > 1<<62 {
+		// Past 2^62 the counter would come near wrapping around to the
+		// ids it gave first; it never gets there by counting.
 		return
 	}
 	for {

@@ -611,3 +611,23 @@ func TestRunLogsReady(t *testing.T) {
 		t.Errorf("no store closed line; log:\n%s", logs.String())
 	}
 }
+
+// TestReserveBounds checks that an id of the assigned form far beyond the
+// counter does not move it near wrapping around to the ids it gave first.
+func TestReserveBounds(t *testing.T) {
+	ids, err := newIDSource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ids.next()
+	ids.reserve(ids.prefix + "18446744073709551615")
+	ids.reserve(ids.prefix + "not a number")
+	ids.reserve("another prefix-7")
+	if got, want := ids.next(), ids.prefix+"2"; got != want || first != ids.prefix+"1" {
+		t.Errorf("ids %q then %q, want %q then %q", first, got, ids.prefix+"1", want)
+	}
+	ids.reserve(ids.prefix + "41")
+	if got, want := ids.next(), ids.prefix+"42"; got != want {
+		t.Errorf("after %s41 was posted: %q, want %q", ids.prefix, got, want)
+	}
+}
