@@ -72,7 +72,7 @@ func (f *evalFlags) register(cmd *cobra.Command, withMeasures bool) {
 }
 
 func newEvalCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "eval",
 		Short: "Measure how well profiles and policies find near-duplicates",
 		Long: `eval measures detection quality: ROC AUC, precision, recall and F1 at every
@@ -82,7 +82,7 @@ profiles, similarity measures and verification policies.
   eval pairs   labelled pairs (MRPC, STS-B, BQ, Clough, ...)
   eval edits   near-duplicates made from real texts by seeded edits
   eval corpus  dedup and cluster a corpus with planted duplicates`,
-	}
+	})
 	cmd.AddCommand(newEvalPairsCmd(), newEvalEditsCmd(), newEvalCorpusCmd())
 	return cmd
 }

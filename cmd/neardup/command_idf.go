@@ -16,14 +16,10 @@ import (
 // newIDFCmd returns `neardup idf`, whose subcommand `build` makes IDF
 // tables for tf-idf weighting.
 func newIDFCmd() *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "idf",
 		Short: "Build IDF tables for tf-idf weighting",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
-		},
-	}
+	})
 	cmd.AddCommand(newIDFBuildCmd())
 	return cmd
 }
