@@ -41,6 +41,34 @@ func isDuplicate(a, b *similarity.Sketch, distance, bits int) bool {
 	return dup
 }
 
+// compareDecisionHelp describes isDuplicate's decision, by policy p, for
+// compare's help, wrapped at 76 columns.
+func compareDecisionHelp(p neardup.Policy) string {
+	rule := func(r neardup.Rule) string {
+		name := map[neardup.Measure]string{neardup.Jaccard: "Jaccard similarity", neardup.Cosine: "cosine similarity", neardup.Levenshtein: "Levenshtein ratio"}[r.Measure]
+		return fmt.Sprintf("at most %d bits apart per 64 and their %s is at least %g", r.MaxDistance, name, r.MinSimilarity)
+	}
+	text := fmt.Sprintf("The duplicate decision is the engine's default verification policy "+
+		"(neardup.DefaultPolicy), the test dedup and serve apply: a pair whose longer text "+
+		"has fewer than %d normalized characters is a duplicate when the fingerprints are %s; "+
+		"any other pair when they are %s. The distances scale with the width: twice as many "+
+		"bits at 128, four times at nilsimsa's 256.", p.ShortLength, rule(p.Short), rule(p.Long))
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(text) {
+		if n > 0 && n+1+len(w) > 76 {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
 // compareTexts fingerprints and measures a pair of texts.
 func compareTexts(fp neardup.Fingerprinter, profile string, a, b []byte) (comparison, error) {
 	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
@@ -84,8 +112,10 @@ func newCompareCmd() *cobra.Command {
 the similarity 1 - distance/bits, the Jaccard similarity of their character
 3-grams (2-grams from CJK characters), the cosine similarity of their
 term-frequency vectors, the Levenshtein ratio of their normalized texts, and
-the duplicate decision (for now: distance <= 3 per 64 bits). A and B are the texts themselves, or @path to
+the duplicate decision. A and B are the texts themselves, or @path to
 read a file ("@-" reads standard input).
+
+` + compareDecisionHelp(neardup.DefaultPolicy()) + `
 
 With --pairs FILE.jsonl (or - for standard input), each line holds a JSON
 object {"a": "...", "b": "..."} (other fields are ignored) and compare prints

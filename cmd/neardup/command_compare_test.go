@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
 )
 
 func TestCompareCommand(t *testing.T) {
@@ -113,5 +116,37 @@ func TestComparePairsErrors(t *testing.T) {
 	out, _, _ := runFP(t, `{"a": "x", "b": "x"}`+"\n{\n", "compare", "--pairs", "-")
 	if strings.Count(out, "\n") != 1 {
 		t.Errorf("output before the bad line: %q", out)
+	}
+}
+
+// TestCompareHelpDecision checks that compare's help states the decision
+// compare makes, the default policy's, and not a bare distance bound: a
+// pair of short texts 36 bits apart of nilsimsa's 256 (9 per 64) is a
+// duplicate, as the short-text rule says.
+func TestCompareHelpDecision(t *testing.T) {
+	help, errOut, code := runFP(t, "", "compare", "--help")
+	if code != 0 {
+		t.Fatalf("compare --help: status %d: %s", code, errOut)
+	}
+	help = strings.Join(strings.Fields(help), " ")
+	p := neardup.DefaultPolicy()
+	for _, want := range []string{
+		"default verification policy",
+		fmt.Sprintf("fewer than %d normalized characters", p.ShortLength),
+		fmt.Sprintf("at most %d bits apart per 64 and their Levenshtein ratio is at least %g", p.Short.MaxDistance, p.Short.MinSimilarity),
+		fmt.Sprintf("at most %d bits apart per 64 and their Jaccard similarity is at least %g", p.Long.MaxDistance, p.Long.MinSimilarity),
+		"four times at nilsimsa's 256",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("compare --help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "<= 3") {
+		t.Errorf("compare --help still gives a bound of 3 bits:\n%s", help)
+	}
+	out, _, _ := runFP(t, "", "compare", "--json", "--algo", "nilsimsa", "The rain in Spain falls mostly in the plains.", "The rain in Spain falls mainly in the plains.")
+	var c comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Distance != 36 || !c.Duplicate {
+		t.Errorf("nilsimsa pair: %v, %+v; want distance 36 and a duplicate, as the help says", err, c)
 	}
 }
