@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -64,60 +66,99 @@ which /readyz answers 503) stops accepting connections,
 finishes the requests in flight, flushes the store and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := applyEnv(cmd.Flags(), env); err != nil {
-				return err
-			}
-			dur, err := parseDurability(durability)
+			fromEnv, err := applyEnv(cmd.Flags(), env)
 			if err != nil {
 				return err
 			}
-			comp, err := neardup.ParseCompression(compression)
+			// options checks every value, naming the flag of a bad one,
+			// and returns the engine's and the server's options.
+			options := func() (neardup.Options, server.Options, error) {
+				var eopts neardup.Options
+				var sopts server.Options
+				if err := checkAddr(addr); err != nil {
+					return eopts, sopts, err
+				}
+				dur, err := parseDurability(durability)
+				if err != nil {
+					return eopts, sopts, err
+				}
+				comp, err := neardup.ParseCompression(compression)
+				if err != nil {
+					return eopts, sopts, usagef("--compression %q: want minlz, snappy, zstd or none", compression)
+				}
+				if retention < 0 {
+					return eopts, sopts, usagef("--retention %v is negative; 0 keeps documents forever", retention)
+				}
+				ruleOnly, err := parseScores(scores)
+				if err != nil {
+					return eopts, sopts, err
+				}
+				if err := checkEngineProfile(profile, bits); err != nil {
+					return eopts, sopts, err
+				}
+				def := neardup.DefaultPolicy()
+				if err := checkDistance("k", k, def.Long.MaxDistance); err != nil {
+					return eopts, sopts, err
+				}
+				if err := checkDistance("short-k", shortK, def.Short.MaxDistance); err != nil {
+					return eopts, sopts, err
+				}
+				for _, c := range []struct {
+					flag, zero string
+					v          int
+				}{
+					{"expected-docs", "1M", expectedDocs},
+					{"max-batch", fmt.Sprint(server.DefaultMaxBatch), maxBatch},
+					{"max-in-flight", fmt.Sprint(server.DefaultMaxInFlight), maxInFlight},
+				} {
+					if c.v < 0 {
+						return eopts, sopts, usagef("--%s %d is negative; want a positive number, or 0 for the default (%s)", c.flag, c.v, c.zero)
+					}
+				}
+				if drainDelay < 0 {
+					return eopts, sopts, usagef("--drain-delay %v is negative; want 0 (no delay) or more", drainDelay)
+				}
+				eopts = neardup.DefaultOptions()
+				eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
+				eopts.K = k
+				if shortK != 0 {
+					eopts.Policy = def
+					eopts.Policy.Short.MaxDistance = shortK
+				}
+				eopts.ExpectedDocuments = expectedDocs
+				eopts.Retention = retention
+				if retention == 0 {
+					eopts.Retention = -1
+				}
+				eopts.Durability = dur
+				eopts.Compression = comp
+				eopts.InMemory = inMemory
+				eopts.RuleScoreOnly = ruleOnly
+				eopts.MinFreeBytes = int64(minFree)
+				if minFree == 0 {
+					eopts.MinFreeBytes = -1
+				}
+				sopts = server.Options{
+					MaxBody:     int64(maxBody),
+					MaxBatch:    maxBatch,
+					MaxInFlight: maxInFlight,
+					DrainDelay:  drainDelay,
+				}
+				// The checks above name the flag of every value these
+				// refuse; they stay as a backstop.
+				if err := eopts.Validate(); err != nil {
+					return eopts, sopts, usageError{err}
+				}
+				if err := sopts.Validate(); err != nil {
+					return eopts, sopts, usageError{err}
+				}
+				return eopts, sopts, nil
+			}
+			eopts, sopts, err := options()
 			if err != nil {
-				return usagef("--compression %q: want minlz, snappy, zstd or none", compression)
+				return noteEnv(err, fromEnv)
 			}
-			if retention < 0 {
-				return usagef("--retention %v is negative; 0 keeps documents forever", retention)
-			}
-			ruleOnly, err := parseScores(scores)
-			if err != nil {
-				return err
-			}
-			if err := checkEngineProfile(profile, bits); err != nil {
-				return err
-			}
-			eopts := neardup.DefaultOptions()
-			eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
-			eopts.K = k
-			if shortK != 0 {
-				eopts.Policy = neardup.DefaultPolicy()
-				eopts.Policy.Short.MaxDistance = shortK
-			}
-			eopts.ExpectedDocuments = expectedDocs
-			eopts.Retention = retention
-			if retention == 0 {
-				eopts.Retention = -1
-			}
-			eopts.Durability = dur
-			eopts.Compression = comp
-			eopts.InMemory = inMemory
-			eopts.RuleScoreOnly = ruleOnly
-			eopts.MinFreeBytes = int64(minFree)
-			if minFree == 0 {
-				eopts.MinFreeBytes = -1
-			}
-			if err := eopts.Validate(); err != nil {
-				return usageError{err}
-			}
-			sopts := server.Options{
-				MaxBody:     int64(maxBody),
-				MaxBatch:    maxBatch,
-				MaxInFlight: maxInFlight,
-				DrainDelay:  drainDelay,
-				Logger:      slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)),
-			}
-			if err := sopts.Validate(); err != nil {
-				return usageError{err}
-			}
+			sopts.Logger = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			eopts.MemoryLimit = memLimit.apply(sopts.Logger)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -125,7 +166,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (NEARDUP_ADDR)")
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on, host:port (NEARDUP_ADDR)")
 	f.StringVar(&data, "data", "./neardup-data", "directory of the store, created if missing (NEARDUP_DATA)")
 	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
 	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
@@ -141,22 +182,73 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
-	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB (NEARDUP_MEMORY_LIMIT)")
+	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off (or 0), or a size of at least 64MiB such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	return cmd
 }
 
 // applyEnv sets every flag the command line did not set from its
-// environment variable, if that is set and not empty.
-func applyEnv(fs *pflag.FlagSet, env [][2]string) error {
+// environment variable, if that is set and not empty, and returns the
+// flags it set with their variables and values.
+func applyEnv(fs *pflag.FlagSet, env [][2]string) (envValues, error) {
+	var set envValues
 	for _, fe := range env {
 		v, ok := os.LookupEnv(fe[1])
 		if !ok || v == "" || fs.Changed(fe[0]) {
 			continue
 		}
 		if err := fs.Set(fe[0], v); err != nil {
-			return usagef("%s=%q: %v", fe[1], v, err)
+			return nil, usagef("%s=%q: %v", fe[1], v, err)
 		}
+		set = append(set, [3]string{fe[0], fe[1], v})
+	}
+	return set, nil
+}
+
+// envValues are the flags applyEnv set: flag name, variable, value.
+type envValues [][3]string
+
+// noteEnv returns err, which names a flag as "--name ..." when it is a
+// usage error about one, with the variable and value in front when the
+// flag's value came from the environment, as applyEnv writes them: a
+// variable set long ago is easier to find named.
+func noteEnv(err error, set envValues) error {
+	var ue usageError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	msg := err.Error()
+	for _, fe := range set {
+		if rest, ok := strings.CutPrefix(msg, "--"+fe[0]); ok && (rest == "" || rest[0] == ' ' || rest[0] == ':') {
+			return usagef("%s=%q: %s", fe[1], fe[2], msg)
+		}
+	}
+	return err
+}
+
+// checkAddr returns a usage error naming --addr unless addr is host:port
+// with a port from 0 to 65535 (or a service name), so that a bad address
+// is refused as one before the store is opened; one in use or a host that
+// does not resolve is found by listening.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: want host:port, such as 127.0.0.1:8080 or :8080 (%v)", addr, err)
+	}
+	if port == "" {
+		return nil // any free port, as with 0
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usagef("--addr %q: port %q: want a number from 0 to 65535", addr, port)
+	}
+	return nil
+}
+
+// checkDistance returns a usage error naming --flag unless k is a Hamming
+// distance the policy takes: 0 to 32 bits per 64, 0 for the default def.
+func checkDistance(flag string, k, def int) error {
+	if k < 0 || k > 32 {
+		return usagef("--%s %d: want 0 to 32 bits per 64 (0: the policy's default, %d)", flag, k, def)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,9 +119,9 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--retention", "-1h"}, nil, "--retention"},
 		{[]string{"serve", "--bits", "96"}, nil, "96"},
 		{[]string{"serve", "--profile", "nilsimsa"}, nil, "nilsimsa"},
-		{[]string{"serve", "--k", "40"}, nil, "k 40"},
-		{[]string{"serve", "--short-k", "40"}, nil, "short max distance 40"},
-		{[]string{"serve", "--expected-docs", "-1"}, nil, "ExpectedDocuments -1"},
+		{[]string{"serve", "--k", "40"}, nil, "--k 40"},
+		{[]string{"serve", "--short-k", "40"}, nil, "--short-k 40"},
+		{[]string{"serve", "--expected-docs", "-1"}, nil, "--expected-docs -1"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_EXPECTED_DOCS": "many"}, "NEARDUP_EXPECTED_DOCS"},
 		{[]string{"serve", "--max-body", "huge"}, nil, "huge"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_MAX_BODY": "-5"}, "NEARDUP_MAX_BODY"},
@@ -146,6 +147,100 @@ func TestServeUsage(t *testing.T) {
 				t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tt.args, tt.env, code, errb.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestServeFlagErrors checks the bad values docs/HTTP.md promises to
+// refuse with status 2 and one line naming the flag, or the variable and
+// the flag when the value came from the environment, before a store is
+// opened or an address listened on: out-of-range addresses, distances and
+// counts. An address in use is not a usage error: it exits 1.
+func TestServeFlagErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--addr", "127.0.0.1:99999"}, nil, `--addr "127.0.0.1:99999": port "99999": want a number from 0 to 65535`},
+		{[]string{"--addr", "nonsense"}, nil, `--addr "nonsense": want host:port`},
+		{[]string{"--addr", "[::1]:-1"}, nil, `--addr "[::1]:-1"`},
+		{nil, map[string]string{"NEARDUP_ADDR": "localhost:65536"}, `NEARDUP_ADDR="localhost:65536": --addr "localhost:65536"`},
+		{[]string{"--k", "70"}, nil, "--k 70: want 0 to 32"},
+		{[]string{"--k", "-1"}, nil, "--k -1: want 0 to 32"},
+		{nil, map[string]string{"NEARDUP_K": "99"}, `NEARDUP_K="99": --k 99: want 0 to 32`},
+		{[]string{"--short-k", "-1"}, nil, "--short-k -1: want 0 to 32"},
+		{nil, map[string]string{"NEARDUP_SHORT_K": "33"}, `NEARDUP_SHORT_K="33": --short-k 33`},
+		{[]string{"--expected-docs", "-5"}, nil, "--expected-docs -5 is negative"},
+		{nil, map[string]string{"NEARDUP_EXPECTED_DOCS": "-5"}, `NEARDUP_EXPECTED_DOCS="-5": --expected-docs -5`},
+		{[]string{"--max-batch", "-1"}, nil, "--max-batch -1 is negative"},
+		{[]string{"--max-in-flight", "-1"}, nil, "--max-in-flight -1 is negative"},
+		{nil, map[string]string{"NEARDUP_MAX_IN_FLIGHT": "-1"}, `NEARDUP_MAX_IN_FLIGHT="-1": --max-in-flight -1`},
+		{[]string{"--drain-delay", "-1s"}, nil, "--drain-delay -1s is negative"},
+		// The command line wins over the variable, and is named alone.
+		{[]string{"--k", "40"}, map[string]string{"NEARDUP_K": "5"}, "neardup: --k 40: want 0 to 32"},
+		{[]string{"--compression", "gzip"}, nil, `neardup: --compression "gzip"`},
+		{nil, map[string]string{"NEARDUP_COMPRESSION": "gzip"}, `NEARDUP_COMPRESSION="gzip": --compression "gzip"`},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.args, tt.env), func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			data := filepath.Join(t.TempDir(), "store")
+			args := []string{"serve", "--data", data, "--memory-limit", "off"}
+			if tt.env["NEARDUP_ADDR"] == "" && !slices.Contains(tt.args, "--addr") {
+				args = append(args, "--addr", busy.Addr().String())
+			}
+			args = append(args, tt.args...)
+			var out, errb bytes.Buffer
+			code := run(args, strings.NewReader(""), &out, &errb)
+			msg := errb.String()
+			if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+				t.Errorf("%v %v: exit %d, stderr %q; want 2 and one line with %q", tt.args, tt.env, code, msg, tt.want)
+			}
+			for _, field := range []string{"ExpectedDocuments", "MaxBatch", "MaxInFlight", "server:", "policy ", "timeouts"} {
+				if strings.Contains(msg, field) {
+					t.Errorf("%v %v: stderr %q names %q rather than the flag", tt.args, tt.env, msg, field)
+				}
+			}
+			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%v %v: the data directory exists (%v)", tt.args, tt.env, err)
+			}
+		})
+	}
+	// A good address in use is a failure to listen, not a usage error.
+	var out, errb bytes.Buffer
+	code := run([]string{"serve", "--in-memory", "--memory-limit", "off", "--addr", busy.Addr().String()}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "address already in use") && !strings.Contains(errb.String(), "bind") {
+		t.Errorf("address in use: exit %d, stderr %q; want 1", code, errb.String())
+	}
+}
+
+// TestServeMemoryLimitZero checks that --memory-limit 0, which the parser
+// takes as off, is documented as such in the help, which otherwise asks
+// for a size of at least 64MiB.
+func TestServeMemoryLimitZero(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("serve --help: exit %d: %s", code, errb.String())
+	}
+	var line string
+	for l := range strings.Lines(out.String()) {
+		if strings.Contains(l, "--memory-limit") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "off (or 0)") || !strings.Contains(line, "at least 64MiB") {
+		t.Errorf("serve --help: --memory-limit %q; want off (or 0) and a size of at least 64MiB", line)
+	}
+	var m memoryLimit
+	if err := m.Set("0"); err != nil || !m.off {
+		t.Errorf(`Set("0") = %+v, %v; want off as the help says`, m, err)
 	}
 }
 
