@@ -117,20 +117,33 @@ hypervisor took from the machine during the throughput run (steal).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dur, err := store.ParseDurability(durability)
 			if err != nil {
-				return usageError{err}
+				return usagef("bench engine: --durability %q: want group, sync or nosync", durability)
 			}
 			comp, err := store.ParseCompression(compression)
 			if err != nil {
-				return usageError{err}
+				return usagef("bench engine: --compression %q: want minlz, snappy, zstd or none", compression)
 			}
-			if docs < 0 || restart < 0 || writers < 1 || textBytes < 10 || shortShare < 0 || shortShare > 1 {
-				return usagef("bench engine: bad counts")
-			}
-			if batch < 1 {
-				return usagef("bench engine: --batch %d must be at least 1", batch)
-			}
-			if minBytes < 0 || minBytes > textBytes {
-				return usagef("bench engine: --min-text-bytes %d must be between 0 and --text-bytes (%d)", minBytes, textBytes)
+			switch {
+			case docs < 0:
+				return usagef("bench engine: --docs %d is negative; want 0 (skip the throughput run) or more", docs)
+			case restart < 0:
+				return usagef("bench engine: --restart-docs %d is negative; want 0 (skip the restart run) or more", restart)
+			case writers < 1:
+				return usagef("bench engine: --writers %d: want at least 1", writers)
+			case textBytes < 10:
+				return usagef("bench engine: --text-bytes %d: want at least 10", textBytes)
+			case !(shortShare >= 0 && shortShare <= 1):
+				return usagef("bench engine: --short-share %v: want a share from 0 to 1", shortShare)
+			case batch < 1:
+				return usagef("bench engine: --batch %d: want at least 1", batch)
+			case minBytes < 0 || minBytes > textBytes:
+				return usagef("bench engine: --min-text-bytes %d: want 0 to --text-bytes (%d)", minBytes, textBytes)
+			case longK < 0 || longK > 32:
+				return usagef("bench engine: --k %d: want 0 to 32 bits per 64 (0: the default policy's)", longK)
+			case expected < 0:
+				return usagef("bench engine: --expected-docs %d is negative; want 0 (the engine's default) or more", expected)
+			case delay > time.Second:
+				return usagef("bench engine: --commit-delay %v: want at most 1s (negative: never wait)", delay)
 			}
 			root := dir
 			if root == "" {

@@ -87,3 +87,34 @@ func TestBenchEngineProfile(t *testing.T) {
 		t.Fatalf("bad path: exit %d, want 2 naming --cpuprofile (%s)", code, stderr.String())
 	}
 }
+
+// TestBenchEngineFlagErrors checks that each bad value exits 2 with one
+// line naming its flag and the values allowed, rather than "bad counts"
+// or, once the texts are made, an engine option's name and status 1.
+func TestBenchEngineFlagErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--docs", "-1"}, "--docs -1 is negative"},
+		{[]string{"--restart-docs", "-1"}, "--restart-docs -1 is negative"},
+		{[]string{"--writers", "0"}, "--writers 0: want at least 1"},
+		{[]string{"--text-bytes", "0"}, "--text-bytes 0: want at least 10"},
+		{[]string{"--short-share", "2"}, "--short-share 2: want a share from 0 to 1"},
+		{[]string{"--short-share", "NaN"}, "--short-share NaN"},
+		{[]string{"--batch", "0"}, "--batch 0: want at least 1"},
+		{[]string{"--min-text-bytes", "5000"}, "--min-text-bytes 5000: want 0 to --text-bytes (1000)"},
+		{[]string{"--k", "40"}, "--k 40: want 0 to 32"},
+		{[]string{"--expected-docs", "-1"}, "--expected-docs -1 is negative"},
+		{[]string{"--commit-delay", "2s"}, "--commit-delay 2s: want at most 1s"},
+		{[]string{"--durability", "maybe"}, `--durability "maybe": want group, sync or nosync`},
+		{[]string{"--compression", "lz4"}, `--compression "lz4": want minlz, snappy, zstd or none`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"bench", "engine", "--docs", "2000", "--writers", "4"}, tt.args...), nil, &stdout, &stderr)
+		msg := stderr.String()
+		if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "bad counts") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, msg, tt.want)
+		}
+	}
+}

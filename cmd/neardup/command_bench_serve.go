@@ -85,16 +85,20 @@ under on this machine.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
-			case conns < 1 || conns > maxBenchConns || batchConns < 1 || batchConns > maxBenchConns:
-				return usagef("--conns and --batch-conns must be in [1, %d]", maxBenchConns)
-			case duration <= 0 || duration > maxBenchDuration || warmup < 0 || warmup > maxBenchDuration:
-				return usagef("--duration must be in (0, %v] and --warmup in [0, %v]", maxBenchDuration, maxBenchDuration)
+			case conns < 1 || conns > maxBenchConns:
+				return usagef("bench serve: --conns %d: want 1 to %d", conns, maxBenchConns)
+			case batchConns < 1 || batchConns > maxBenchConns:
+				return usagef("bench serve: --batch-conns %d: want 1 to %d", batchConns, maxBenchConns)
+			case duration <= 0 || duration > maxBenchDuration:
+				return usagef("bench serve: --duration %v: want more than 0, at most %v", duration, maxBenchDuration)
+			case warmup < 0 || warmup > maxBenchDuration:
+				return usagef("bench serve: --warmup %v: want 0 to %v", warmup, maxBenchDuration)
 			case batch < 1 || batch > server.DefaultMaxBatch:
-				return usagef("--batch must be in [1, %d]", server.DefaultMaxBatch)
+				return usagef("bench serve: --batch %d: want 1 to %d", batch, server.DefaultMaxBatch)
 			case words < 1 || words > 100000:
-				return usagef("--words must be in [1, 100000]")
+				return usagef("bench serve: --words %d: want 1 to 100000", words)
 			case !(rate >= 0 && rate <= 1e7):
-				return usagef("--rate must be in [0, 1e7] requests a second")
+				return usagef("bench serve: --rate %v: want 0 (back to back) to 1e7 requests a second", rate)
 			case query && noEngine:
 				return usagef("--query needs an engine: --no-engine answers documents only")
 			}

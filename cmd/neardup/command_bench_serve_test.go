@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -54,6 +55,31 @@ func TestDocGenBody(t *testing.T) {
 				t.Fatalf("document %d repeats an earlier one", num)
 			}
 			seen[d.Text] = true
+		}
+	}
+}
+
+// TestBenchServeFlagErrors checks that each out-of-range value exits 2
+// with one line naming its own flag and value, not a pair of flags that
+// leaves the user to guess which was wrong, before any server starts.
+func TestBenchServeFlagErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--conns", "0"}, "--conns 0: want 1 to 1024"},
+		{[]string{"--batch-conns", "2000"}, "--batch-conns 2000: want 1 to 1024"},
+		{[]string{"--duration", "0s"}, "--duration 0s: want more than 0"},
+		{[]string{"--warmup", "-1s"}, "--warmup -1s: want 0 to 10m0s"},
+		{[]string{"--batch", "0"}, "--batch 0: want 1 to 10000"},
+		{[]string{"--words", "0"}, "--words 0: want 1 to 100000"},
+		{[]string{"--rate", "-1"}, "--rate -1: want 0"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"bench", "serve"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+		msg := stderr.String()
+		if code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 || strings.Contains(msg, " and --") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, msg, tt.want)
 		}
 	}
 }
