@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -122,18 +123,28 @@ on a sample of queries (it must be 1). The seed articles' 4 x 16-bit bucket
 scheme is measured in the same run as a baseline.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if c.batch < 0 {
-				return usagef("bench index: --batch %d is negative", c.batch)
-			}
-			if c.n < 1 || c.k < 0 || c.k > index.MaxK || c.queries < 1 {
-				return usagef("bench index: need -n >= 1, 0 <= -k <= %d, --queries >= 1", index.MaxK)
+			switch {
+			case c.batch < 0:
+				return usagef("bench index: --batch %d is negative; want 0 (skip) or more", c.batch)
+			case c.n < 1:
+				return usagef("bench index: -n %d: want at least 1 fingerprint", c.n)
+			case c.k < 0 || c.k > index.MaxK:
+				return usagef("bench index: -k %d: want 0 to %d", c.k, index.MaxK)
+			case c.queries < 1:
+				return usagef("bench index: --queries %d: want at least 1", c.queries)
+			case c.adds < 0:
+				return usagef("bench index: --adds %d is negative; want 0 (skip) or more", c.adds)
+			case c.tableK < -1:
+				return usagef("bench index: --table-k %d: want 0 to -k, or -1 for -k", c.tableK)
+			case !(c.maxBytes >= 0):
+				return usagef("bench index: --max-bytes %v: want 0 (the index default) or more bytes per entry", c.maxBytes)
 			}
 			if c.data != "random" && c.data != "text" {
 				return usagef("bench index: --data %q: want random or text", c.data)
 			}
 			d, err := index.ParseDesign(c.design)
 			if err != nil {
-				return usageError{fmt.Errorf("bench index: %w", err)}
+				return usagef("bench index: --design: %s", strings.TrimPrefix(err.Error(), "index: "))
 			}
 			if c.tableK < 0 {
 				c.tableK = c.k
@@ -142,7 +153,7 @@ scheme is measured in the same run as a baseline.`,
 				return usagef("bench index: --table-k %d is above -k %d", c.tableK, c.k)
 			}
 			if !d.IsZero() && d.MaxK() < c.tableK {
-				return usagef("bench index: design %s answers k <= %d, not %d", d, d.MaxK(), c.tableK)
+				return usagef("bench index: --design %s answers k <= %d, not --table-k (or -k) %d", d, d.MaxK(), c.tableK)
 			}
 			res, err := runBenchIndex(c, d, cmd.ErrOrStderr())
 			if err != nil {
@@ -181,13 +192,17 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 		return err
 	}
 	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d kernel=%s\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS, r.Kernel)
-	fmt.Fprintf(w, "build          %.2f s, %.2f s CPU (%.0f inserts/s); online adds %.0f/s, %.0f ns CPU each\n", r.BuildSeconds, r.BuildCPUSeconds, r.InsertsPerSecond, r.AddsPerSecond, r.AddCPUNs)
+	adds := "not measured (--adds 0)"
+	if r.AddsPerSecond > 0 {
+		adds = fmt.Sprintf("%.0f/s, %.0f ns CPU each", r.AddsPerSecond, r.AddCPUNs)
+	}
+	fmt.Fprintf(w, "build          %.2f s, %.2f s CPU (%.0f inserts/s); online adds %s\n", r.BuildSeconds, r.BuildCPUSeconds, r.InsertsPerSecond, adds)
 	fmt.Fprintf(w, "query          p50 %.0f ns, p99 %.0f ns, %.0f ns CPU, %.0f queries/s, %.2f matches/query\n", r.QueryP50Ns, r.QueryP99Ns, r.QueryCPUNs, r.QueriesPerSecond, r.MatchesPerQuery)
 	if r.Batch > 0 {
 		fmt.Fprintf(w, "query batches  %d queries a call: %.0f queries/s, %.0f ns CPU each\n", r.Batch, r.BatchQueriesPerSecond, r.BatchCPUNs)
 	}
 	fmt.Fprintf(w, "memory         %.1f bytes/fingerprint\n", r.BytesPerFingerprint)
-	fmt.Fprintf(w, "brute force    %.0f ns per scan; speedup %.0fx; recall %.4f\n", r.BruteforceNs, r.Speedup, r.Recall)
+	fmt.Fprintf(w, "brute force    %.0f ns per scan; index p50 %s; recall %.4f\n", r.BruteforceNs, timesFaster(r.Speedup), r.Recall)
 	if r.SnapshotBytes > 0 {
 		fmt.Fprintf(w, "snapshot       %d bytes, write %.2f s, load %.2f s\n", r.SnapshotBytes, r.SnapshotWriteSecond, r.SnapshotLoadSeconds)
 	}
@@ -198,10 +213,30 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 		fmt.Fprintf(w, "pairs          %d pairs within k in %.2f s\n", r.PairsFound, r.PairsSeconds)
 	}
 	if b := r.Baseline; b != nil {
-		fmt.Fprintf(w, "baseline 4x16  build %.2f s, p50 %.0f ns, p99 %.0f ns, %.1f bytes/fingerprint, recall %.4f, %.0f candidates/query; index p50 %.1fx faster\n",
-			b.BuildSeconds, b.QueryP50Ns, b.QueryP99Ns, b.BytesPerFingerprint, b.Recall, b.CandidatesPerQuery, b.IndexP50Speedup)
+		fmt.Fprintf(w, "baseline 4x16  build %.2f s, p50 %.0f ns, p99 %.0f ns, %.1f bytes/fingerprint, recall %.4f, %.0f candidates/query; index p50 %s\n",
+			b.BuildSeconds, b.QueryP50Ns, b.QueryP99Ns, b.BytesPerFingerprint, b.Recall, b.CandidatesPerQuery, timesFaster(b.IndexP50Speedup))
 	}
 	return nil
+}
+
+// timesFaster writes a speed ratio, another's time over the index's, as
+// the index being that many times faster, or the inverse many times slower
+// when it is below 1: "0.7x faster" reads as a gain. Below 10 it keeps a
+// decimal.
+func timesFaster(ratio float64) string {
+	word := "faster"
+	if ratio < 1 && ratio > 0 {
+		ratio, word = 1/ratio, "slower"
+	}
+	switch {
+	case ratio == 1:
+		return "as fast"
+	case math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio <= 0:
+		return "not comparable (a time too short to measure)"
+	case ratio < 10:
+		return fmt.Sprintf("%.1fx %s", ratio, word)
+	}
+	return fmt.Sprintf("%.0fx %s", ratio, word)
 }
 
 func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {

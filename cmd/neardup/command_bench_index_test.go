@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -52,20 +53,65 @@ func TestBenchIndexBeyondTables(t *testing.T) {
 	}
 }
 
+// TestBenchIndexErrors checks that bad flags exit 2 with one line naming
+// the flag, its value and what is allowed, before any work.
 func TestBenchIndexErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"-n", "0"},
-		{"-k", "-1"},
-		{"--data", "xml"},
-		{"--design", "9/9/9"},
-		{"-k", "4", "--design", "seed"},
-		{"-k", "3", "--table-k", "4"},
-		{"-k", "10", "--table-k", "4", "--design", "seed"},
-		{"--batch", "-1"},
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "0"}, "-n 0: want at least 1"},
+		{[]string{"-k", "-1"}, "-k -1: want 0 to 32"},
+		{[]string{"-k", "40"}, "-k 40: want 0 to 32"},
+		{[]string{"--queries", "0"}, "--queries 0: want at least 1"},
+		{[]string{"--adds", "-1"}, "--adds -1 is negative"},
+		{[]string{"--table-k", "-2"}, "--table-k -2: want 0 to -k, or -1"},
+		{[]string{"--max-bytes", "-1"}, "--max-bytes -1: want 0"},
+		{[]string{"--data", "xml"}, `--data "xml": want random or text`},
+		{[]string{"--design", "9/9/9"}, "--design: bad design"},
+		{[]string{"--design", "bogus"}, "--design: bad design"},
+		{[]string{"-k", "4", "--design", "seed"}, "--design 4/1 answers k <= 3, not --table-k (or -k) 4"},
+		{[]string{"-k", "3", "--table-k", "4"}, "--table-k 4 is above -k 3"},
+		{[]string{"-k", "10", "--table-k", "4", "--design", "seed"}, "--table-k (or -k) 4"},
+		{[]string{"--batch", "-1"}, "--batch -1 is negative"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(append([]string{"bench", "index"}, args...), nil, &stdout, &stderr); code != 2 {
-			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr.String())
+		code := run(append([]string{"bench", "index"}, tt.args...), nil, &stdout, &stderr)
+		if msg := stderr.String(); code != 2 || !strings.Contains(msg, tt.want) || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, msg, tt.want)
+		}
+	}
+}
+
+// TestBenchIndexRatios checks that the report says "slower" when the index
+// took longer than what it is compared with: "0.7x faster" read as a gain.
+func TestBenchIndexRatios(t *testing.T) {
+	r := benchIndexResult{Speedup: 0.5, Baseline: &benchBaselineResult{IndexP50Speedup: 0.7}}
+	var out bytes.Buffer
+	if err := printBenchIndex(&out, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"per scan; index p50 2.0x slower;", "candidates/query; index p50 1.4x slower\n", "online adds not measured"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "faster") {
+		t.Errorf("report calls a slower index faster:\n%s", out.String())
+	}
+	r = benchIndexResult{Speedup: 2300, AddsPerSecond: 1e6, AddCPUNs: 900, Baseline: &benchBaselineResult{IndexP50Speedup: 2.42}}
+	out.Reset()
+	if err := printBenchIndex(&out, r, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"per scan; index p50 2300x faster;", "index p50 2.4x faster\n", "online adds 1000000/s, 900 ns CPU each"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	for ratio, want := range map[float64]string{1: "as fast", 0: "not comparable", math.Inf(1): "not comparable", 0.1: "10x slower", 9.96: "10.0x faster"} {
+		if got := timesFaster(ratio); !strings.HasPrefix(got, want) {
+			t.Errorf("timesFaster(%v) = %q, want %q", ratio, got, want)
 		}
 	}
 }
