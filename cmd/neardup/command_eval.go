@@ -136,6 +136,12 @@ func newEvalEditsCmd() *cobra.Command {
 			if err := f.check(); err != nil {
 				return err
 			}
+			if negs < 0 {
+				return usagef("eval: --negatives %d is negative; want 0 (the default, 10) or more", negs)
+			}
+			if passage < 0 {
+				return usagef("eval: --passage %d is negative; want 0 (whole texts) or more", passage)
+			}
 			texts, ks, err := f.readTexts(to, kinds, rates, passage, true)
 			if err != nil {
 				return err
@@ -176,6 +182,12 @@ func newEvalCorpusCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.check(); err != nil {
 				return err
+			}
+			if po.Originals < 0 {
+				return usagef("eval: --originals %d is negative; want 0 (10%% of the texts) or more", po.Originals)
+			}
+			if po.Copies < 0 {
+				return usagef("eval: --copies %d is negative; want 0 (the default, 2) or more", po.Copies)
 			}
 			texts, ks, err := f.readTexts(to, kinds, po.Rates, 0, false)
 			if err != nil {
@@ -233,7 +245,7 @@ func (f *evalFlags) readTexts(to eval.TextOptions, kinds []string, rates []float
 	}
 	for _, r := range rates {
 		if !(r > 0 && r <= 1) {
-			return nil, nil, usagef("eval: rate %v out of range (0, 1]", r)
+			return nil, nil, usagef("eval: --rates %v: want each rate above 0 and at most 1", r)
 		}
 	}
 	texts, err := eval.ReadTexts(f.input, to)
@@ -278,6 +290,16 @@ func (f *evalFlags) check() error {
 	}
 	if f.sample < 0 {
 		return usagef("eval: --sample %d is negative", f.sample)
+	}
+	if f.workers < 0 {
+		return usagef("eval: --workers %d is negative; want 0 (GOMAXPROCS) or more", f.workers)
+	}
+	if f.grid {
+		for _, k := range f.gridK {
+			if k < 0 || k > 32 {
+				return usagef("eval: --grid-k %d: want 0 to 32 bits per 64", k)
+			}
+		}
 	}
 	return nil
 }

@@ -120,7 +120,16 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"eval", "pairs"}, "--input is required"},
 		{[]string{"eval", "pairs", "--input", "/nonexistent/x.tsv"}, "no such file"},
 		{[]string{"eval", "edits", "--input", in, "--kinds", "shout"}, "unknown edit kind"},
-		{[]string{"eval", "edits", "--input", in, "--rates", "1.5"}, "out of range"},
+		{[]string{"eval", "edits", "--input", in, "--rates", "1.5"}, "--rates 1.5: want each rate above 0 and at most 1"},
+		{[]string{"eval", "corpus", "--input", in, "--rates", "0"}, "--rates 0: want each rate above 0"},
+		{[]string{"eval", "edits", "--input", in, "--negatives", "-1"}, "--negatives -1 is negative"},
+		{[]string{"eval", "edits", "--input", in, "--passage", "-5"}, "--passage -5 is negative"},
+		{[]string{"eval", "edits", "--input", in, "--workers", "-1"}, "--workers -1 is negative"},
+		{[]string{"eval", "edits", "--input", in, "--policy-grid", "--grid-k", "3,40"}, "--grid-k 40: want 0 to 32"},
+		// A negative count of originals made Plant slice out of range: a
+		// panic, not a message.
+		{[]string{"eval", "corpus", "--input", in, "--originals", "-1"}, "--originals -1 is negative"},
+		{[]string{"eval", "corpus", "--input", in, "--copies", "-1"}, "--copies -1 is negative"},
 		{[]string{"eval", "edits", "--input", in, "--variant", "x:Shingles=2"}, "no field"},
 		{[]string{"eval", "edits", "--input", in, "--variant", "x:Shingle=99"}, "Shingle"},
 		{[]string{"eval", "edits", "--input", in, "--policy-variant", "x:short-k=99"}, "out of range"},
