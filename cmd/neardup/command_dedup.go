@@ -35,6 +35,13 @@ type docInput struct {
 	textField string
 	onError   string
 	maxLine   int
+
+	// oneCSVHeader (dedup) refuses a CSV input whose header differs from
+	// the first one's, before any of its records is read; csvHeader and
+	// csvHeaderOf are that first header and its input.
+	oneCSVHeader bool
+	csvHeader    []string
+	csvHeaderOf  string
 }
 
 func (in *docInput) addFlags(cmd *cobra.Command) {
@@ -80,6 +87,29 @@ type inputError struct {
 }
 
 func (e *inputError) Error() string { return e.where + ": " + e.err.Error() }
+
+// stopError is an input that cannot be read on (a read failure, a CSV
+// header unlike the first one's): reading stops there, whatever
+// --on-error says. The reader returns it as a usageError.
+type stopError struct {
+	where string
+	err   error
+}
+
+func (e *stopError) Error() string { return e.where + ": " + e.err.Error() }
+
+// ioCause is err without the operation and path an *fs.PathError adds,
+// for messages that name the path already.
+func ioCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// utf8BOM is the byte order mark some editors put at the start of a file.
+const utf8BOM = "\ufeff"
 
 // source is one input (a file, a directory, or standard input).
 type source struct {
@@ -181,33 +211,57 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 // readLines reads JSONL or plain lines. Lines longer than --max-line are
-// malformed; a final line without a newline counts.
+// malformed; a final line without a newline counts. A UTF-8 byte order
+// mark at the start of a JSONL input is dropped.
 func (in *docInput) readLines(r io.Reader, name, idPrefix, kind string, emit func(*record) error, bad func(*inputError) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	for line := 1; ; line++ {
 		b, err := br.ReadSlice('\n')
+		tooLong := -1 // the length of a line longer than --max-line
 		if errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long[:0], b...)
 			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= in.maxLine {
 				b, err = br.ReadSlice('\n')
 				long = append(long, b...)
 			}
-			for errors.Is(err, bufio.ErrBufferFull) { // too long: skip the rest
-				_, err = br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// Too long: measure the rest without keeping it, minding
+				// a "\r\n" split between two reads.
+				n, last := len(long), long[len(long)-1]
+				for errors.Is(err, bufio.ErrBufferFull) {
+					b, err = br.ReadSlice('\n')
+					n += len(b)
+					if len(b) > 0 && bytes.HasSuffix(b, []byte("\n")) {
+						n--
+						if len(b) > 1 && b[len(b)-2] == '\r' || len(b) == 1 && last == '\r' {
+							n--
+						}
+					}
+					if len(b) > 0 {
+						last = b[len(b)-1]
+					}
+				}
+				tooLong = n
 			}
 			b = long
 		}
+		where := fmt.Sprintf("%s:%d", name, line)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: line %d: %w", name, line, err)
+			return usageError{&stopError{where, fmt.Errorf("cannot read: %w", ioCause(err))}}
 		}
 		if len(b) == 0 && err != nil {
 			return nil
 		}
 		raw := bytes.TrimSuffix(bytes.TrimSuffix(b, []byte("\n")), []byte("\r"))
-		where := fmt.Sprintf("%s:%d", name, line)
-		if len(raw) > in.maxLine {
-			if e := bad(&inputError{where, fmt.Errorf("line of %d bytes is longer than --max-line %d", len(raw), in.maxLine)}); e != nil {
+		if line == 1 && kind == "jsonl" {
+			raw = bytes.TrimPrefix(raw, []byte(utf8BOM))
+		}
+		if tooLong < 0 && len(raw) > in.maxLine {
+			tooLong = len(raw)
+		}
+		if tooLong >= 0 {
+			if e := bad(&inputError{where, fmt.Errorf("line of %d bytes is longer than --max-line %d", tooLong, in.maxLine)}); e != nil {
 				return e
 			}
 		} else if rec, perr := in.parseLine(raw, kind, where, idPrefix+strconv.Itoa(line)); perr != nil {
@@ -320,6 +374,15 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 	if textCol < 0 {
 		return usagef("%s: CSV header has no %q column (see --text-field)", name, in.textField)
 	}
+	if in.oneCSVHeader {
+		// Checked before any record of this input is read, so none of
+		// them is decided (or stored) when the run stops here.
+		if in.csvHeader == nil {
+			in.csvHeader, in.csvHeaderOf = header, name
+		} else if !sameCSVHeader(in.csvHeader, header) {
+			return usageError{&stopError{name + ":1", fmt.Errorf("CSV header differs from the one of %s, the first CSV input; dedup them separately", in.csvHeaderOf)}}
+		}
+	}
 	for {
 		fields, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -328,16 +391,12 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
-			where := name
-			if errors.As(err, &pe) {
-				where = fmt.Sprintf("%s:%d", name, pe.StartLine)
-				err = pe.Err
+			if !errors.As(err, &pe) {
+				return usageError{&stopError{name, fmt.Errorf("cannot read: %w", ioCause(err))}}
 			}
-			if e := bad(&inputError{where, fmt.Errorf("malformed CSV: %w", err)}); e != nil {
+			where := fmt.Sprintf("%s:%d", name, pe.StartLine)
+			if e := bad(&inputError{where, fmt.Errorf("malformed CSV: %w", pe.Err)}); e != nil {
 				return e
-			}
-			if pe == nil {
-				return fmt.Errorf("%s: %w", name, err)
 			}
 			continue
 		}
@@ -360,11 +419,14 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 }
 
 // readDir reads every regular file under dir, in lexical order, as one
-// document whose id is its path relative to dir.
+// document whose id is its path relative to dir. A file that cannot be
+// read, or a directory that cannot be listed, is malformed input (bad).
 func (in *docInput) readDir(dir string, emit func(*record) error, bad func(*inputError) error) error {
 	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			// A directory that cannot be listed (WalkDir goes on with
+			// the next entry when bad lets it).
+			return bad(&inputError{path, fmt.Errorf("cannot list: %w", ioCause(err))})
 		}
 		if !d.Type().IsRegular() {
 			return nil
@@ -379,7 +441,7 @@ func (in *docInput) readDir(dir string, emit func(*record) error, bad func(*inpu
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return bad(&inputError{path, fmt.Errorf("cannot read: %w", ioCause(err))})
 		}
 		return emit(&record{where: path, raw: []byte(rel), kind: "dir", doc: neardup.Document{ID: rel, Text: string(b)}})
 	})
@@ -397,6 +459,8 @@ func newRecordWriter(w io.Writer) *recordWriter {
 	return &recordWriter{w: bw, csv: csv.NewWriter(bw)}
 }
 
+// write writes r; the header of the first CSV record goes before it (the
+// reader refuses a CSV input with another header: docInput.oneCSVHeader).
 func (rw *recordWriter) write(r *record) error {
 	if r.kind == "csv" {
 		if rw.header == nil {
@@ -404,8 +468,6 @@ func (rw *recordWriter) write(r *record) error {
 			if err := rw.csv.Write(r.header); err != nil {
 				return err
 			}
-		} else if !equalStrings(rw.header, r.header) {
-			return usagef("%s: CSV header differs from the first CSV input's; dedup them separately", r.where)
 		}
 		return rw.csv.Write(r.fields)
 	}
@@ -421,12 +483,14 @@ func (rw *recordWriter) flush() error {
 	return rw.w.Flush()
 }
 
-func equalStrings(a, b []string) bool {
+// sameCSVHeader reports whether two CSV headers name the same columns, a
+// byte order mark at the start of either aside.
+func sameCSVHeader(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if i == 0 && strings.TrimPrefix(a[i], utf8BOM) != strings.TrimPrefix(b[i], utf8BOM) || i > 0 && a[i] != b[i] {
 			return false
 		}
 	}
@@ -502,10 +566,14 @@ Inputs (standard input when none is given):
              text) name its fields; a missing id is the line number (file:line
              with several inputs). Blank lines are skipped. Output: the line as is.
   CSV        a .csv file (or --format csv) with a header line naming the fields.
+             All CSV inputs of a run must have the same header: one that differs
+             stops the run at its line 1, before any of its records is read.
              Output: the header once, then the unique records.
   lines      --lines: plain text, one document per line, id = line number.
   directory  one document per regular file, id = its relative path. Output: the
              relative paths of the unique files, one a line.
+A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
+not written).
 
 Decisions are made in input order, so the first of a group of near-duplicates
 is kept; fingerprinting runs on all cores. Near-duplicates are decided by the
@@ -514,7 +582,8 @@ engine's default verification policy (see neardup.DefaultPolicy).
 Edge cases: a text that is empty or only white space is kept the first time
 and is a duplicate of that first one afterwards. Invalid UTF-8 is read as
 U+FFFD (JSON decoding does the same). A line (or file) longer than --max-line
-is malformed. A malformed line (bad JSON, missing text field, bad CSV quoting)
+is malformed, and so is a file of a directory input that cannot be read. A
+malformed line (bad JSON, missing text field, bad CSV quoting)
 is reported with its file and line number: with --on-error fail (the default)
 dedup stops with exit status 2; every line written before is complete and
 the message says where it stopped. With --on-error skip it is reported on
@@ -538,6 +607,7 @@ standard error when it is a terminal.`,
 			if err != nil {
 				return err
 			}
+			in.oneCSVHeader = true
 			stopProfile, err := startCPUProfile(cpuProfile)
 			if err != nil {
 				return err
@@ -682,6 +752,10 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 			return err
 		}
 		var ie *inputError
+		var se *stopError
+		if errors.As(m.err, &se) {
+			return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete)", se, d.written)
+		}
 		if errors.As(m.err, &ie) {
 			// Everything before the bad line is decided and written.
 			return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", ie, d.written)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -184,5 +185,167 @@ func TestFastLineMatchesJSON(t *testing.T) {
 	}
 	if accepted < 300 {
 		t.Fatalf("only %d lines read without encoding/json", accepted)
+	}
+}
+
+// TestDedupCSVHeaders checks that a CSV input whose header differs from
+// the first one's stops the run at its line 1 before any of its records
+// is stored, and that a byte order mark does not make a header differ.
+func TestDedupCSVHeaders(t *testing.T) {
+	dir := t.TempDir()
+	a := writeDedupFile(t, dir, "a.csv", fmt.Sprintf("id,text\n1,%q\n", fox))
+	b := writeDedupFile(t, dir, "b.csv", fmt.Sprintf("id,body,text\n2,x,%q\n", other))
+	db := filepath.Join(dir, "db")
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", "--db", db, a, b}, strings.NewReader(""), &out, &errb)
+	if code != 2 || out.String() != fmt.Sprintf("id,text\n1,%s\n", fox) ||
+		!strings.Contains(errb.String(), b+":1: CSV header differs from the one of "+a+", the first CSV input; dedup them separately") {
+		t.Errorf("headers differ: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	// b.csv on its own: its record was not stored by the run that stopped.
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"dedup", "--db", db, b}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != fmt.Sprintf("id,body,text\n2,x,%s\n", other) {
+		t.Errorf("b.csv alone after: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+
+	// The same header, the first with a byte order mark: one run, the
+	// header written once, as the first input has it.
+	bom := writeDedupFile(t, dir, "bom.csv", fmt.Sprintf("\ufeffid,text\n1,%q\n", fox))
+	c := writeDedupFile(t, dir, "c.csv", fmt.Sprintf("id,text\n2,%q\n", other))
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"dedup", bom, c}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != fmt.Sprintf("\ufeffid,text\n1,%s\n2,%s\n", fox, other) {
+		t.Errorf("byte order mark: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupJSONLByteOrderMark checks that a JSONL input starting with a
+// UTF-8 byte order mark is read (by dedup and cluster, which share the
+// reader) and that dedup writes its first line without the mark.
+func TestDedupJSONLByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	first := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}", fox)
+	f := writeDedupFile(t, dir, "bom.jsonl", "\ufeff"+first+"\n"+fmt.Sprintf("{\"id\":\"b\",\"text\":%q}\n", fox2))
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", f}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != first+"\n" {
+		t.Errorf("dedup: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"cluster", f}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), `"members":["a","b"]`) {
+		t.Errorf("cluster: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupUnreadableInDir checks that a file of a directory input that
+// cannot be read, or a subdirectory that cannot be listed, is bad input
+// named once: exit 2, or skipped with --on-error skip. The test makes
+// them with paths longer than the system takes (Linux's PATH_MAX), which
+// root cannot read either; as another user, also with a file of mode 0.
+func TestDedupUnreadableInDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the paths too long to read are Linux's")
+	}
+	tree := filepath.Join(t.TempDir(), "tree")
+	writeDedupFile(t, tree, "a.txt", fox)
+	writeDedupFile(t, tree, "z.txt", other)
+	// tree/d/ddd.../ddd... just under PATH_MAX (4096), holding a file
+	// and a directory whose paths are over it.
+	r, err := os.OpenRoot(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirPath := tree
+	for first := true; len(dirPath) < 3800; first = false {
+		name := strings.Repeat("d", 200)
+		if first {
+			name = "d"
+		}
+		if err := r.Mkdir(name, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := r.OpenRoot(name)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, dirPath = r2, dirPath+"/"+name
+	}
+	long := strings.Repeat("f", 250)
+	if err := r.WriteFile(long+".txt", []byte(fox2+" different"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Mkdir(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	badFile, badDir := dirPath+"/"+long+".txt", dirPath+"/"+long
+
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", tree}, strings.NewReader(""), &out, &errb)
+	want := "neardup: dedup: " + badDir + ": cannot list: file name too long (stopped there; the 1 unique documents before it were written"
+	if code != 2 || out.String() != "a.txt\n" || !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("--on-error fail: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"dedup", "--on-error", "skip", tree}, strings.NewReader(""), &out, &errb)
+	wantErr := "neardup: dedup: skipped " + badDir + ": cannot list: file name too long\n" +
+		"neardup: dedup: skipped " + badFile + ": cannot read: file name too long\n"
+	if code != 0 || out.String() != "a.txt\nz.txt\n" || errb.String() != wantErr {
+		t.Errorf("--on-error skip: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+
+	if os.Geteuid() == 0 {
+		return // root reads a file of mode 0
+	}
+	tree2 := filepath.Join(t.TempDir(), "tree")
+	writeDedupFile(t, tree2, "a.txt", fox)
+	c := writeDedupFile(t, tree2, "c.txt", other)
+	if err := os.Chmod(c, 0); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"dedup", "--on-error", "skip", tree2}, strings.NewReader(""), &out, &errb)
+	if code != 0 || out.String() != "a.txt\n" || errb.String() != "neardup: dedup: skipped "+c+": cannot read: permission denied\n" {
+		t.Errorf("mode 0, --on-error skip: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupStdinUnreadable checks that a standard input that cannot be
+// read (here a directory) is bad input, exit 2, named once.
+func TestDedupStdinUnreadable(t *testing.T) {
+	d, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup"}, d, &out, &errb)
+	if msg := errb.String(); code != 2 || !strings.HasPrefix(msg, "neardup: dedup: standard input:1: cannot read: is a directory (stopped there;") || strings.Contains(msg, "/dev/stdin") {
+		t.Errorf("exit %d, stderr %q", code, msg)
+	}
+}
+
+// TestDedupLongLine checks that a line longer than --max-line is
+// reported with its real length, whatever its line ending, and that the
+// lines after it are read.
+func TestDedupLongLine(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n", ""} {
+		in := strings.Repeat("x", 3_000_000) + eol
+		if eol != "" {
+			in += fox + "\n"
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{"dedup", "--lines", "--on-error", "skip", "--max-line", "1000000"}, strings.NewReader(in), &out, &errb)
+		wantOut := fox + "\n"
+		if eol == "" {
+			wantOut = ""
+		}
+		if code != 0 || out.String() != wantOut || errb.String() != "neardup: dedup: skipped standard input:1: line of 3000000 bytes is longer than --max-line 1000000\n" {
+			t.Errorf("end of line %q: exit %d, stdout %q, stderr %q", eol, code, out.String(), errb.String())
+		}
 	}
 }
