@@ -36,6 +36,9 @@ type docInput struct {
 	onError   string
 	maxLine   int
 
+	// runID, when set (dedup --db), goes before every id made of a line
+	// number, so that ids of different runs differ.
+	runID string
 	// oneCSVHeader (dedup) refuses a CSV input whose header differs from
 	// the first one's, before any of its records is read; csvHeader and
 	// csvHeaderOf are that first header and its input.
@@ -264,7 +267,7 @@ func (in *docInput) readLines(r io.Reader, name, idPrefix, kind string, emit fun
 			if e := bad(&inputError{where, fmt.Errorf("line of %d bytes is longer than --max-line %d", tooLong, in.maxLine)}); e != nil {
 				return e
 			}
-		} else if rec, perr := in.parseLine(raw, kind, where, idPrefix+strconv.Itoa(line)); perr != nil {
+		} else if rec, perr := in.parseLine(raw, kind, where, in.runID+idPrefix+strconv.Itoa(line)); perr != nil {
 			if e := bad(perr); e != nil {
 				return e
 			}
@@ -408,7 +411,7 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 			continue
 		}
 		rec := &record{where: where, fields: fields, kind: "csv", header: header}
-		rec.doc = neardup.Document{ID: idPrefix + strconv.Itoa(line), Text: fields[textCol]}
+		rec.doc = neardup.Document{ID: in.runID + idPrefix + strconv.Itoa(line), Text: fields[textCol]}
 		if idCol >= 0 && fields[idCol] != "" {
 			rec.doc.ID = fields[idCol]
 		}
@@ -550,6 +553,10 @@ type dupReport struct {
 // keep every core fingerprinting.
 const dedupBatch = 2048
 
+// runIDLayout is the run's start time (UTC, milliseconds) that dedup --db
+// puts before ids made of line numbers.
+const runIDLayout = "2006-01-02T15:04:05.000Z"
+
 // newDedupCmd returns `neardup dedup`.
 func newDedupCmd() *cobra.Command {
 	var in docInput
@@ -565,10 +572,11 @@ Inputs (standard input when none is given):
   JSONL      one JSON object a line; --id-field and --text-field (default id and
              text) name its fields; a missing id is the line number (file:line
              with several inputs). Blank lines are skipped. Output: the line as is.
-  CSV        a .csv file (or --format csv) with a header line naming the fields.
-             All CSV inputs of a run must have the same header: one that differs
-             stops the run at its line 1, before any of its records is read.
-             Output: the header once, then the unique records.
+  CSV        a .csv file (or --format csv) with a header line naming the fields;
+             a missing or empty id is the line number, as for JSONL. All CSV
+             inputs of a run must have the same header: one that differs stops
+             the run at its line 1, before any of its records is read. Output:
+             the header once, then the unique records.
   lines      --lines: plain text, one document per line, id = line number.
   directory  one document per regular file, id = its relative path. Output: the
              relative paths of the unique files, one a line.
@@ -579,20 +587,27 @@ Decisions are made in input order, so the first of a group of near-duplicates
 is kept; fingerprinting runs on all cores. Near-duplicates are decided by the
 engine's default verification policy (see neardup.DefaultPolicy).
 
-Edge cases: a text that is empty or only white space is kept the first time
-and is a duplicate of that first one afterwards. Invalid UTF-8 is read as
+Edge cases: a text that is empty or only white space is never stored: the
+first one of each run is kept (with --db, each run keeps its first one again)
+and later ones in the run are duplicates of it. Invalid UTF-8 is read as
 U+FFFD (JSON decoding does the same). A line (or file) longer than --max-line
 is malformed, and so is a file of a directory input that cannot be read. A
-malformed line (bad JSON, missing text field, bad CSV quoting)
-is reported with its file and line number: with --on-error fail (the default)
-dedup stops with exit status 2; every line written before is complete and
-the message says where it stopped. With --on-error skip it is reported on
-standard error and skipped. An id seen twice with different texts is an error
-of the same kind.
+malformed line (bad JSON, missing text field, bad CSV quoting) is reported
+with its file and line number: with --on-error fail (the default) dedup stops
+with exit status 2; every line written before is complete and the message
+says where it stopped. With --on-error skip it is reported on standard error
+and skipped. An id seen twice with different texts is an error of the same
+kind.
 
 --db DIR dedups against the documents stored in DIR by earlier runs and adds
 the new ones (kept until --retention passes, forever by default); without it
-the run is in memory. --report FILE writes one JSON line per duplicate:
+the run is in memory. With --db, an id made of a line number follows the
+run's start time, as in 2026-11-24T02:40:01.123Z/3 or
+2026-11-24T02:40:01.123Z/posts.txt:3, so that runs over other files do not
+reuse each other's ids, and the report says which run, file and line a
+document came from; ids the input gives are kept as they are.
+
+--report FILE writes one JSON line per duplicate:
 {"id", "duplicate_of", "distance", "similarity"}. A progress bar is shown on
 standard error when it is a terminal.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -627,6 +642,12 @@ standard error when it is a terminal.`,
 			if err != nil {
 				return fmt.Errorf("dedup: %w", err)
 			}
+			if ef.db != "" {
+				// Taken once the store is open, and so locked by this
+				// run: an earlier run took its own after its own open,
+				// and has ended.
+				in.runID = time.Now().UTC().Format(runIDLayout) + "/"
+			}
 			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr()}
 			err = d.run(cmd.Context(), cmd.InOrStdin(), srcs)
 			if cerr := e.Close(); err == nil && cerr != nil {
@@ -644,6 +665,8 @@ standard error when it is a terminal.`,
 		},
 	}
 	in.addFlags(cmd)
+	cmd.Flags().Lookup("lines").Usage = "read plain text, one document per line (id = line number; with --db after the run's start time)"
+	cmd.Flags().Lookup("id-field").Usage = "JSONL/CSV field holding the document id (missing: the line number; with --db after the run's start time)"
 	ef.addFlags(cmd)
 	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to (default: in memory)")
 	cmd.Flags().DurationVar(&ef.retention, "retention", 0, "with --db, forget documents older than this (0: keep forever)")

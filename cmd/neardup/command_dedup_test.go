@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -326,6 +327,93 @@ func TestDedupStdinUnreadable(t *testing.T) {
 	code := run([]string{"dedup"}, d, &out, &errb)
 	if msg := errb.String(); code != 2 || !strings.HasPrefix(msg, "neardup: dedup: standard input:1: cannot read: is a directory (stopped there;") || strings.Contains(msg, "/dev/stdin") {
 		t.Errorf("exit %d, stderr %q", code, msg)
+	}
+}
+
+// TestDedupDBGeneratedIDs checks that with --db the ids dedup makes of
+// line numbers carry the run's start time, so that a later run over
+// another file does not collide with them, and the report says which
+// run, file and line; ids the input gives are kept.
+func TestDedupDBGeneratedIDs(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	en := writeDedupFile(t, dir, "en.txt", fox+"\n")
+	zh := writeDedupFile(t, dir, "zh.txt", other+"\n"+fox2+"\n")
+	rep := filepath.Join(dir, "rep.jsonl")
+	stamp := `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/`
+	type dup struct{ id, of string } // patterns
+	for _, tc := range []struct {
+		inputs []string
+		out    string
+		dups   []dup
+	}{
+		{[]string{en}, fox + "\n", nil},
+		{[]string{zh}, other + "\n", []dup{{stamp + "2", stamp + "1"}}},
+		{[]string{zh, en}, "", []dup{
+			{stamp + regexp.QuoteMeta(zh) + ":1", stamp + "1"},
+			{stamp + regexp.QuoteMeta(zh) + ":2", stamp + "1"},
+			{stamp + regexp.QuoteMeta(en) + ":1", stamp + "1"},
+		}},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"dedup", "--lines", "--db", db, "--report", rep}, tc.inputs...), strings.NewReader(""), &out, &errb); code != 0 || out.String() != tc.out {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", tc.inputs, code, out.String(), errb.String())
+		}
+		b, err := os.ReadFile(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, want := range tc.dups {
+			var r dupReport
+			if len(reps) != len(tc.dups) || json.Unmarshal([]byte(reps[i]), &r) != nil ||
+				!regexp.MustCompile("^"+want.id+"$").MatchString(r.ID) || !regexp.MustCompile("^"+want.of+"$").MatchString(r.DuplicateOf) ||
+				r.ID[:24] <= r.DuplicateOf[:24] {
+				t.Errorf("%v: report %q, line %d: want id %s, duplicate of an earlier run's %s", tc.inputs, reps, i+1, want.id, want.of)
+			}
+		}
+	}
+
+	var out, errb bytes.Buffer
+	// JSONL without ids and CSV without an id column, run after run;
+	// a given id is kept.
+	for _, in := range []string{
+		fmt.Sprintf("{\"text\":%q}\n", fox),
+		fmt.Sprintf("{\"text\":%q}\n{\"id\":\"given\",\"text\":%q}\n", other, fox2),
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"dedup", "--db", db, "--report", rep}, strings.NewReader(in), &out, &errb); code != 0 {
+			t.Errorf("JSONL %q: exit %d, stderr %q", in, code, errb.String())
+		}
+	}
+	if b, _ := os.ReadFile(rep); !strings.Contains(string(b), `{"id":"given","duplicate_of":`) {
+		t.Errorf("report %s: the given id is not kept", b)
+	}
+	for i, text := range []string{fox, other} {
+		f := writeDedupFile(t, dir, fmt.Sprintf("t%d.csv", i), fmt.Sprintf("text\n%q\n", text))
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"dedup", "--db", db, f}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Errorf("CSV %d: exit %d, stderr %q", i, code, errb.String())
+		}
+	}
+}
+
+// TestDedupDBEmptyText checks that with --db each run keeps its first
+// empty text, as the help says.
+func TestDedupDBEmptyText(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	for i := range 2 {
+		var out, errb bytes.Buffer
+		if code := run([]string{"dedup", "--lines", "--db", db}, strings.NewReader("\n"+fox+"\n \n"), &out, &errb); code != 0 || out.String() != "\n"+strings.Repeat(fox+"\n", 1-i) {
+			t.Errorf("run %d: exit %d, stdout %q, stderr %q", i+1, code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	run([]string{"dedup", "--help"}, strings.NewReader(""), &out, &errb)
+	if help := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(help, "the first one of each run is kept (with --db, each run keeps its first one again)") {
+		t.Errorf("the help does not say each run keeps its first empty text:\n%s", out.String())
 	}
 }
 
