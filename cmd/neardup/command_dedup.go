@@ -12,10 +12,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -607,6 +609,14 @@ run's start time, as in 2026-11-24T02:40:01.123Z/3 or
 reuse each other's ids, and the report says which run, file and line a
 document came from; ids the input gives are kept as they are.
 
+Documents are decided and written in batches of 2048, each written out
+before the next is decided. On Ctrl-C (SIGINT) or SIGTERM, dedup finishes
+and writes the batch in progress, stops reading, says on standard error how
+far it got and exits with status 130 (SIGINT) or 143 (SIGTERM); with --db the
+decided documents are stored, so a rerun on the same input writes the rest.
+If writing the output fails (exit status 1), the documents of the batch being
+written are taken back out of the store, so a rerun writes them.
+
 --report FILE writes one JSON line per duplicate:
 {"id", "duplicate_of", "distance", "similarity"}. A progress bar is shown on
 standard error when it is a terminal.`,
@@ -648,8 +658,12 @@ standard error when it is a terminal.`,
 				// and has ended.
 				in.runID = time.Now().UTC().Format(runIDLayout) + "/"
 			}
-			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr()}
-			err = d.run(cmd.Context(), cmd.InOrStdin(), srcs)
+			// From here on, SIGINT and SIGTERM end the run after the
+			// batch in progress (deduper.run), not in the middle of it.
+			ctx, stop := notifyInterrupt(cmd.Context())
+			defer stop()
+			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
+			err = d.run(ctx, cmd.InOrStdin(), srcs)
 			if cerr := e.Close(); err == nil && cerr != nil {
 				err = fmt.Errorf("dedup: %w", cerr)
 			}
@@ -676,18 +690,66 @@ standard error when it is a terminal.`,
 	return cmd
 }
 
+// signalCause is why notifyInterrupt cancelled its context.
+type signalCause struct{ sig os.Signal }
+
+func (c signalCause) Error() string { return c.sig.String() + " signal received" }
+
+// notifyInterrupt returns a context cancelled, with a signalCause, when
+// the process receives SIGINT or SIGTERM. Until stop is called, those
+// signals no longer end the process.
+func notifyInterrupt(parent context.Context) (ctx context.Context, stop func()) {
+	if parent == nil {
+		parent = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigc:
+			cancel(signalCause{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigc)
+		cancel(nil)
+	}
+}
+
+// interruptedError ends a run stopped by a signal; neardup exits with
+// 128 plus the signal's number (130 for SIGINT, 143 for SIGTERM).
+type interruptedError struct {
+	sig os.Signal // nil: cancelled otherwise
+	msg string
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+
+// exitStatus is the status neardup exits with (see run in main.go).
+func (e *interruptedError) exitStatus() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 1
+}
+
 // deduper runs dedup: it batches records, asks the engine, and writes the
-// unique ones in order.
+// unique ones in order, one batch at a time.
 type deduper struct {
 	e        *neardup.Engine
 	out      *recordWriter
 	rep      *bufio.Writer
 	in       *docInput
 	stderr   io.Writer
+	db       string // --db, "" in memory
 	batch    []*record
 	docs     []neardup.Document
 	empty    string // id of the first empty text
 	hasEmpty bool
+	decided  int    // documents of the batches decided
+	last     string // where the last of them is
 	written  int
 	dups     int
 
@@ -703,6 +765,9 @@ func (d *deduper) skip(ie *inputError) {
 	fmt.Fprintf(d.stderr, "neardup: dedup: skipped %s\n", ie)
 }
 
+// run decides and writes the documents of srcs. When ctx is cancelled
+// it finishes the batch in progress, stops reading and returns an
+// *interruptedError.
 func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -733,6 +798,7 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 	type batchMsg struct {
 		recs []*record
 		err  error // the reading stopped: a failed line (*inputError) or another error
+		last bool  // the reader's last message
 	}
 	ch := make(chan batchMsg, 2)
 	stop := make(chan struct{})
@@ -767,30 +833,81 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 			return nil
 		}
 		err := d.in.read(stdin, srcs, emit, bad, progress)
-		send(batchMsg{recs: cur, err: err})
+		send(batchMsg{recs: cur, err: err, last: true})
 	}()
-	for m := range ch {
+	for {
+		// An interruption is seen between batches only: the batches
+		// read but not taken are neither decided nor written.
+		if ctx.Err() != nil {
+			return d.interrupted(ctx)
+		}
+		var m batchMsg
+		var ok bool
+		select {
+		case m, ok = <-ch:
+		case <-ctx.Done():
+			return d.interrupted(ctx)
+		}
+		if !ok {
+			return nil
+		}
 		d.batch = m.recs
 		if err := d.flush(ctx); err != nil {
 			return err
 		}
 		var ie *inputError
 		var se *stopError
-		if errors.As(m.err, &se) {
+		switch {
+		case errors.As(m.err, &se):
 			return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete)", se, d.written)
-		}
-		if errors.As(m.err, &ie) {
+		case errors.As(m.err, &ie):
 			// Everything before the bad line is decided and written.
 			return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", ie, d.written)
-		}
-		if m.err != nil {
+		case m.err != nil:
 			return m.err
+		case m.last:
+			return nil
 		}
 	}
-	return nil
 }
 
-// flush decides the batched records and writes the unique ones.
+// interrupted is the error of a run stopped between two batches.
+func (d *deduper) interrupted(ctx context.Context) error {
+	ie := &interruptedError{}
+	by := "interrupted"
+	var sc signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		ie.sig = sc.sig
+		switch sc.sig {
+		case os.Interrupt:
+			by = "interrupted by SIGINT"
+		case syscall.SIGTERM:
+			by = "interrupted by SIGTERM"
+		default:
+			by = "interrupted by " + sc.sig.String()
+		}
+	}
+	if d.decided == 0 {
+		ie.msg = fmt.Sprintf("dedup: %s before any document was decided; nothing was written", by)
+		if d.db != "" {
+			ie.msg += " or stored"
+		}
+		return ie
+	}
+	ie.msg = fmt.Sprintf("dedup: %s after deciding %d documents (up to %s): %d unique ones were written, every one complete", by, d.decided, d.last, d.written)
+	if d.db != "" {
+		ie.msg += fmt.Sprintf("; the decided documents are stored in %s, so a rerun on the same input writes the rest", d.db)
+	} else {
+		ie.msg += "; the rest of the input was not decided"
+	}
+	return ie
+}
+
+// flush decides the batched records, writes the unique ones and flushes
+// the output and the report, so that a batch is out before the next is
+// decided. A batch taken is finished even if ctx is cancelled. If the
+// output fails, the documents the batch stored are deleted again
+// (outputFailed).
 func (d *deduper) flush(ctx context.Context) error {
 	if len(d.batch) == 0 {
 		return nil
@@ -801,12 +918,14 @@ func (d *deduper) flush(ctx context.Context) error {
 			d.docs = append(d.docs, r.doc)
 		}
 	}
-	results, err := d.e.CheckAndInsertBatch(ctx, d.docs)
+	results, err := d.e.CheckAndInsertBatch(context.WithoutCancel(ctx), d.docs)
 	var be *neardup.BatchError
 	if err != nil && !errors.As(err, &be) {
 		return fmt.Errorf("dedup: %w", err)
 	}
+	before := d.written
 	var failed *inputError
+	var werr error
 	j := 0
 	for _, r := range d.batch {
 		var res neardup.Result
@@ -846,14 +965,56 @@ func (d *deduper) flush(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := d.out.write(r); err != nil {
-			return err
+		if werr = d.out.write(r); werr != nil {
+			break
 		}
 		d.written++
 	}
+	if werr == nil {
+		werr = d.out.flush()
+	}
+	if werr != nil {
+		return d.outputFailed(werr, results, before)
+	}
+	if d.rep != nil {
+		if err := d.rep.Flush(); err != nil {
+			return fmt.Errorf("dedup: writing report: %w (the output is complete up to %s)", err, d.batch[len(d.batch)-1].where)
+		}
+	}
+	d.decided += len(d.batch)
+	d.last = d.batch[len(d.batch)-1].where
 	d.batch = d.batch[:0]
 	if failed != nil {
 		return usagef("dedup: %s (stopped after the batch of up to %d documents containing it; the other documents of that batch were decided and %d unique ones written, every one complete)", failed, dedupBatch, d.written)
 	}
 	return nil
+}
+
+// outputFailed takes the documents the batch in hand stored (results, of
+// d.docs) back out of the store, as their output is lost, and returns the
+// error that ends the run. The batches before were flushed whole.
+func (d *deduper) outputFailed(werr error, results []neardup.Result, before int) error {
+	first, last := d.batch[0].where, d.batch[len(d.batch)-1].where
+	msg := fmt.Sprintf("dedup: writing output failed: %v; the %d unique documents before the batch from %s to %s were written, every one complete", werr, before, first, last)
+	if d.db == "" {
+		return errors.New(msg)
+	}
+	var left int
+	var derr error
+	for _, res := range results {
+		if !res.Inserted {
+			continue
+		}
+		if err := d.e.Delete(res.ID); err != nil {
+			left++
+			if derr == nil {
+				derr = err
+			}
+		}
+	}
+	msg += "; that batch's documents were not kept in the store, so a rerun on the same input writes them (the part of it written before the failure may then be in both outputs)"
+	if left > 0 {
+		msg += fmt.Sprintf("; but %d of them could not be taken out again (%v) and a rerun skips those", left, derr)
+	}
+	return errors.New(msg)
 }

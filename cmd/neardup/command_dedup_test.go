@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -186,6 +188,107 @@ func TestFastLineMatchesJSON(t *testing.T) {
 	}
 	if accepted < 300 {
 		t.Fatalf("only %d lines read without encoding/json", accepted)
+	}
+}
+
+// dedupDocs returns n JSONL lines without ids, each with a text of random
+// words that is no near-duplicate of another.
+func dedupDocs(n int) []string {
+	r := rand.New(rand.NewPCG(7, 8))
+	words := make([]string, 5000)
+	for i := range words {
+		b := make([]byte, 6)
+		for j := range b {
+			b[j] = byte('a' + r.IntN(16))
+		}
+		words[i] = string(b)
+	}
+	lines := make([]string, n)
+	for i := range lines {
+		ws := make([]string, 15)
+		for j := range ws {
+			ws[j] = words[r.IntN(len(words))]
+		}
+		lines[i] = fmt.Sprintf("{\"text\":%q}\n", strings.Join(ws, " "))
+	}
+	return lines
+}
+
+// dedupSyncOut is a bytes.Buffer that another goroutine may read.
+type dedupSyncOut struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *dedupSyncOut) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *dedupSyncOut) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fullWriter takes limit bytes, then fails as a full disk does.
+type fullWriter struct {
+	bytes.Buffer
+	limit int
+}
+
+func (w *fullWriter) Write(p []byte) (int, error) {
+	n := min(len(p), w.limit-w.Len())
+	w.Buffer.Write(p[:n])
+	if n < len(p) {
+		return n, fmt.Errorf("write /dev/stdout: %w", syscall.ENOSPC)
+	}
+	return n, nil
+}
+
+// TestDedupOutputFails checks that when standard output fails in the
+// middle of a batch, dedup --db exits 1 saying so, the batches before
+// are written whole, and the failed batch's documents are not kept in
+// the store: a rerun on the same input writes them.
+func TestDedupOutputFails(t *testing.T) {
+	lines := dedupDocs(dedupBatch + 1000) // the second batch is more than the 64 KiB output buffer
+	input := strings.Join(lines, "")
+	first := strings.Join(lines[:dedupBatch], "")
+	db := filepath.Join(t.TempDir(), "db")
+	out := &fullWriter{limit: len(first) + 300}
+	var errb bytes.Buffer
+	code := run([]string{"dedup", "--db", db}, strings.NewReader(input), out, &errb)
+	msg := errb.String()
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, msg)
+	}
+	if !strings.HasPrefix(out.String(), first) {
+		t.Errorf("the first batch was not written whole before the failure")
+	}
+	for _, want := range []string{
+		"neardup: dedup: writing output failed: write /dev/stdout: no space left on device",
+		fmt.Sprintf("the 2048 unique documents before the batch from standard input:2049 to standard input:%d were written, every one complete", len(lines)),
+		"not kept in the store, so a rerun on the same input writes them",
+		"in both outputs",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr %q does not say %q", msg, want)
+		}
+	}
+	var out2, errb2 bytes.Buffer
+	if code := run([]string{"dedup", "--db", db}, strings.NewReader(input), &out2, &errb2); code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, errb2.String())
+	}
+	if got, want := out2.String(), strings.Join(lines[dedupBatch:], ""); got != want {
+		t.Errorf("rerun wrote %d lines, want the %d of the failed batch", strings.Count(got, "\n"), len(lines)-dedupBatch)
+	}
+
+	// In memory: the same failure, with nothing said of a store.
+	errb.Reset()
+	out = &fullWriter{limit: 100}
+	if code := run([]string{"dedup"}, strings.NewReader(input), out, &errb); code != 1 || !strings.Contains(errb.String(), "writing output failed") || strings.Contains(errb.String(), "store") {
+		t.Errorf("in memory: exit %d, stderr %q", code, errb.String())
 	}
 }
 

@@ -55,7 +55,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 // run executes neardup with args and returns the process exit status:
-// 0 on success, 2 for bad input or usage, 1 for other failures.
+// 0 on success, 2 for bad input or usage, 1 for other failures, or the
+// status an error names (dedup interrupted by a signal: 128 + its number).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
@@ -66,6 +67,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The library's errors name their package, once or, wrapped, again.
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "neardup: "), ": neardup: ", ": ")
 	fmt.Fprintf(stderr, "neardup: %s\n", msg)
+	var es interface{ exitStatus() int } // an error that carries its own status
+	if errors.As(err, &es) {
+		return es.exitStatus()
+	}
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return 2
