@@ -662,6 +662,14 @@ standard error when it is a terminal.`,
 			// batch in progress (deduper.run), not in the middle of it.
 			ctx, stop := notifyInterrupt(cmd.Context())
 			defer stop()
+			if ef.db != "" {
+				// A reader that goes away (| head) would otherwise kill
+				// the process with SIGPIPE between storing a batch and
+				// writing it; ignored, the write fails with EPIPE and the
+				// batch is taken back out of the store (outputFailed).
+				signal.Ignore(syscall.SIGPIPE)
+				defer signal.Reset(syscall.SIGPIPE)
+			}
 			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
 			err = d.run(ctx, cmd.InOrStdin(), srcs)
 			if cerr := e.Close(); err == nil && cerr != nil {
