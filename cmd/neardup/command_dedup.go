@@ -448,7 +448,7 @@ func (in *docInput) readDir(dir string, emit func(*record) error, bad func(*inpu
 		if err != nil {
 			return bad(&inputError{path, fmt.Errorf("cannot read: %w", ioCause(err))})
 		}
-		return emit(&record{where: path, raw: []byte(rel), kind: "dir", doc: neardup.Document{ID: rel, Text: string(b)}})
+		return emit(&record{where: path, raw: []byte(rel), kind: "dir", doc: neardup.Document{ID: in.runID + rel, Text: string(b)}})
 	})
 }
 
@@ -603,11 +603,12 @@ kind.
 
 --db DIR dedups against the documents stored in DIR by earlier runs and adds
 the new ones (kept until --retention passes, forever by default); without it
-the run is in memory. With --db, an id made of a line number follows the
-run's start time, as in 2026-11-24T02:40:01.123Z/3 or
-2026-11-24T02:40:01.123Z/posts.txt:3, so that runs over other files do not
-reuse each other's ids, and the report says which run, file and line a
-document came from; ids the input gives are kept as they are.
+the run is in memory. With --db, an id made of a line number or a file's
+path follows the run's start time, as in 2026-11-24T02:40:01.123Z/3 or
+2026-11-24T02:40:01.123Z/posts.txt:3, so that runs over other files (or
+files changed since) do not reuse each other's ids, and the report says
+which run, file and line a document came from; ids the input gives are kept
+as they are.
 
 Documents are decided and written in batches of 2048, each written out
 before the next is decided. On Ctrl-C (SIGINT) or SIGTERM, dedup finishes

@@ -437,6 +437,25 @@ func TestDedupStdinUnreadable(t *testing.T) {
 // line numbers carry the run's start time, so that a later run over
 // another file does not collide with them, and the report says which
 // run, file and line; ids the input gives are kept.
+// TestDedupDBDirectories runs dedup --db over two directories that hold a
+// file of the same name with other texts, as daily dumps of a crawl do:
+// the second run keeps its file, under an id of its own run.
+func TestDedupDBDirectories(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	for i, text := range []string{fox, other} {
+		day := filepath.Join(dir, fmt.Sprint("day", i))
+		if err := os.MkdirAll(day, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeDedupFile(t, day, "page.txt", text)
+		var out, errb bytes.Buffer
+		if code := run([]string{"dedup", "--db", db, day}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != "page.txt\n" {
+			t.Errorf("run %d: exit %d, stdout %q, stderr %q; want page.txt kept", i, code, out.String(), errb.String())
+		}
+	}
+}
+
 func TestDedupDBGeneratedIDs(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "db")
