@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/par"
 	"github.com/neardup/neardup/similarity"
@@ -313,6 +314,9 @@ type Engine struct {
 	// instead of copying it: the fingerprinter is one of neardup's own,
 	// which never writes to its input (a caller's Fingerprinter might).
 	viewText bool
+	// html says that texts are HTML (Pipeline.HTML): their lengths and
+	// the policy's measures are those of the visible text (visible).
+	html bool
 
 	// Every document is in long or, when it is held in short (see
 	// heldShort), in short and shortLong instead. long and shortLong answer
@@ -562,6 +566,9 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		}
 		e.fp = fp
 		e.viewText = true
+		// The pipeline reads HTML: the policy measures the same visible
+		// text, not the markup around it.
+		e.html = o.Fingerprint.Pipeline != nil && o.Fingerprint.Pipeline.HTML && (o.Fingerprint.Profile == "" || o.Fingerprint.Profile == "default")
 	}
 	e.bits = e.fp.Bits()
 	if e.bits != 64 && e.bits != 128 {
@@ -933,8 +940,11 @@ func (e *Engine) cutoff() int64 {
 
 // prepared is a validated, fingerprinted document.
 type prepared struct {
-	doc    Document
-	text   []byte
+	doc  Document
+	text []byte
+	// view is the text the policy measures: text, or its visible text
+	// when texts are HTML (Engine.visible).
+	view   []byte
 	fp     Fingerprint
 	ix     uint64
 	runes  int
@@ -972,9 +982,10 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 	}
 	p.fp = e.fp.Fingerprint(p.text)
 	p.ix = top64(p.fp)
-	p.runes = utf8.RuneCount(p.text)
+	p.view = e.visible(p.text)
+	p.runes = utf8.RuneCount(p.view)
 	if e.isShort(p.runes) {
-		p.norm = e.normalizedRunes(p.text)
+		p.norm = e.normalizedRunes(p.view)
 	}
 	p.hash = xxh3.Hash(p.text)
 	if d.Time.IsZero() {
@@ -994,12 +1005,23 @@ func (e *Engine) normalizedLen(p *prepared) int {
 	case e.isShort(p.runes):
 		return p.norm
 	}
-	return e.normalizedRunes(p.text)
+	return e.normalizedRunes(p.view)
+}
+
+// visible returns the text of text that the policy measures: text itself,
+// or what a browser shows of it when texts are HTML (analysis.StripHTML,
+// as the pipeline reads it), so that two copies of a page in other markup
+// are compared by their words.
+func (e *Engine) visible(text []byte) []byte {
+	if !e.html {
+		return text
+	}
+	return analysis.StripHTML(nil, text)
 }
 
 func (p *prepared) getSketch() *similarity.Sketch {
 	if p.sketch == nil {
-		p.sketch = similarity.NewSketch(p.text)
+		p.sketch = similarity.NewSketch(p.view)
 	}
 	return p.sketch
 }

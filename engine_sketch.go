@@ -105,7 +105,7 @@ func (e *Engine) candidateSketch(seq uint64, mine []byte) (s *similarity.Sketch,
 	if mine != nil && bytes.Equal(text, mine) {
 		return nil, true, nil
 	}
-	s = similarity.NewSketch(text)
+	s = similarity.NewSketch(e.visible(text))
 	if len(s.Runes) < e.policy.ShortLength {
 		e.sketches.put(seq, s.Runes)
 	}

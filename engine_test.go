@@ -1315,3 +1315,41 @@ func TestLostTextDropped(t *testing.T) {
 		t.Errorf("a lost text sent again: %+v, %v; want it kept as new", res, err)
 	}
 }
+
+// TestHTMLPages checks an engine whose pipeline reads HTML: a page is a
+// duplicate of a copy of its text in other markup (another template,
+// scripts and styles), as the pipeline fingerprints them alike, because
+// the policy measures the visible text too, not the markup; a page of
+// the same template with other text is new.
+func TestHTMLPages(t *testing.T) {
+	o := memOptions(nil)
+	p := DefaultPipeline()
+	p.HTML = true
+	o.Fingerprint = Config{Pipeline: &p}
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(7, 8))
+	// Each template's scripts, most of its bytes, in words of their own.
+	scripts := []string{genText(r, 400), genText(r, 400)}
+	page := func(template int, text string) string {
+		if template == 0 {
+			return "<html><head><script>var words = \"" + scripts[0] + "\";</script></head><body><div class=\"main\"><p>" + text + "</p></div></body></html>"
+		}
+		return "<!doctype html><html><head><script>const s = '" + scripts[1] + "';</script></head><body><table><tr><td><span>" + text + "</span></td></tr></table></body></html>"
+	}
+	for _, n := range []int{40, 200} { // a short text and a long one
+		text := genText(r, n)
+		first, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("a", n), Text: page(0, text)})
+		if err != nil || !first.Inserted {
+			t.Fatalf("%d words: first page: %+v, %v", n, first, err)
+		}
+		res, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("b", n), Text: page(1, text)})
+		if err != nil || !res.Duplicate || *res.DuplicateOf != first.ID {
+			t.Errorf("%d words: the same text in another template: %+v, %v; want a duplicate of %s", n, res, err, first.ID)
+		}
+		res, err = e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("c", n), Text: page(0, genText(r, n))})
+		if err != nil || res.Duplicate {
+			t.Errorf("%d words: other text in the same template: %+v, %v; want it new", n, res, err)
+		}
+	}
+}
