@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/similarity"
 )
 
@@ -30,11 +31,25 @@ type fingerprinterKey struct {
 }
 
 func newFingerprinters(def neardup.Config) *fingerprinters {
+	if def.Profile == "" {
+		def.Profile = "default" // so that a request naming it gets def
+	}
 	return &fingerprinters{def: def, m: make(map[fingerprinterKey]neardup.Fingerprinter)}
 }
 
 // get returns the Fingerprinter for profile and bits; "" and 0 mean the
 // server's configured ones.
+// readsHTML reports whether the fingerprinter get gives for profile reads
+// texts as HTML: the server's own pipeline does (Pipeline.HTML), and
+// profile names no other.
+func (f *fingerprinters) readsHTML(profile string) bool {
+	d := f.def
+	if profile != "" && profile != d.Profile {
+		return false
+	}
+	return d.Pipeline != nil && d.Pipeline.HTML && (d.Profile == "" || d.Profile == "default")
+}
+
 func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, string, error) {
 	cfg := f.def
 	if profile != "" && profile != cfg.Profile {
@@ -196,6 +211,10 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 	d, err := neardup.Distance(fa, fb)
 	if err != nil {
 		return compareOut{}, err
+	}
+	if s.fps.readsHTML(in.Profile) {
+		// Measured as the engine measures pages: their visible text.
+		ta, tb = analysis.StripHTML(nil, ta), analysis.StripHTML(nil, tb)
 	}
 	sa, sb := similarity.NewSketch(ta), similarity.NewSketch(tb)
 	// Decide skips the measure once the distance alone rules a pair out;

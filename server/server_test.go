@@ -631,3 +631,46 @@ func TestReserveBounds(t *testing.T) {
 		t.Errorf("after %s41 was posted: %q, want %q", ids.prefix, got, want)
 	}
 }
+
+// TestHTMLPipeline runs a server whose pipeline reads HTML, as `serve
+// --html` makes it: /v1/compare measures two pages by their visible text,
+// as the engine decides them, and a page posted in another template is a
+// duplicate of the first.
+func TestHTMLPipeline(t *testing.T) {
+	p := neardup.DefaultPipeline()
+	p.HTML = true
+	cfg := neardup.Config{Profile: "default", Pipeline: &p}
+	opts := neardup.DefaultOptions()
+	opts.InMemory, opts.Fingerprint = true, cfg
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := New(Options{Fingerprint: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	h := s.Handler()
+	text := "The river rose through the night and by morning the old town square stood under water, and volunteers carried sandbags to the bakery."
+	var scripts [2]strings.Builder // each template's words of its own
+	for i := range 300 {
+		for j := range scripts {
+			fmt.Fprintf(&scripts[j], "w%x ", (i*2654435761+j*104729)%1000003)
+		}
+	}
+	a := "<html><head><script>var w = '" + scripts[0].String() + "';</script></head><body><p>" + text + "</p></body></html>"
+	b := "<!doctype html><body><script>const s = '" + scripts[1].String() + "';</script><table><tr><td>" + text + "</td></tr></table></body>"
+	body, _ := json.Marshal(map[string]string{"a": a, "b": b})
+	if code, v := call(t, h, "POST", "/v1/compare", "", string(body)); code != 200 || v["duplicate"] != true || v["distance"] != float64(0) {
+		t.Errorf("compare of a page and its text in another template: %d %v; want duplicates at distance 0", code, v)
+	}
+	for i, page := range []string{a, b} {
+		body, _ := json.Marshal(map[string]string{"id": fmt.Sprint("p", i), "text": page})
+		code, v := call(t, h, "POST", "/v1/documents", "", string(body))
+		if code != 200 || (i == 1 && v["duplicate_of"] != "p0") {
+			t.Errorf("post of page %d: %d %v", i, code, v)
+		}
+	}
+}

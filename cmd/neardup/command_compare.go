@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/nilsimsa"
 	"github.com/neardup/neardup/similarity"
 )
@@ -69,12 +70,16 @@ func compareDecisionHelp(p neardup.Policy) string {
 	return b.String()
 }
 
-// compareTexts fingerprints and measures a pair of texts.
-func compareTexts(fp neardup.Fingerprinter, profile string, a, b []byte) (comparison, error) {
+// compareTexts fingerprints and measures a pair of texts; html measures
+// their visible text, as the pipeline reads them (--html).
+func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []byte) (comparison, error) {
 	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
 	d, err := fingerprintDistance(fa, fb)
 	if err != nil {
 		return comparison{}, err
+	}
+	if html {
+		a, b = analysis.StripHTML(nil, a), analysis.StripHTML(nil, b)
 	}
 	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
 	s := similarity.Compare(sa, sb)
@@ -134,7 +139,7 @@ error naming the line (exit status 2).`,
 				if len(args) != 0 {
 					return usagef("compare --pairs takes no text arguments")
 				}
-				return comparePairs(cmd, fp, profile, pairs, maxLine)
+				return comparePairs(cmd, fp, profile, ff.pipe.html, pairs, maxLine)
 			}
 			if len(args) != 2 {
 				return usagef("compare needs two texts A and B (or --pairs FILE), got %d arguments", len(args))
@@ -147,7 +152,7 @@ error naming the line (exit status 2).`,
 			if err != nil {
 				return err
 			}
-			c, err := compareTexts(fp, profile, a, b)
+			c, err := compareTexts(fp, profile, ff.pipe.html, a, b)
 			if err != nil {
 				return err
 			}
@@ -194,7 +199,7 @@ func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 }
 
 // comparePairs runs compare on every line of a JSON Lines file.
-func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile, name string, maxLine int) error {
+func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, html bool, name string, maxLine int) error {
 	if maxLine < 1 {
 		return usagef("--max-line must be positive, not %d", maxLine)
 	}
@@ -212,7 +217,7 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile, name st
 			if p.A == nil || p.B == nil {
 				return usagef(`%s: line %d: want an object with string fields "a" and "b"`, inputName(name), n)
 			}
-			c, err := compareTexts(fp, profile, []byte(*p.A), []byte(*p.B))
+			c, err := compareTexts(fp, profile, html, []byte(*p.A), []byte(*p.B))
 			if err != nil {
 				return err
 			}

@@ -510,6 +510,7 @@ type engineFlags struct {
 	db        string
 	retention time.Duration
 	memLimit  memoryLimit
+	pipe      pipelineFlags
 }
 
 func (ef *engineFlags) addFlags(cmd *cobra.Command) {
@@ -517,6 +518,7 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles()))
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
 	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates (0: the default policy's)")
+	ef.pipe.addFlags(f)
 	f.Var(&ef.memLimit, "memory-limit", "soft limit of the Go heap: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB")
 }
 
@@ -526,8 +528,12 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	if err := checkEngineProfile(ef.profile, ef.bits); err != nil {
 		return neardup.Options{}, err
 	}
+	pipe, err := ef.pipe.pipeline(ef.profile)
+	if err != nil {
+		return neardup.Options{}, err
+	}
 	o := neardup.DefaultOptions()
-	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits}
+	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits, Pipeline: pipe}
 	o.K = ef.k
 	o.RuleScoreOnly = true // the report and clusters use the rule's score only
 	o.ExpiryInterval = -1

@@ -27,6 +27,7 @@ type fingerprintFlags struct {
 	profile string
 	bits    int
 	algo    string
+	pipe    pipelineFlags
 }
 
 func (f *fingerprintFlags) register(cmd *cobra.Command) {
@@ -34,6 +35,7 @@ func (f *fingerprintFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.profile, "profile", "default", "fingerprint profile: default, classic, py-simhash, go-mfonda or nilsimsa")
 	fl.IntVar(&f.bits, "bits", 64, "SimHash width: 64 or 128 (nilsimsa is always 256)")
 	fl.StringVar(&f.algo, "algo", "simhash", "simhash, or nilsimsa (the same as --profile nilsimsa)")
+	f.pipe.addFlags(fl)
 }
 
 // fingerprinter returns the Fingerprinter the flags describe, or a usage
@@ -53,7 +55,11 @@ func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprin
 	default:
 		return nil, usagef("unknown --algo %q: want simhash or nilsimsa", f.algo)
 	}
-	fp, err := neardup.NewFingerprinter(neardup.Config{Profile: profile, Bits: f.bits})
+	pipe, err := f.pipe.pipeline(profile)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := neardup.NewFingerprinter(neardup.Config{Profile: profile, Bits: f.bits, Pipeline: pipe})
 	if err != nil {
 		return nil, usageError{unprefixed{err}}
 	}

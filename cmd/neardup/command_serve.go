@@ -40,7 +40,11 @@ func newServeCmd() *cobra.Command {
 		{"drain-delay", "NEARDUP_DRAIN_DELAY"},
 		{"min-free", "NEARDUP_MIN_FREE"},
 		{"memory-limit", "NEARDUP_MEMORY_LIMIT"},
+		{"html", "NEARDUP_HTML"},
+		{"idf", "NEARDUP_IDF"},
+		{"pipeline", "NEARDUP_PIPELINE"},
 	}
+	var pipe pipelineFlags
 	var (
 		addr, data, profile, durability string
 		compression, scores             string
@@ -118,8 +122,12 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				if drainDelay < 0 {
 					return eopts, sopts, usagef("--drain-delay %v is negative; want 0 (no delay) or more", drainDelay)
 				}
+				p, err := pipe.pipeline(profile)
+				if err != nil {
+					return eopts, sopts, err
+				}
 				eopts = neardup.DefaultOptions()
-				eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits}
+				eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits, Pipeline: p}
 				eopts.K = k
 				if shortK != 0 {
 					eopts.Policy = def
@@ -184,6 +192,11 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off (or 0), or a size of at least 64MiB such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
+	pipe.addFlags(f)
+	for _, name := range []string{"html", "idf", "pipeline"} {
+		fl := f.Lookup(name)
+		fl.Usage += " (NEARDUP_" + strings.ToUpper(name) + ")"
+	}
 	return cmd
 }
 

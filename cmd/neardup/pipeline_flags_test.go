@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pageText is a paragraph of the pages of TestPipelineFlags.
+const pageText = "The river rose through the night and by morning the old town square stood under water; volunteers carried sandbags to the bakery, the school and the church while the mayor asked everyone living near the bridge to leave before noon."
+
+// pageIn wraps text in one of two templates whose scripts and styles
+// outweigh it.
+func pageIn(template int, text string) string {
+	var sb strings.Builder // words of the template's own
+	for i := range 300 {
+		fmt.Fprintf(&sb, "w%x ", (i*2654435761+template*104729)%1000003)
+	}
+	script := "var words = '" + sb.String() + "';"
+	if template == 0 {
+		return "<html><head><script>" + script + "</script></head><body><nav><img src=\"/logo.png\"></nav><article><p>" + text + "</p></article></body></html>"
+	}
+	return "<!doctype html><html><head><style>.x{color:red}</style><script>" + script + "</script></head><body><table><tr><td>" + text + "</td></tr></table></body></html>"
+}
+
+// TestPipelineFlags checks --html, --idf and --pipeline: with --html a
+// page and its text in other markup have one fingerprint, compare calls
+// them duplicates and dedup keeps the first; the flags are refused, exit
+// status 2 naming them, with another profile or a bad value.
+func TestPipelineFlags(t *testing.T) {
+	a, b := pageIn(0, pageText), pageIn(1, pageText)
+	run1 := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	// fps returns the fingerprints of fingerprint --lines' output.
+	fps := func(out string) []string {
+		var fs []string
+		for l := range strings.Lines(out) {
+			fs = append(fs, strings.Fields(l)[0])
+		}
+		return fs
+	}
+	code, out, errs := run1(a+"\n"+b+"\n"+pageText+"\n", "fingerprint", "--html", "--lines")
+	if f := fps(out); code != 0 || len(f) != 3 || f[0] != f[1] || f[1] != f[2] {
+		t.Fatalf("fingerprint --html of two pages and their text: exit %d, %q, %s; want one fingerprint", code, out, errs)
+	}
+	if _, plain, _ := run1(a+"\n"+b+"\n", "fingerprint", "--lines"); len(fps(plain)) != 2 || fps(plain)[0] == fps(plain)[1] {
+		t.Fatalf("fingerprint without --html: %q; want the markup to count", plain)
+	}
+
+	for _, html := range []bool{false, true} {
+		args := []string{"compare", "--json", a, b}
+		if html {
+			args = append([]string{"compare", "--html"}, args[1:]...)
+		}
+		code, out, errs := run1("", args...)
+		var c comparison
+		if code != 0 || json.Unmarshal([]byte(out), &c) != nil {
+			t.Fatalf("compare, --html %v: exit %d, %q, %s", html, code, out, errs)
+		}
+		if c.Duplicate != html || (html && c.Distance != 0) {
+			t.Errorf("compare, --html %v: duplicate %v at distance %d; want duplicates only with --html", html, c.Duplicate, c.Distance)
+		}
+	}
+
+	docs := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", a, b)
+	if code, out, errs := run1(docs, "dedup", "--html"); code != 0 || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, `{"id":"a"`) {
+		t.Errorf("dedup --html of a page and its copy in another template: exit %d, %q, %s; want the first alone", code, out, errs)
+	}
+
+	dir := t.TempDir()
+	idf := filepath.Join(dir, "idf.txt")
+	if code, _, errs := run1(pageText+"\nanother document about the weather in spring\n", "idf", "build", "--lines", "-o", idf); code != 0 {
+		t.Fatalf("idf build: exit %d, %s", code, errs)
+	}
+	_, plain, _ := run1(pageText+"\n", "fingerprint", "--lines")
+	code, weighted, errs := run1(pageText+"\n", "fingerprint", "--lines", "--idf", idf)
+	if code != 0 || weighted == plain {
+		t.Errorf("fingerprint --idf: exit %d, %q (without: %q), %s; want tf-idf weights to change it", code, weighted, plain, errs)
+	}
+
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("not a table\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"fingerprint", "--html", "--profile", "classic", "x"}, `profile "classic" is fixed`},
+		{[]string{"compare", "--pipeline", "Shingle=x", "a", "b"}, `--pipeline "Shingle=x"`},
+		{[]string{"compare", "--pipeline", "Colour=red", "a", "b"}, `--pipeline "Colour=red": no field "Colour"`},
+		{[]string{"fingerprint", "--pipeline", "Shingle=99", "x"}, `--pipeline "Shingle=99"`},
+		{[]string{"dedup", "--idf", filepath.Join(dir, "none.txt")}, "--idf: open"},
+		{[]string{"dedup", "--idf", bad}, "--idf " + bad},
+		{[]string{"cluster", "--html", "--profile", "go-mfonda"}, `profile "go-mfonda" is fixed`},
+	} {
+		code, _, errs := run1("", c.args...)
+		if code != 2 || !strings.Contains(errs, c.says) {
+			t.Errorf("%v: exit %d, %q; want 2 saying %q", c.args, code, errs, c.says)
+		}
+	}
+}
