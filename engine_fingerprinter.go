@@ -40,6 +40,9 @@ type fingerprinterRecord struct {
 	// Pipeline says that the default profile ran with the caller's own
 	// Pipeline.
 	Pipeline bool `json:"pipeline,omitempty"`
+	// HTML says that the pipeline read texts as HTML (Pipeline.HTML),
+	// which the probes, plain texts, do not show.
+	HTML bool `json:"html,omitempty"`
 	// Bits is its width.
 	Bits int `json:"bits"`
 	// Probes are the fingerprints of probeTexts, in hex: what recognises
@@ -52,6 +55,8 @@ func (r fingerprinterRecord) String() string {
 	switch {
 	case r.Profile == "":
 		return fmt.Sprintf("a caller's Fingerprinter of %d bits", r.Bits)
+	case r.Pipeline && r.HTML:
+		return fmt.Sprintf("profile %q at %d bits with the caller's own pipeline, reading HTML", r.Profile, r.Bits)
 	case r.Pipeline:
 		return fmt.Sprintf("profile %q at %d bits with the caller's own pipeline", r.Profile, r.Bits)
 	}
@@ -62,6 +67,7 @@ func (r fingerprinterRecord) String() string {
 func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 	r := fingerprinterRecord{Profile: e.profile(), Bits: e.bits, Probes: make([]string, len(probeTexts))}
 	r.Pipeline = r.Profile != "" && e.opts.Fingerprint.Pipeline != nil
+	r.HTML = e.html
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()
 	}
@@ -101,10 +107,10 @@ func (e *Engine) checkFingerprinter() error {
 	if err := json.Unmarshal(old, &was); err != nil {
 		return fmt.Errorf("the store's record of its fingerprinter is damaged: %w", err)
 	}
-	if slices.Equal(was.Probes, now.Probes) {
+	if slices.Equal(was.Probes, now.Probes) && was.HTML == now.HTML {
 		return nil
 	}
-	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.Bits == now.Bits {
+	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.HTML == now.HTML && was.Bits == now.Bits {
 		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was)
 	}
 	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was, now)

@@ -32,6 +32,8 @@ func TestStoreKeepsFingerprinter(t *testing.T) {
 
 	shingles := DefaultPipeline()
 	shingles.Shingle = 3
+	html := DefaultPipeline()
+	html.HTML = true // the same fingerprints of plain texts
 	def, err := NewFingerprinter(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +46,7 @@ func TestStoreKeepsFingerprinter(t *testing.T) {
 		{"another profile", opts(Config{Profile: "classic"}, nil), `by profile "default" at 64 bits, the engine's are by profile "classic" at 64 bits`},
 		{"another width", opts(Config{Bits: 128}, nil), `the engine's are by profile "default" at 128 bits`},
 		{"another pipeline", opts(Config{Pipeline: &shingles}, nil), `the engine's are by profile "default" at 64 bits with the caller's own pipeline`},
+		{"a pipeline reading HTML", opts(Config{Pipeline: &html}, nil), `the engine's are by profile "default" at 64 bits with the caller's own pipeline, reading HTML`},
 		{"a caller's other fingerprinter", opts(Config{}, wordSimHash{}), `the engine's are by a caller's Fingerprinter of 64 bits`},
 		{"a caller's fingerprinter making the same fingerprints", opts(Config{}, def), ""},
 		{"the same options", opts(Config{}, nil), ""},
