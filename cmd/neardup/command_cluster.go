@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/similarity"
@@ -87,7 +88,7 @@ texts are not clustered.`,
 			if o.K > 0 {
 				policy.Long.MaxDistance = o.K
 			}
-			groups := clusterDocs(docs, fp, policy, !noVerify, strict)
+			groups := clusterDocs(docs, fp, policy, !noVerify, strict, ef.pipe.html)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)
 			for i, g := range groups {
@@ -110,13 +111,19 @@ texts are not clustered.`,
 }
 
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,
-// verifies them with policy and groups them.
-func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict bool) []cluster.Group {
+// verifies them with policy and groups them. With html the policy
+// measures the visible text of each, as the pipeline reads it (--html).
+func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict, html bool) []cluster.Group {
 	n := len(docs)
 	bits := fp.Bits()
 	fps := make([]neardup.Fingerprint, n)
 	entries := make([]index.Entry, n)
+	texts := make([]string, n) // what the policy measures
 	parallelDo(n, func(i int) {
+		texts[i] = docs[i].Text
+		if html {
+			texts[i] = string(analysis.StripHTML(nil, []byte(docs[i].Text)))
+		}
 		fps[i] = fp.Fingerprint([]byte(docs[i].Text))
 		v := fps[i].Uint64()
 		if bits == 128 {
@@ -147,7 +154,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			// The engine's rule: short texts are under the policy's
 			// (normalized) short length plus a quarter, before
 			// normalization.
-			if utf8.RuneCountInString(docs[i].Text) < policy.ShortLength+policy.ShortLength/4 {
+			if utf8.RuneCountInString(texts[i]) < policy.ShortLength+policy.ShortLength/4 {
 				short = append(short, e)
 			}
 		}
@@ -157,7 +164,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		// Trust the distance alone, by each pair's length class.
 		kept := pairs[:0]
 		for _, p := range pairs {
-			long := utf8.RuneCountInString(docs[p.A].Text) >= policy.ShortLength || utf8.RuneCountInString(docs[p.B].Text) >= policy.ShortLength
+			long := utf8.RuneCountInString(texts[p.A]) >= policy.ShortLength || utf8.RuneCountInString(texts[p.B]) >= policy.ShortLength
 			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
 				kept = append(kept, p)
 			}
@@ -167,7 +174,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	sketches := make([]*similarity.Sketch, n)
 	var once = make([]sync.Once, n)
 	sketch := func(i int) *similarity.Sketch {
-		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(docs[i].Text)) })
+		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(texts[i])) })
 		return sketches[i]
 	}
 	ok := make([]bool, len(pairs))

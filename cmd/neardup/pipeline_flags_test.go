@@ -74,6 +74,10 @@ func TestPipelineFlags(t *testing.T) {
 		t.Errorf("dedup --html of a page and its copy in another template: exit %d, %q, %s; want the first alone", code, out, errs)
 	}
 
+	if code, out, errs := run1(docs, "cluster", "--html"); code != 0 || !strings.Contains(out, `"members":["a","b"]`) {
+		t.Errorf("cluster --html of a page and its copy in another template: exit %d, %q, %s; want them in one cluster", code, out, errs)
+	}
+
 	dir := t.TempDir()
 	idf := filepath.Join(dir, "idf.txt")
 	if code, _, errs := run1(pageText+"\nanother document about the weather in spring\n", "idf", "build", "--lines", "-o", idf); code != 0 {
