@@ -209,7 +209,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if !utf8.Valid(b) {
 		return nil, invalidUTF8At(b)
 	}
-	return b, nil
+	// A byte order mark, which some editors and shells put before a
+	// file's text, is no part of the JSON (RFC 8259 lets a parser skip
+	// it).
+	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
 }
 
 func tooLarge(max int64) *apiError {

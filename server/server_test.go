@@ -462,6 +462,24 @@ func TestBatchRefusedDocument(t *testing.T) {
 	}
 }
 
+// TestByteOrderMark checks that a body that begins with a UTF-8 byte
+// order mark, as files some editors write do, is read as the JSON after
+// it, on the fast paths and the slow.
+func TestByteOrderMark(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	for _, c := range []struct{ path, body string }{
+		{"/v1/documents", `{"id":"bom","text":"a text saved by an editor that marks its files"}`},
+		{"/v1/documents", `{"text":"another text, with meta","meta":{"k":1}}`},
+		{"/v1/documents/batch", `[{"text":"one of a batch"}]`},
+		{"/v1/documents/batch", "{\"text\":\"one line of NDJSON\"}\n"},
+		{"/v1/query", `{"text":"a query"}`},
+	} {
+		if code, v := call(t, s.Handler(), "POST", c.path, "", "\ufeff"+c.body); code != 200 {
+			t.Errorf("%s with a byte order mark: %d %v", c.path, code, v)
+		}
+	}
+}
+
 // TestAssignedIDs checks that an id a client gives in the form of the ids
 // the server assigns is never assigned afterwards: a document posted
 // without an id is stored under an id of its own, not named a repeat of,
