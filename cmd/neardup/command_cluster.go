@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"strings"
 	"sync"
@@ -39,18 +40,24 @@ JSON line per group of two or more near-duplicates:
   {"cluster": N, "representative": ID, "members": [ID, ...]}
 The representative is the group's earliest document in input order, listed
 first among the members; groups are numbered from 1 in the order of their
-representatives. Documents in no group are not listed.
+representatives. Documents in no group are not listed. As in dedup, an id
+seen again with another text is a bad line (exit status 2, or skipped with
+--on-error skip), and the same id with the same text again is the same
+document, listed once.
 
 Pairs are found with the multi-table index (all pairs within the default
 policy's distance, and the wider short-text distance among short texts), then
 each pair is verified by the policy's similarity test (--no-verify trusts the
 distance alone) and joined by union-find. --strict also requires the two
 representatives of groups about to merge to pass the test, so a chain of
-texts each close to the next cannot join texts that are not alike. Empty
-texts are not clustered.`,
+texts each close to the next cannot join texts that are not alike; it needs
+the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
 				return err
+			}
+			if strict && noVerify {
+				return usagef("--strict conflicts with --no-verify: --strict merges groups by the similarity test, which --no-verify turns off")
 			}
 			o, err := ef.options()
 			if err != nil {
@@ -75,10 +82,24 @@ texts are not clustered.`,
 				}
 				return usagef("cluster: %s (nothing written; --on-error skip passes over bad lines)", ie)
 			}
+			// As dedup (whose engine refuses it), an id seen again with
+			// another text is a bad line; with the same text it is the
+			// same document again, clustered once.
+			seed := maphash.MakeSeed()
+			texts := make(map[string]uint64)
 			emit := func(r *record) error {
-				if strings.TrimSpace(r.doc.Text) != "" {
-					docs = append(docs, r.doc)
+				if strings.TrimSpace(r.doc.Text) == "" {
+					return nil
 				}
+				h := maphash.String(seed, r.doc.Text)
+				if prev, ok := texts[r.doc.ID]; ok {
+					if prev != h {
+						return bad(&inputError{r.where, fmt.Errorf("id already seen with another text: %q", r.doc.ID)})
+					}
+					return nil
+				}
+				texts[r.doc.ID] = h
+				docs = append(docs, r.doc)
 				return nil
 			}
 			if err := in.read(cmd.InOrStdin(), srcs, emit, bad, nil); err != nil {

@@ -31,3 +31,43 @@ func TestCluster(t *testing.T) {
 		t.Errorf("bad input: exit %d, out %q, stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// TestClusterRepeatedID checks that cluster reads ids as dedup does: an id
+// seen again with another text is a bad line, and the same line twice is
+// one document, not a group of itself.
+func TestClusterRepeatedID(t *testing.T) {
+	line := func(id, text string) string { return fmt.Sprintf("{\"id\":%q,\"text\":%q}\n", id, text) }
+	conflict := line("x", fox) + line("x", other) + line("y", fox2)
+	var out, errb bytes.Buffer
+	code := run([]string{"cluster"}, strings.NewReader(conflict), &out, &errb)
+	if code != 2 || out.Len() != 0 || errb.String() != "neardup: cluster: standard input:2: id already seen with another text: \"x\" (nothing written; --on-error skip passes over bad lines)\n" {
+		t.Errorf("conflict: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"cluster", "--on-error", "skip"}, strings.NewReader(conflict), &out, &errb)
+	if want := "{\"cluster\":1,\"representative\":\"x\",\"members\":[\"x\",\"y\"]}\n"; code != 0 || out.String() != want || !strings.Contains(errb.String(), "skipped standard input:2: id already seen with another text") {
+		t.Errorf("conflict skipped: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	for in, want := range map[string]string{
+		line("x", fox) + line("x", fox):                   "",
+		line("x", fox) + line("x", fox) + line("y", fox2): "{\"cluster\":1,\"representative\":\"x\",\"members\":[\"x\",\"y\"]}\n",
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{"cluster"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != want {
+			t.Errorf("repeat %q: exit %d, stdout %q, stderr %q, want %q", in, code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// TestClusterStrictNoVerify checks that --strict, which merges by the
+// similarity test, is refused with --no-verify, which turns it off.
+func TestClusterStrictNoVerify(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"cluster", "--strict", "--no-verify"}, strings.NewReader(fmt.Sprintf("{\"text\":%q}\n{\"text\":%q}\n", fox, fox2)), &out, &errb)
+	wantUsageError(t, errb.String(), code, "--strict conflicts with --no-verify")
+	if out.Len() != 0 {
+		t.Errorf("wrote %q", out.String())
+	}
+}
