@@ -65,6 +65,9 @@ func (in *docInput) validate() error {
 	default:
 		return usagef("--format %q: want auto, jsonl, csv, lines or dir", in.format)
 	}
+	if in.lines && in.format != "auto" && in.format != "lines" {
+		return usagef("--lines conflicts with --format %s (--lines is --format lines)", in.format)
+	}
 	if in.onError != "fail" && in.onError != "skip" {
 		return usagef("--on-error %q: want fail or skip", in.onError)
 	}
@@ -221,6 +224,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 func (in *docInput) readLines(r io.Reader, name, idPrefix, kind string, emit func(*record) error, bad func(*inputError) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
+	first := true // no line but blank ones read yet
 	for line := 1; ; line++ {
 		b, err := br.ReadSlice('\n')
 		tooLong := -1 // the length of a line longer than --max-line
@@ -265,11 +269,18 @@ func (in *docInput) readLines(r io.Reader, name, idPrefix, kind string, emit fun
 		if tooLong < 0 && len(raw) > in.maxLine {
 			tooLong = len(raw)
 		}
+		atFirst := first
+		if len(bytes.TrimSpace(raw)) > 0 {
+			first = false
+		}
 		if tooLong >= 0 {
 			if e := bad(&inputError{where, fmt.Errorf("line of %d bytes is longer than --max-line %d", tooLong, in.maxLine)}); e != nil {
 				return e
 			}
 		} else if rec, perr := in.parseLine(raw, kind, where, in.runID+idPrefix+strconv.Itoa(line)); perr != nil {
+			if atFirst && kind == "jsonl" && errors.Is(perr.err, errNotObject) && looksPlain(name, raw, perr.err) {
+				perr.err = fmt.Errorf("%w (plain text? --lines reads one document per line)", perr.err)
+			}
 			if e := bad(perr); e != nil {
 				return e
 			}
@@ -307,27 +318,96 @@ func (in *docInput) parseLine(raw []byte, kind, where, lineID string) (*record, 
 	return rec, nil
 }
 
-// jsonLine reads a JSONL line with encoding/json.
+// errNotObject marks a JSONL line that is not a JSON object: malformed
+// JSON, or another JSON value.
+var errNotObject = errors.New("not a JSON object")
+
+// notObjectError is a JSONL line that is not a JSON object (syntax: not
+// JSON at all); Is reports errNotObject.
+type notObjectError struct {
+	msg    string
+	syntax bool
+}
+
+func (e *notObjectError) Error() string        { return e.msg }
+func (e *notObjectError) Is(target error) bool { return target == errNotObject }
+
+// looksPlain reports whether a JSONL input whose first line, raw, is not
+// a JSON object (err) is likely plain text: its name ends in .txt, or the
+// line is not JSON at all and does not start with '{' (after white space
+// and a byte order mark).
+func looksPlain(name string, raw []byte, err error) bool {
+	if strings.EqualFold(filepath.Ext(name), ".txt") {
+		return true
+	}
+	var ne *notObjectError
+	if !errors.As(err, &ne) || !ne.syntax {
+		return false
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(raw, " \t\r\n"), []byte(utf8BOM)), " \t\r\n")
+	return len(t) == 0 || t[0] != '{'
+}
+
+// jsonKind names the kind of a JSON value, for messages: "an object",
+// "an array", "a string", "a number", "a bool" or "null".
+func jsonKind(v []byte) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a bool"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// jsonLine reads a JSONL line with encoding/json. The id field may be a
+// string or a number (its text as written: 5 and "5" are the same id);
+// null or missing, the id is lineID. The text field must be a string.
 func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error) {
 	doc := neardup.Document{ID: lineID}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil {
-		return doc, fmt.Errorf("malformed JSON: %w", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return doc, &notObjectError{msg: fmt.Sprintf("want a JSON object, got %s", jsonKind(raw))}
+		}
+		return doc, &notObjectError{"malformed JSON: " + err.Error(), true}
 	}
-	if v, ok := obj[in.idField]; ok && string(v) != "null" {
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			doc.ID = s
-		} else {
-			doc.ID = string(bytes.TrimSpace(v)) // a number or other scalar, as written
+	if obj == nil {
+		return doc, &notObjectError{msg: "want a JSON object, got null"}
+	}
+	if v, ok := obj[in.idField]; ok {
+		switch k := jsonKind(v); k {
+		case "null":
+		case "a string":
+			if err := json.Unmarshal(v, &doc.ID); err != nil {
+				return doc, fmt.Errorf("field %q: %w", in.idField, err)
+			}
+		case "a number":
+			doc.ID = string(bytes.TrimSpace(v)) // as written
+		default:
+			return doc, fmt.Errorf("field %q is %s; want a string or a number", in.idField, k)
 		}
 	}
 	v, ok := obj[in.textField]
 	if !ok {
 		return doc, fmt.Errorf("no %q field", in.textField)
 	}
+	if k := jsonKind(v); k != "a string" {
+		return doc, fmt.Errorf("field %q is %s; want a string", in.textField, k)
+	}
 	if err := json.Unmarshal(v, &doc.Text); err != nil {
-		return doc, fmt.Errorf("field %q is not a string", in.textField)
+		return doc, fmt.Errorf("field %q: %w", in.textField, err)
 	}
 	return doc, nil
 }
@@ -338,23 +418,26 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 // line, which parseLine then reads with encoding/json, errors included.
 func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool) {
 	doc := neardup.Document{ID: lineID}
-	hasText := false
+	hasText, badID := false, false
 	ok := jsonscan.Members(raw, func(key, str string, v []byte, isString bool) {
 		if key == in.idField {
+			badID = false
 			switch {
 			case isString:
 				doc.ID = str
 			case string(v) == "null":
 				doc.ID = lineID
+			case string(v) == "true" || string(v) == "false":
+				badID = true // jsonLine says so
 			default:
-				doc.ID = string(v) // a number or other scalar, as written
+				doc.ID = string(v) // a number, as written
 			}
 		}
 		if key == in.textField {
 			doc.Text, hasText = str, isString
 		}
 	})
-	return doc, ok && hasText
+	return doc, ok && hasText && !badID
 }
 
 // readCSV reads a CSV file with a header line.
@@ -578,8 +661,12 @@ near-duplicates of an earlier document, in the input's own format and order.
 
 Inputs (standard input when none is given):
   JSONL      one JSON object a line; --id-field and --text-field (default id and
-             text) name its fields; a missing id is the line number (file:line
-             with several inputs). Blank lines are skipped. Output: the line as is.
+             text) name its fields; a missing or null id is the line number
+             (file:line with several inputs). The text must be a string, the id
+             a string or a number; a number id is read as its decimal text, as
+             written, so 5 and "5" are the same id. Blank lines are skipped.
+             Output: the line as is. A first line that is not JSON (a .txt file
+             without --lines) gets a hint in its error to use --lines.
   CSV        a .csv file (or --format csv) with a header line naming the fields;
              a missing or empty id is the line number, as for JSONL. All CSV
              inputs of a run must have the same header: one that differs stops
@@ -600,12 +687,12 @@ first one of each run is kept (with --db, each run keeps its first one again)
 and later ones in the run are duplicates of it. Invalid UTF-8 is read as
 U+FFFD (JSON decoding does the same). A line (or file) longer than --max-line
 is malformed, and so is a file of a directory input that cannot be read. A
-malformed line (bad JSON, missing text field, bad CSV quoting) is reported
-with its file and line number: with --on-error fail (the default) dedup stops
-with exit status 2; every line written before is complete and the message
-says where it stopped. With --on-error skip it is reported on standard error
-and skipped. An id seen twice with different texts is an error of the same
-kind.
+malformed line (bad JSON, a text field missing or not a string, an id that
+is an object, array or bool, bad CSV quoting) is reported with its file and
+line number: with --on-error fail (the default) dedup stops with exit status
+2; every line written before is complete and the message says where it
+stopped. With --on-error skip it is reported on standard error and skipped.
+An id seen twice with different texts is an error of the same kind.
 
 --db DIR dedups against the documents stored in DIR by earlier runs and adds
 the new ones (kept until --retention passes, forever by default); without it

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -557,5 +558,86 @@ func TestDedupLongLine(t *testing.T) {
 		if code != 0 || out.String() != wantOut || errb.String() != "neardup: dedup: skipped standard input:1: line of 3000000 bytes is longer than --max-line 1000000\n" {
 			t.Errorf("end of line %q: exit %d, stdout %q, stderr %q", eol, code, out.String(), errb.String())
 		}
+	}
+}
+
+// TestDedupFlagConflicts checks that flags that contradict each other, or
+// mean nothing together, are refused with both named.
+func TestDedupFlagConflicts(t *testing.T) {
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"dedup", "--lines", "--format", "csv"}, "--lines conflicts with --format csv"},
+		{[]string{"cluster", "--lines", "--format", "jsonl"}, "--lines conflicts with --format jsonl"},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader(fmt.Sprintf("{\"text\":%q}\n", fox)), &out, &errb)
+		wantUsageError(t, errb.String(), code, tc.msg)
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote %q", tc.args, out.String())
+		}
+	}
+}
+
+// TestDedupPlainTextHint checks that a plain text file read as JSONL fails
+// at its first line with a hint to use --lines, and that a JSONL input
+// with a bad line gets no such hint.
+func TestDedupPlainTextHint(t *testing.T) {
+	dir := t.TempDir()
+	const hint = "(plain text? --lines reads one document per line)"
+	tests := []struct {
+		name, content string
+		hint          bool
+	}{
+		{"en.txt", fox + "\n" + other + "\n", true},
+		{"en.txt", "{\"id\":\"a\",\"text\":\n", true},
+		{"notes", "\ufeff  " + fox + "\n", true},
+		{"notes", "\n\n" + fox + "\n", true},
+		{"in.jsonl", "{\"id\":\"a\",\"text\":\n", false},
+		{"in.jsonl", "[1,2]\n", false},
+		{"in.jsonl", fmt.Sprintf("{\"text\":%q}\n%s\n", fox, other), false},
+	}
+	for i, tc := range tests {
+		p := writeDedupFile(t, filepath.Join(dir, strconv.Itoa(i)), tc.name, tc.content)
+		var out, errb bytes.Buffer
+		code := run([]string{"dedup", p}, strings.NewReader(""), &out, &errb)
+		msg := errb.String()
+		if code != 2 || strings.Count(msg, "\n") != 1 || strings.Contains(msg, hint) != tc.hint {
+			t.Errorf("%s %q: exit %d, stderr %q, want hint %t", tc.name, tc.content, code, msg, tc.hint)
+		}
+	}
+}
+
+// TestDedupFieldTypes checks that a JSONL text must be a string (null
+// included) and an id a string or a number, on the fast path and on
+// encoding/json's, and that a number id is its decimal text.
+func TestDedupFieldTypes(t *testing.T) {
+	tests := []struct{ in, msg string }{
+		{`{"id":"a","text":null}`, `standard input:1: field "text" is null; want a string`},
+		{`{"id":"a","text":null,"n":[1]}`, `standard input:1: field "text" is null; want a string`},
+		{`{"id":{"x":1},"text":"t"}`, `standard input:1: field "id" is an object; want a string or a number`},
+		{`{"id":[1],"text":"t"}`, `standard input:1: field "id" is an array; want a string or a number`},
+		{`{"id":true,"text":"t"}`, `standard input:1: field "id" is a bool; want a string or a number`},
+		{`{"id":false,"text":"t","n":{}}`, `standard input:1: field "id" is a bool; want a string or a number`},
+		{`{"id":5,"text":"` + fox + `"}` + "\n" + `{"id":"5","text":"` + other + `"}`, `standard input:2: id already stored with another text: "5"`},
+	}
+	for _, tc := range tests {
+		for _, cmd := range []string{"dedup", "cluster"} {
+			if cmd == "cluster" && strings.Contains(tc.msg, "already stored") {
+				tc.msg = strings.Replace(tc.msg, "stored", "seen", 1)
+			}
+			var out, errb bytes.Buffer
+			code := run([]string{cmd}, strings.NewReader(tc.in+"\n"), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tc.msg) {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q, want %q", cmd, tc.in, code, out.String(), errb.String(), tc.msg)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	run([]string{"dedup", "--help"}, strings.NewReader(""), &out, &errb)
+	if help := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(help, `a number id is read as its decimal text, as written, so 5 and "5" are the same id`) {
+		t.Errorf("the help does not say how a number id is read:\n%s", out.String())
 	}
 }
