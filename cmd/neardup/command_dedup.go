@@ -638,6 +638,9 @@ type dupReport struct {
 	DuplicateOf string  `json:"duplicate_of"`
 	Distance    int     `json:"distance"`
 	Similarity  float64 `json:"similarity"`
+	// Repeat marks the same document again: its id with the same text,
+	// earlier in the input or in the --db store.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
 // dedupBatch is how many documents go to the engine at a time: enough to
@@ -712,11 +715,19 @@ If writing the output fails (exit status 1), the documents of the batch being
 written are taken back out of the store, so a rerun writes them.
 
 --report FILE writes one JSON line per duplicate:
-{"id", "duplicate_of", "distance", "similarity"}. A progress bar is shown on
-standard error when it is a terminal.`,
+{"id", "duplicate_of", "distance", "similarity"}, plus "repeat": true when it
+is the same document again: its id with the same text earlier in the input,
+or already in the --db store (then "duplicate_of" is its own id). A progress
+bar is shown on standard error when it is a terminal.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
 				return err
+			}
+			if ef.retention < 0 {
+				return usagef("--retention %v is negative; 0 keeps documents forever", ef.retention)
+			}
+			if cmd.Flags().Changed("retention") && ef.db == "" {
+				return usagef("--retention needs --db: without a store the run is in memory and keeps nothing to forget")
 			}
 			o, err := ef.options()
 			if err != nil {
@@ -849,6 +860,7 @@ type deduper struct {
 	batch    []*record
 	docs     []neardup.Document
 	empty    string // id of the first empty text
+	emptyTxt string // and that text
 	hasEmpty bool
 	decided  int    // documents of the batches decided
 	last     string // where the last of them is
@@ -1031,19 +1043,21 @@ func (d *deduper) flush(ctx context.Context) error {
 	j := 0
 	for _, r := range d.batch {
 		var res neardup.Result
+		repeat := false
 		if strings.TrimSpace(r.doc.Text) == "" {
 			if !d.hasEmpty {
-				d.hasEmpty, d.empty = true, r.doc.ID
+				d.hasEmpty, d.empty, d.emptyTxt = true, r.doc.ID, r.doc.Text
 				res = neardup.Result{ID: r.doc.ID, Inserted: true}
 			} else {
 				of := d.empty
 				res = neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}
+				repeat = r.doc.ID == d.empty && r.doc.Text == d.emptyTxt
 			}
 		} else {
 			res = results[j]
 			j++
 			if be != nil && be.Errs[j-1] != nil {
-				ie := &inputError{r.where, be.Errs[j-1]}
+				ie := &inputError{r.where, unprefixed{be.Errs[j-1]}}
 				if d.in.onError == "skip" {
 					d.skip(ie)
 				} else if failed == nil {
@@ -1056,12 +1070,13 @@ func (d *deduper) flush(ctx context.Context) error {
 				// with --db, or a repeat in the input): seen before.
 				of := r.doc.ID
 				res = neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}
+				repeat = true
 			}
 		}
 		if res.Duplicate {
 			d.dups++
 			if d.rep != nil {
-				b, _ := json.Marshal(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity})
+				b, _ := json.Marshal(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
 				d.rep.Write(b)
 				d.rep.WriteByte('\n')
 			}

@@ -564,10 +564,14 @@ func TestDedupLongLine(t *testing.T) {
 // TestDedupFlagConflicts checks that flags that contradict each other, or
 // mean nothing together, are refused with both named.
 func TestDedupFlagConflicts(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
 	tests := []struct {
 		args []string
 		msg  string
 	}{
+		{[]string{"dedup", "--retention", "24h"}, "--retention needs --db"},
+		{[]string{"dedup", "--retention", "0s"}, "--retention needs --db"},
+		{[]string{"dedup", "--db", db, "--retention", "-1h"}, "--retention -1h0m0s is negative"},
 		{[]string{"dedup", "--lines", "--format", "csv"}, "--lines conflicts with --format csv"},
 		{[]string{"cluster", "--lines", "--format", "jsonl"}, "--lines conflicts with --format jsonl"},
 	}
@@ -578,6 +582,9 @@ func TestDedupFlagConflicts(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("%v: wrote %q", tc.args, out.String())
 		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("a refused run created the store %s", db)
 	}
 }
 
@@ -639,5 +646,66 @@ func TestDedupFieldTypes(t *testing.T) {
 	run([]string{"dedup", "--help"}, strings.NewReader(""), &out, &errb)
 	if help := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(help, `a number id is read as its decimal text, as written, so 5 and "5" are the same id`) {
 		t.Errorf("the help does not say how a number id is read:\n%s", out.String())
+	}
+}
+
+// TestDedupReportRepeat checks that the report tells the same document
+// again (same id, same text: in the input, or already in the store) from
+// a near-duplicate.
+func TestDedupReportRepeat(t *testing.T) {
+	dir := t.TempDir()
+	line := func(id, text string) string { return fmt.Sprintf("{\"id\":%q,\"text\":%q}\n", id, text) }
+	in := line("d1", fox) + line("d1", fox) + line("d2", fox2) + line("e", "") + line("e", "") + line("f", "")
+	// report runs dedup and returns its report as "id>duplicate_of",
+	// with " repeat" after a repeat.
+	report := func(args ...string) string {
+		t.Helper()
+		rep := filepath.Join(dir, "rep.jsonl")
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"dedup", "--report", rep}, args...), strings.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		b, err := os.ReadFile(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("report line %q: %v", l, err)
+			}
+			r := fmt.Sprintf("%v>%v", m["id"], m["duplicate_of"])
+			if v, ok := m["repeat"]; ok {
+				r += fmt.Sprintf(" repeat=%v", v)
+			}
+			got = append(got, r)
+		}
+		return strings.Join(got, ", ")
+	}
+	if got, want := report(), "d1>d1 repeat=true, d2>d1, e>e repeat=true, f>e"; got != want {
+		t.Errorf("report %s, want %s", got, want)
+	}
+	db := filepath.Join(dir, "db")
+	report("--db", db)
+	if got, want := report("--db", db), "d1>d1 repeat=true, d1>d1 repeat=true, d2>d1, e>e repeat=true, f>e"; got != want {
+		t.Errorf("second run over the store: report %s, want %s", got, want)
+	}
+	var out, errb bytes.Buffer
+	run([]string{"dedup", "--help"}, strings.NewReader(""), &out, &errb)
+	if help := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(help, `"repeat": true when it is the same document again`) {
+		t.Errorf("the help does not describe the repeat field:\n%s", out.String())
+	}
+}
+
+// TestDedupSkipConflict checks the line that --on-error skip writes for an
+// id seen again with another text: the package is named once, as in the
+// message of --on-error fail.
+func TestDedupSkipConflict(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := fmt.Sprintf("{\"id\":\"x\",\"text\":%q}\n{\"id\":\"x\",\"text\":%q}\n", fox, other)
+	code := run([]string{"dedup", "--on-error", "skip"}, strings.NewReader(in), &out, &errb)
+	if want := "neardup: dedup: skipped standard input:2: id already stored with another text: \"x\"\n"; code != 0 || errb.String() != want {
+		t.Errorf("exit %d, stderr %q, want %q", code, errb.String(), want)
 	}
 }
