@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -118,14 +120,16 @@ the similarity 1 - distance/bits, the Jaccard similarity of their character
 3-grams (2-grams from CJK characters), the cosine similarity of their
 term-frequency vectors, the Levenshtein ratio of their normalized texts, and
 the duplicate decision. A and B are the texts themselves, or @path to
-read a file ("@-" reads standard input).
+read a file ("@-" reads standard input, so only one of A and B can be
+"@-"); a text that starts with "@" is written with "@@" ("@@home" is the
+text "@home").
 
 ` + compareDecisionHelp(neardup.DefaultPolicy()) + `
 
 With --pairs FILE.jsonl (or - for standard input), each line holds a JSON
 object {"a": "...", "b": "..."} (other fields are ignored) and compare prints
-one JSON object per line, in order. A line that is not such an object is an
-error naming the line (exit status 2).`,
+one JSON object per line, in order. Blank lines are skipped. A line that is
+not such an object is an error naming the line (exit status 2).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fp, err := ff.fingerprinter(cmd)
 			if err != nil {
@@ -143,6 +147,9 @@ error naming the line (exit status 2).`,
 			}
 			if len(args) != 2 {
 				return usagef("compare needs two texts A and B (or --pairs FILE), got %d arguments", len(args))
+			}
+			if args[0] == "@-" && args[1] == "@-" {
+				return usagef(`compare: A and B are both "@-", but standard input can be read once; give one of them as a file or text`)
 			}
 			a, err := readTextArg(cmd, args[0])
 			if err != nil {
@@ -178,8 +185,12 @@ error naming the line (exit status 2).`,
 }
 
 // readTextArg returns the text of a compare argument: the argument itself,
-// or the contents of the file it names after '@' ("@-" is standard input).
+// or the contents of the file it names after '@' ("@-" is standard input);
+// "@@" stands for a literal '@' at the start of the text.
 func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
+	if strings.HasPrefix(arg, "@@") {
+		return []byte(arg[1:]), nil
+	}
 	path, ok := strings.CutPrefix(arg, "@")
 	if !ok {
 		return []byte(arg), nil
@@ -207,17 +218,37 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 	enc := json.NewEncoder(out)
 	err := withInput(cmd, name, func(r io.Reader) error {
 		return eachLine(r, name, maxLine, func(n int, line []byte) error {
+			if len(bytes.TrimSpace(line)) == 0 {
+				return nil
+			}
 			var p struct {
-				A *string `json:"a"`
-				B *string `json:"b"`
+				A json.RawMessage `json:"a"`
+				B json.RawMessage `json:"b"`
 			}
 			if err := json.Unmarshal(line, &p); err != nil {
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					return usagef(`%s: line %d: want an object {"a": ..., "b": ...}, got a JSON %s`, inputName(name), n, strings.TrimPrefix(strings.TrimPrefix(jsonKind(line), "an "), "a "))
+				}
 				return usagef("%s: line %d: %v", inputName(name), n, err)
 			}
-			if p.A == nil || p.B == nil {
-				return usagef(`%s: line %d: want an object with string fields "a" and "b"`, inputName(name), n)
+			if jsonKind(line) == "null" {
+				return usagef(`%s: line %d: want an object {"a": ..., "b": ...}, got null`, inputName(name), n)
 			}
-			c, err := compareTexts(fp, profile, html, []byte(*p.A), []byte(*p.B))
+			var ab [2]string
+			for i, v := range []json.RawMessage{p.A, p.B} {
+				f := string(rune('a' + i))
+				if v == nil {
+					return usagef(`%s: line %d: want an object with string fields "a" and "b", no %q field`, inputName(name), n, f)
+				}
+				if k := jsonKind(v); k != "a string" {
+					return usagef(`%s: line %d: field %q is %s; want a string`, inputName(name), n, f, k)
+				}
+				if err := json.Unmarshal(v, &ab[i]); err != nil {
+					return usagef("%s: line %d: field %q: %v", inputName(name), n, f, err)
+				}
+			}
+			c, err := compareTexts(fp, profile, html, []byte(ab[0]), []byte(ab[1]))
 			if err != nil {
 				return err
 			}

@@ -101,7 +101,7 @@ func TestComparePairsErrors(t *testing.T) {
 	}{
 		{`{"a": "x", "b": "y"}` + "\nnot json\n", []string{"compare", "--pairs", "-"}, "standard input: line 2: invalid character"},
 		{`{"a": "x"}` + "\n", []string{"compare", "--pairs", "-"}, `line 1: want an object with string fields "a" and "b"`},
-		{`{"a": 1, "b": "y"}` + "\n", []string{"compare", "--pairs", "-"}, "line 1: json: cannot unmarshal number"},
+		{`{"a": 1, "b": "y"}` + "\n", []string{"compare", "--pairs", "-"}, `line 1: field "a" is a number; want a string`},
 		{"", []string{"compare", "--pairs", "-", "extra"}, "takes no text arguments"},
 		{"", []string{"compare", "only-one"}, "needs two texts"},
 		{"", []string{"compare", "--profile", "nope", "a", "b"}, `unknown profile or unsupported width: no profile is called "nope"`},
@@ -149,4 +149,41 @@ func TestCompareHelpDecision(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Distance != 36 || !c.Duplicate {
 		t.Errorf("nilsimsa pair: %v, %+v; want distance 36 and a duplicate, as the help says", err, c)
 	}
+}
+
+// TestComparePairsShape checks that a --pairs line that is JSON but not an
+// object is named as such (not as a Go type), and that blank lines are
+// skipped as dedup skips them.
+func TestComparePairsShape(t *testing.T) {
+	for in, want := range map[string]string{
+		"[1,2]\n":  `standard input: line 1: want an object {"a": ..., "b": ...}, got a JSON array`,
+		"\"ab\"\n": `standard input: line 1: want an object {"a": ..., "b": ...}, got a JSON string`,
+		"null\n":   `standard input: line 1: want an object {"a": ..., "b": ...}, got null`,
+	} {
+		_, errOut, code := runFP(t, in, "compare", "--pairs", "-")
+		wantUsageError(t, errOut, code, want)
+		if strings.Contains(errOut, "Go value") || strings.Contains(errOut, "struct") {
+			t.Errorf("%q: the message shows a Go type: %s", in, errOut)
+		}
+	}
+	out, errOut, code := runFP(t, "\n"+`{"a": "x", "b": "x"}`+"\n  \n\r\n"+`{"a": "y", "b": "z"}`+"\n", "compare", "--pairs", "-")
+	if code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("blank lines: status %d, stderr %q, output %q", code, errOut, out)
+	}
+}
+
+// TestCompareAtEscape checks that "@@" gives a text starting with '@', and
+// that "@-" twice is refused rather than comparing standard input with
+// nothing.
+func TestCompareAtEscape(t *testing.T) {
+	text := "@alice thanks for the quick brown fox story"
+	want, _, _ := runFP(t, text, "fingerprint")
+	want, _, _ = strings.Cut(want, "\t")
+	out, errOut, code := runFP(t, "", "compare", "--json", "@"+text, "@-")
+	var c comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil || code != 0 || c.A != want || c.B == want {
+		t.Errorf("@@: status %d, stderr %q, A %s, want %s (%v)", code, errOut, c.A, want, err)
+	}
+	_, errOut, code = runFP(t, text, "compare", "@-", "@-")
+	wantUsageError(t, errOut, code, `A and B are both "@-"`)
 }
