@@ -33,7 +33,7 @@ type fingerprintFlags struct {
 func (f *fingerprintFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.profile, "profile", "default", "fingerprint profile: default, classic, py-simhash, go-mfonda or nilsimsa")
-	fl.IntVar(&f.bits, "bits", 64, "SimHash width: 64 or 128 (nilsimsa is always 256)")
+	fl.IntVar(&f.bits, "bits", 64, "SimHash width: 64 or 128 (nilsimsa is always 256: any other --bits with it is an error)")
 	fl.StringVar(&f.algo, "algo", "simhash", "simhash, or nilsimsa (the same as --profile nilsimsa)")
 	f.pipe.addFlags(fl)
 }
@@ -54,6 +54,13 @@ func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprin
 		profile = "nilsimsa"
 	default:
 		return nil, usagef("unknown --algo %q: want simhash or nilsimsa", f.algo)
+	}
+	if profile == "nilsimsa" && cmd.Flags().Changed("bits") && f.bits != 256 {
+		by := "--profile nilsimsa"
+		if f.algo == "nilsimsa" {
+			by = "--algo nilsimsa"
+		}
+		return nil, usagef("--bits %d conflicts with %s: nilsimsa digests are 256 bits", f.bits, by)
 	}
 	pipe, err := f.pipe.pipeline(profile)
 	if err != nil {
