@@ -154,7 +154,9 @@ func TestServeUsage(t *testing.T) {
 // refuse with status 2 and one line naming the flag, or the variable and
 // the flag when the value came from the environment, before a store is
 // opened or an address listened on: out-of-range addresses, distances and
-// counts. An address in use is not a usage error: it exits 1.
+// counts, a profile serve cannot use or a width it does not make, and
+// pipeline flags with another profile. An address in use is not a usage
+// error: it exits 1.
 func TestServeFlagErrors(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -168,6 +170,15 @@ func TestServeFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--addr", "127.0.0.1:99999"}, nil, `--addr "127.0.0.1:99999": port "99999": want a number from 0 to 65535`},
 		{[]string{"--addr", "nonsense"}, nil, `--addr "nonsense": want host:port`},
+		{[]string{"--profile", "bogus"}, nil, `--profile "bogus": no such profile; want default, classic, py-simhash or go-mfonda`},
+		{[]string{"--profile", "nilsimsa"}, nil, `--profile "nilsimsa": the engine indexes SimHash fingerprints`},
+		{[]string{"--profile", "go-mfonda", "--bits", "128"}, nil, `--bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
+		{[]string{"--bits", "32"}, nil, "--bits 32: want 64 or 128"},
+		{nil, map[string]string{"NEARDUP_PROFILE": "bogus"}, `--profile "bogus": no such profile`},
+		{nil, map[string]string{"NEARDUP_PROFILE": "go-mfonda", "NEARDUP_BITS": "128"}, "--bits 128"},
+		{[]string{"--in-memory", "--profile", "bogus"}, nil, `--profile "bogus"`},
+		{[]string{"--html", "--profile", "classic"}, nil, `profile "classic" is fixed`},
+		{nil, map[string]string{"NEARDUP_PIPELINE": "Shingle=x"}, `--pipeline "Shingle=x"`},
 		{[]string{"--addr", "[::1]:-1"}, nil, `--addr "[::1]:-1"`},
 		{nil, map[string]string{"NEARDUP_ADDR": "localhost:65536"}, `NEARDUP_ADDR="localhost:65536": --addr "localhost:65536"`},
 		{[]string{"--k", "70"}, nil, "--k 70: want 0 to 32"},
@@ -443,51 +454,6 @@ func TestMemoryLimitApply(t *testing.T) {
 		if want := tt.want; ret != want && !(want == math.MaxInt64 && ret == 0) {
 			t.Errorf("%+v with GOMEMLIMIT=%q: apply returned %d, want %d (0 for none)", tt.m, tt.env, ret, want)
 		}
-	}
-}
-
-// TestServeRefusesProfile checks that a profile serve cannot use, or a
-// width it does not make, is a usage error (exit 2) naming the flag, given
-// before anything listens or a store is opened: the address is taken, so a
-// server that tried to listen would fail otherwise.
-func TestServeRefusesProfile(t *testing.T) {
-	busy, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer busy.Close()
-	tests := []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{[]string{"--profile", "bogus"}, nil, `--profile "bogus": no such profile; want default, classic, py-simhash or go-mfonda`},
-		{[]string{"--profile", "nilsimsa"}, nil, `--profile "nilsimsa": the engine indexes SimHash fingerprints`},
-		{[]string{"--profile", "go-mfonda", "--bits", "128"}, nil, `--bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
-		{[]string{"--bits", "32"}, nil, "--bits 32: want 64 or 128"},
-		{nil, map[string]string{"NEARDUP_PROFILE": "bogus"}, `--profile "bogus": no such profile`},
-		{nil, map[string]string{"NEARDUP_PROFILE": "go-mfonda", "NEARDUP_BITS": "128"}, "--bits 128"},
-		{[]string{"--in-memory", "--profile", "bogus"}, nil, `--profile "bogus"`},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.args, tt.env), func(t *testing.T) {
-			for k, v := range tt.env {
-				t.Setenv(k, v)
-			}
-			data := filepath.Join(t.TempDir(), "store")
-			args := append([]string{"serve", "--addr", busy.Addr().String(), "--data", data, "--memory-limit", "off"}, tt.args...)
-			var out, errb bytes.Buffer
-			code := run(args, strings.NewReader(""), &out, &errb)
-			if code != 2 || !strings.Contains(errb.String(), tt.want) {
-				t.Errorf("%v %v: exit %d, stderr %q; want 2 and %q", tt.args, tt.env, code, errb.String(), tt.want)
-			}
-			if strings.Contains(errb.String(), "listening") {
-				t.Errorf("%v %v: listened before refusing: %q", tt.args, tt.env, errb.String())
-			}
-			if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("%v %v: the data directory exists (%v)", tt.args, tt.env, err)
-			}
-		})
 	}
 }
 
