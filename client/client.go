@@ -25,6 +25,11 @@ import (
 // document id.
 var ErrNotFound = errors.New("client: document not found")
 
+// ErrInvalidUTF8 is returned, before anything is sent, for a request whose
+// texts or ids are not valid UTF-8: JSON cannot carry such strings, and
+// the server would get U+FFFD in place of each bad byte.
+var ErrInvalidUTF8 = errors.New("client: a text or id is not valid UTF-8")
+
 // Error is an error answered by the server: its HTTP status and the code
 // and message of the error body. In a Batch result it is one document's,
 // and Status is 0.
@@ -34,6 +39,8 @@ type Error struct {
 	Message string `json:"message"`
 }
 
+// Error describes the server's answer: its status (or that a batch's
+// document was refused), code and message.
 func (e *Error) Error() string {
 	if e.Status == 0 {
 		return fmt.Sprintf("client: server refused the document: %s: %s", e.Code, e.Message)
@@ -41,7 +48,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("client: server answered %d %s: %s", e.Status, e.Code, e.Message)
 }
 
-// Is reports whether e is ErrNotFound's kind of error.
+// Is reports whether e is ErrNotFound's kind of error: the server's
+// not_found, which says that no document has the id (an unknown route is
+// no_route).
 func (e *Error) Is(target error) bool { return target == ErrNotFound && e.Code == "not_found" }
 
 // Document is a document to check, insert or get.
@@ -151,12 +160,21 @@ type FingerprintResult struct {
 
 // Stats is the store's statistics as GET /v1/stats reports them.
 type Stats struct {
-	Documents  int    `json:"documents"`
-	Checks     uint64 `json:"checks"`
-	Inserts    uint64 `json:"inserts"`
-	Duplicates uint64 `json:"duplicates"`
-	Expired    uint64 `json:"expired"`
-	Deleted    uint64 `json:"deleted"`
+	Documents int `json:"documents"`
+	// ShortDocuments are the stored documents short enough for the
+	// policy's short-text rule.
+	ShortDocuments int    `json:"short_documents"`
+	Checks         uint64 `json:"checks"`
+	Inserts        uint64 `json:"inserts"`
+	Duplicates     uint64 `json:"duplicates"`
+	Expired        uint64 `json:"expired"`
+	Deleted        uint64 `json:"deleted"`
+	// Candidates are the stored documents the index named that were
+	// compared text to text; Rejected those the policy turned down.
+	Candidates uint64 `json:"candidates"`
+	Rejected   uint64 `json:"rejected"`
+	// Syncs are the store's synced commits.
+	Syncs      uint64 `json:"syncs"`
 	StoreBytes uint64 `json:"store_bytes"`
 	// IndexBytes is the memory the server's fingerprint indexes hold.
 	IndexBytes int64 `json:"index_bytes"`
@@ -208,9 +226,23 @@ func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
 	return postBatch[Result](ctx, c, "/v1/documents/batch", ds, "documents")
 }
 
+// docPath is the path of the document id: its id escaped as a path
+// segment, the dot segments "." and ".." included, which an HTTP client or
+// server would otherwise resolve away.
+func docPath(id string) string {
+	e := url.PathEscape(id)
+	if strings.Trim(e, ".") == "" {
+		e = strings.ReplaceAll(e, ".", "%2E")
+	}
+	return "/v1/documents/" + e
+}
+
 // postBatch posts items to the batch route path and returns the results,
 // one for each item; noun names the items in an error.
 func postBatch[R, T any](ctx context.Context, c *Client, path string, items []T, noun string) ([]R, error) {
+	if len(items) == 0 {
+		return nil, nil // nothing to send, nothing answered
+	}
 	var out struct {
 		Results []R `json:"results"`
 	}
@@ -242,14 +274,14 @@ func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, err
 // there is none.
 func (c *Client) Get(ctx context.Context, id string) (Document, error) {
 	var d Document
-	err := c.do(ctx, http.MethodGet, "/v1/documents/"+url.PathEscape(id), nil, &d)
+	err := c.do(ctx, http.MethodGet, docPath(id), nil, &d)
 	return d, err
 }
 
 // Delete removes the stored document id; the error matches ErrNotFound when
 // there is none.
 func (c *Client) Delete(ctx context.Context, id string) error {
-	return c.do(ctx, http.MethodDelete, "/v1/documents/"+url.PathEscape(id), nil, nil)
+	return c.do(ctx, http.MethodDelete, docPath(id), nil, nil)
 }
 
 // Compare compares two texts with the server's fingerprint profile and
@@ -288,6 +320,12 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		b, err := json.Marshal(in)
 		if err != nil {
 			return fmt.Errorf("client: encoding the request: %w", err)
+		}
+		if bytes.Contains(b, []byte(`\ufffd`)) {
+			// encoding/json writes each invalid byte of a string as this
+			// escape (a valid U+FFFD it writes as is): the server would
+			// store a text or id other than the caller's.
+			return fmt.Errorf("client: %s %s: %w", method, path, ErrInvalidUTF8)
 		}
 		body = bytes.NewReader(b)
 	}

@@ -18,6 +18,7 @@ func TestErrors(t *testing.T) {
 		notFound bool
 	}{
 		{"json error", 404, `{"error":{"code":"not_found","message":"no such id"}}`, "not_found", true},
+		{"no route", 404, `{"error":{"code":"no_route","message":"no route for GET /nope/v1/documents/x"}}`, "no_route", false},
 		{"overloaded", 429, `{"error":{"code":"overloaded","message":"retry"}}`, "overloaded", false},
 		{"plain text", 502, "bad gateway\n", "http_502", false},
 		{"json without error", 500, `{"x":1}`, "http_500", false},
@@ -54,6 +55,47 @@ func TestPathEscape(t *testing.T) {
 	}
 	if got != "/v1/documents/a%2Fb%20c%3F" {
 		t.Errorf("path %q", got)
+	}
+	// Dot segments, which a client or server would resolve away.
+	for id, want := range map[string]string{".": "/v1/documents/%2E", "..": "/v1/documents/%2E%2E", "a.b": "/v1/documents/a.b", "...": "/v1/documents/%2E%2E%2E"} {
+		if _, err := New(srv.URL, nil).Get(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("id %q: path %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestNothingToSend checks that an empty batch is answered without a
+// request (a nil slice would be sent as null), and that a text or id that
+// is not UTF-8 is refused before it is sent.
+func TestNothingToSend(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		w.Write([]byte(`{"results":[{"id":"a"}]}`))
+	}))
+	defer srv.Close()
+	c := New(srv.URL, nil)
+	ctx := context.Background()
+	if rs, err := c.Batch(ctx, nil); rs != nil || err != nil {
+		t.Errorf("Batch(nil) = %v, %v", rs, err)
+	}
+	if rs, err := c.QueryBatch(ctx, []Query{}); rs != nil || err != nil {
+		t.Errorf("QueryBatch([]) = %v, %v", rs, err)
+	}
+	if _, err := c.CheckAndInsert(ctx, Document{ID: "a\xffz", Text: "text"}); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("an id with a bad byte: %v, want ErrInvalidUTF8", err)
+	}
+	if _, err := c.Batch(ctx, []Document{{Text: "fine"}, {Text: "bad \xfe byte"}}); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("a text with a bad byte: %v, want ErrInvalidUTF8", err)
+	}
+	if _, err := c.CheckAndInsert(ctx, Document{Text: "a valid \ufffd replacement character"}); errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("a valid U+FFFD: %v", err)
+	}
+	if requests != 1 {
+		t.Errorf("%d requests sent, want 1 (the valid U+FFFD)", requests)
 	}
 }
 

@@ -597,3 +597,32 @@ func TestDiskFullRefusesPosts(t *testing.T) {
 		t.Errorf("server did not exit cleanly on SIGTERM: %v", err)
 	}
 }
+
+// TestClientDotIDs stores documents whose ids are the dot segments "." and
+// "..", which an HTTP client or server resolves away when they stand as
+// they are in a path, and gets and deletes them through the client; and a
+// client with a wrong base URL gets no_route, not "no such document".
+func TestClientDotIDs(t *testing.T) {
+	srv, c := startServer(t)
+	ctx := context.Background()
+	for i, id := range []string{".", ".."} {
+		text := longText(uint64(20+i), 60)
+		if _, err := c.CheckAndInsert(ctx, client.Document{ID: id, Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		if d, err := c.Get(ctx, id); err != nil || d.Text != text {
+			t.Errorf("Get(%q) = %q, %v", id, d.Text, err)
+		}
+		if err := c.Delete(ctx, id); err != nil {
+			t.Errorf("Delete(%q): %v", id, err)
+		}
+		if _, err := c.Get(ctx, id); !errors.Is(err, client.ErrNotFound) {
+			t.Errorf("Get(%q) after Delete: %v, want ErrNotFound", id, err)
+		}
+	}
+	_, err := client.New(srv.URL+"/nope", nil).Get(ctx, "x")
+	var e *client.Error
+	if !errors.As(err, &e) || e.Code != "no_route" || errors.Is(err, client.ErrNotFound) {
+		t.Errorf("a wrong base URL: %v, want no_route, not ErrNotFound", err)
+	}
+}

@@ -207,6 +207,9 @@ func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, d
 		if len(ins) == most {
 			return nil, nil, batchTooLarge(most, noun)
 		}
+		if bytes.Equal(bytes.TrimSpace(l), []byte("null")) {
+			return nil, nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("line %d: expected an object, got JSON null", line))
+		}
 		var in T
 		if err := decode(l, &in); err != nil {
 			return nil, nil, prefixError(fmt.Sprintf("line %d", line), err)
@@ -241,11 +244,14 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 		if len(ins) == most {
 			return nil, batchTooLarge(most, noun)
 		}
-		var in T
+		var in *T // nil for a null
 		if err := dec.Decode(&in); err != nil {
 			return nil, prefixError(fmt.Sprintf("%s %d", noun.one, len(ins)), jsonError(err))
 		}
-		ins = append(ins, in)
+		if in == nil {
+			return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s %d: expected an object, got JSON null", noun.one, len(ins)))
+		}
+		ins = append(ins, *in)
 	}
 	if _, err := dec.Token(); err != nil { // the closing bracket
 		if errors.Is(err, io.EOF) {

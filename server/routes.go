@@ -64,7 +64,10 @@ func (s *Server) buildHandler() http.Handler {
 		case http.StatusMethodNotAllowed:
 			writeError(w, newError(c.status, "method_not_allowed", fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path)))
 		case http.StatusNotFound:
-			writeError(w, newError(c.status, "not_found", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)))
+			// Not not_found, which says that a document is not stored: a
+			// client with a wrong base URL should not read every answer
+			// as "no such document".
+			writeError(w, newError(c.status, "no_route", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)))
 		default:
 			// Redirects for cleaned paths: pass them on as they are.
 			w.WriteHeader(c.status)

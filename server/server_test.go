@@ -87,6 +87,8 @@ func TestErrors(t *testing.T) {
 		{"batch bad line", "POST", "/v1/documents/batch", "", "{\"text\":\"a\"}\n{\"tex\":\"b\"}\n", 400, "unknown_field"},
 		{"batch unclosed", "POST", "/v1/documents/batch", "", `[{"text":"a"}`, 400, "bad_json"},
 		{"batch trailing data", "POST", "/v1/documents/batch", "", `[{"text":"a"}]]`, 400, "bad_json"},
+		{"batch null", "POST", "/v1/documents/batch", "", `null`, 400, "bad_json"},
+		{"batch null element", "POST", "/v1/documents/batch", "", `[{"text":"a"},null]`, 400, "bad_json"},
 		{"batch element not an object", "POST", "/v1/documents/batch", "", `[{"text":"a"},3]`, 400, "bad_json"},
 		{"get unknown", "GET", "/v1/documents/nope", "", ``, 404, "not_found"},
 		{"delete unknown", "DELETE", "/v1/documents/nope", "", ``, 404, "not_found"},
@@ -107,7 +109,7 @@ func TestErrors(t *testing.T) {
 		{"fingerprint bad algo", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"md5"}`, 400, "bad_request"},
 		{"fingerprint bad width", "POST", "/v1/fingerprint", "", `{"text":"x","bits":100}`, 400, "bad_request"},
 		{"fingerprint contradiction", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","profile":"classic"}`, 400, "bad_request"},
-		{"unknown route", "GET", "/v2/nothing", "", ``, 404, "not_found"},
+		{"unknown route", "GET", "/v2/nothing", "", ``, 404, "no_route"},
 		{"wrong method", "GET", "/v1/documents", "", ``, 405, "method_not_allowed"},
 		{"wrong method on id", "PUT", "/v1/documents/x", "", ``, 405, "method_not_allowed"},
 	}
@@ -124,6 +126,8 @@ func TestErrors(t *testing.T) {
 		"compare empty a":                 `"a" is empty`,
 		"batch unclosed":                  "the JSON value is truncated",
 		"batch trailing data":             "unexpected data after the JSON array, at byte 14",
+		"batch null":                      "line 1: expected an object, got JSON null",
+		"batch null element":              "document 1: expected an object, got JSON null",
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
