@@ -984,8 +984,19 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 	p.ix = top64(p.fp)
 	p.view = e.visible(p.text)
 	p.runes = utf8.RuneCount(p.view)
+	empty := false
 	if e.isShort(p.runes) {
 		p.norm = e.normalizedRunes(p.view)
+		empty = p.norm == 0
+	} else if p.ix == 0 { // long texts of nothing fingerprint to 0
+		empty = e.normalizedRunes(p.view) == 0
+	}
+	if empty {
+		// Control, format or invisible characters alone (a lone byte
+		// order mark, zero-width spaces): nothing to compare, like white
+		// space.
+		p.err = fmt.Errorf("%w: %q has no visible character", ErrEmptyText, d.ID)
+		return p
 	}
 	p.hash = xxh3.Hash(p.text)
 	if d.Time.IsZero() {

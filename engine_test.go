@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/zeebo/xxh3"
 )
@@ -286,6 +287,9 @@ func TestBadDocuments(t *testing.T) {
 	}{
 		{Document{ID: "", Text: "text"}, ErrEmptyID},
 		{Document{ID: "x", Text: " \n\t"}, ErrEmptyText},
+		{Document{ID: "x", Text: "\ufeff"}, ErrEmptyText},
+		{Document{ID: "x", Text: "\u200b\u200b \u200b"}, ErrEmptyText},
+		{Document{ID: "x", Text: "\x01\x02\x03"}, ErrEmptyText},
 		{Document{ID: "x", Text: strings.Repeat("a ", 60)}, ErrTooLarge},
 		{Document{ID: "x", Text: "bad \xff byte"}, ErrInvalidUTF8},
 		{Document{ID: strings.Repeat("i", MaxIDBytes+1), Text: "text"}, ErrIDTooLong},
@@ -302,6 +306,18 @@ func TestBadDocuments(t *testing.T) {
 	} {
 		if res, err := e.CheckAndInsert(context.Background(), d); err != nil || !res.Inserted {
 			t.Errorf("%.20q: %+v, %v; want it stored", d.ID, res, err)
+		}
+	}
+}
+
+// TestInvisibleText checks that a text of invisible characters only, too
+// long to be a short text, is refused as empty: it has nothing to compare,
+// and each such text would otherwise be a duplicate of the first.
+func TestInvisibleText(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	for _, text := range []string{strings.Repeat("\u200b", 700), strings.Repeat("\ufeff\x01 ", 400)} {
+		if _, err := e.CheckAndInsert(context.Background(), Document{ID: "x", Text: text}); !errors.Is(err, ErrEmptyText) {
+			t.Errorf("%d runes of %q: %v, want ErrEmptyText", utf8.RuneCountInString(text), text[:6], err)
 		}
 	}
 }

@@ -1041,22 +1041,29 @@ func (d *deduper) flush(ctx context.Context) error {
 	var failed *inputError
 	var werr error
 	j := 0
+	// empty decides a text with nothing to compare: the first is kept,
+	// the others are its duplicates.
+	empty := func(r *record) (res neardup.Result, repeat bool) {
+		if !d.hasEmpty {
+			d.hasEmpty, d.empty, d.emptyTxt = true, r.doc.ID, r.doc.Text
+			return neardup.Result{ID: r.doc.ID, Inserted: true}, false
+		}
+		of := d.empty
+		return neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}, r.doc.ID == d.empty && r.doc.Text == d.emptyTxt
+	}
 	for _, r := range d.batch {
 		var res neardup.Result
 		repeat := false
 		if strings.TrimSpace(r.doc.Text) == "" {
-			if !d.hasEmpty {
-				d.hasEmpty, d.empty, d.emptyTxt = true, r.doc.ID, r.doc.Text
-				res = neardup.Result{ID: r.doc.ID, Inserted: true}
-			} else {
-				of := d.empty
-				res = neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}
-				repeat = r.doc.ID == d.empty && r.doc.Text == d.emptyTxt
-			}
+			res, repeat = empty(r)
 		} else {
 			res = results[j]
 			j++
-			if be != nil && be.Errs[j-1] != nil {
+			if be != nil && errors.Is(be.Errs[j-1], neardup.ErrEmptyText) {
+				// Invisible characters only, which the engine refuses
+				// as it does white space.
+				res, repeat = empty(r)
+			} else if be != nil && be.Errs[j-1] != nil {
 				ie := &inputError{r.where, unprefixed{be.Errs[j-1]}}
 				if d.in.onError == "skip" {
 					d.skip(ie)

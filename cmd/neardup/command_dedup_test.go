@@ -709,3 +709,18 @@ func TestDedupSkipConflict(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, want %q", code, errb.String(), want)
 	}
 }
+
+// TestDedupInvisibleText checks that texts of invisible characters only (a
+// byte order mark, zero-width spaces), which the engine refuses as empty,
+// are decided as empty texts are: the first kept, the others its
+// duplicates, with no error.
+func TestDedupInvisibleText(t *testing.T) {
+	in := "{\"id\":\"a\",\"text\":\"\\ufeff\"}\n{\"id\":\"b\",\"text\":\"\\u200b \\u200b\"}\n{\"id\":\"c\",\"text\":\"words to keep\"}\n"
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup"}, strings.NewReader(in), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 || !strings.Contains(lines[0], `"a"`) || !strings.Contains(lines[1], `"c"`) {
+		t.Errorf("output %q, want a and c", out.String())
+	}
+}
