@@ -76,7 +76,8 @@ const (
 // Options configure an Engine. Open(dir, nil) uses DefaultOptions(). A
 // non-nil Options is used as given except that zero numeric fields, a zero
 // Policy and a zero Fingerprint config take their defaults; booleans are
-// taken as they are, so start from DefaultOptions() to keep texts.
+// taken as they are (each is false in DefaultOptions too, so that
+// Options{} means the defaults).
 type Options struct {
 	// Fingerprint selects the fingerprinting profile and width. Default
 	// Config{Profile: "default", Bits: 64}. Only SimHash profiles (64 or
@@ -1843,7 +1844,7 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 			w.waitFor = append(w.waitFor, wait)
 			continue
 		}
-		if cutoff := e.cutoff(); p.time < cutoff {
+		if cutoff := e.cutoff(); p.time < cutoff && e.opts.Retention >= 0 {
 			idl.Unlock()
 			errs[i], w.failed = fmt.Errorf("%w: %q is dated %s, the window starts at %s", ErrExpired, p.doc.ID, rfc3339(p.time), rfc3339(cutoff)), true
 			continue

@@ -1369,3 +1369,15 @@ func TestHTMLPages(t *testing.T) {
 		}
 	}
 }
+
+// TestRetentionForever checks that an engine that keeps documents forever
+// (Retention < 0) takes any date, one before 1970 too.
+func TestRetentionForever(t *testing.T) {
+	o := memOptions(nil)
+	o.Retention = -1
+	e := mustOpen(t, "", o)
+	d := Document{ID: "old", Text: "a letter written long before the store was", Time: time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC)}
+	if res, err := e.CheckAndInsert(context.Background(), d); err != nil || !res.Inserted {
+		t.Errorf("a document of 1960: %+v, %v; want it stored", res, err)
+	}
+}

@@ -77,6 +77,7 @@ func (f Fingerprint) Bytes() []byte {
 func (f Fingerprint) String() string { return hex.EncodeToString(f.Bytes()) }
 
 // Bit reports whether bit i of f is set; bit 0 is the least significant.
+// It panics unless 0 <= i < f.Bits().
 func (f Fingerprint) Bit(i int) bool { return f.w[i/64]>>(i%64)&1 == 1 }
 
 // ParseFingerprint parses 16, 32 or 64 hex digits (either case, an optional

@@ -18,7 +18,8 @@ type UnionFind struct {
 	parent []int32
 }
 
-// New returns a UnionFind of n singleton sets.
+// New returns a UnionFind of n singleton sets. It panics if n is
+// negative.
 func New(n int) *UnionFind {
 	u := &UnionFind{parent: make([]int32, n)}
 	for i := range u.parent {
@@ -87,7 +88,8 @@ type Options struct {
 // Build groups n items by the given pairs and returns the groups of two
 // or more, ordered by representative. Pairs are considered closest first
 // (then in the order given), so with Strict the strongest links decide
-// the groups. It does not modify pairs.
+// the groups. It does not modify pairs. It panics if n is negative, and
+// skips pairs whose items are not in [0, n).
 func Build(n int, pairs []Pair, opts Options) []Group {
 	u := New(n)
 	order := make([]int, len(pairs))

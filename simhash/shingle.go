@@ -17,7 +17,8 @@ type Shingler64 struct {
 	ring          [2 * MaxWindow]uint64
 }
 
-// Reset empties the window and sets its width to w (1 to MaxWindow).
+// Reset empties the window and sets its width to w (1 to MaxWindow); a
+// width outside that range makes Reset or a later Push panic.
 func (s *Shingler64) Reset(w int) { s.reset(w, prime2) }
 
 func (s *Shingler64) reset(w int, mul uint64) {
@@ -77,7 +78,8 @@ type Shingler128 struct {
 	hi, lo Shingler64
 }
 
-// Reset empties the window and sets its width to w (1 to MaxWindow).
+// Reset empties the window and sets its width to w (1 to MaxWindow); a
+// width outside that range makes Reset or a later Push panic.
 func (s *Shingler128) Reset(w int) {
 	s.hi.reset(w, prime1)
 	s.lo.reset(w, prime2)
