@@ -245,6 +245,13 @@ func (o *Options) Validate() error {
 	if o.Fingerprint.Profile == "nilsimsa" {
 		return errors.New("neardup: the engine indexes SimHash fingerprints; nilsimsa is not supported")
 	}
+	if o.Fingerprinter == nil {
+		// The profile and width Open would refuse (Fingerprinter, when
+		// set, replaces them).
+		if err := o.Fingerprint.Validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

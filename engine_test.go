@@ -1381,3 +1381,20 @@ func TestRetentionForever(t *testing.T) {
 		t.Errorf("a document of 1960: %+v, %v; want it stored", res, err)
 	}
 }
+
+// TestValidateProfile checks that Options.Validate refuses the profiles
+// and widths Open refuses, so that a caller learns of them before opening
+// a store.
+func TestValidateProfile(t *testing.T) {
+	for _, c := range []Config{{Profile: "bogus"}, {Profile: "go-mfonda", Bits: 128}} {
+		o := DefaultOptions()
+		o.Fingerprint = c
+		err := o.Validate()
+		if !errors.Is(err, ErrProfile) {
+			t.Errorf("%+v: Validate = %v, want ErrProfile", c, err)
+		}
+		if _, oerr := Open("", &o); oerr == nil {
+			t.Errorf("%+v: Open succeeded", c)
+		}
+	}
+}
