@@ -576,7 +576,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		e.viewText = true
 		// The pipeline reads HTML: the policy measures the same visible
 		// text, not the markup around it.
-		e.html = o.Fingerprint.Pipeline != nil && o.Fingerprint.Pipeline.HTML && (o.Fingerprint.Profile == "" || o.Fingerprint.Profile == "default")
+		e.html = o.Fingerprint.ReadsHTML()
 	}
 	e.bits = e.fp.Bits()
 	if e.bits != 64 && e.bits != 128 {

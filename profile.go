@@ -125,6 +125,13 @@ func widthsText(widths []int) string {
 	return b.String() + "bit"
 }
 
+// ReadsHTML reports whether c reads texts as HTML: the default profile
+// with a Pipeline whose HTML is set (the other profiles ignore Pipeline).
+// The engine's policy then measures the visible text too.
+func (c Config) ReadsHTML() bool {
+	return c.Pipeline != nil && c.Pipeline.HTML && (c.Profile == "" || c.Profile == "default")
+}
+
 // bits returns c.Bits with 0 meaning 64.
 func (c Config) bits() int {
 	if c.Bits == 0 {

@@ -37,8 +37,6 @@ func newFingerprinters(def neardup.Config) *fingerprinters {
 	return &fingerprinters{def: def, m: make(map[fingerprinterKey]neardup.Fingerprinter)}
 }
 
-// get returns the Fingerprinter for profile and bits; "" and 0 mean the
-// server's configured ones.
 // readsHTML reports whether the fingerprinter get gives for profile reads
 // texts as HTML: the server's own pipeline does (Pipeline.HTML), and
 // profile names no other.
@@ -47,9 +45,11 @@ func (f *fingerprinters) readsHTML(profile string) bool {
 	if profile != "" && profile != d.Profile {
 		return false
 	}
-	return d.Pipeline != nil && d.Pipeline.HTML && (d.Profile == "" || d.Profile == "default")
+	return d.ReadsHTML()
 }
 
+// get returns the Fingerprinter for profile and bits; "" and 0 mean the
+// server's configured ones.
 func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, string, error) {
 	cfg := f.def
 	if profile != "" && profile != cfg.Profile {

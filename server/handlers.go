@@ -259,9 +259,8 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 		}
 		return nil, jsonError(err)
 	}
-	if end := int(dec.InputOffset()); len(bytes.TrimLeft(trimmed[end:], " \t\r\n")) > 0 {
-		at := len(trimmed) - len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))
-		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", at))
+	if rest := bytes.TrimLeft(trimmed[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", len(trimmed)-len(rest)))
 	}
 	if len(ins) == 0 {
 		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
