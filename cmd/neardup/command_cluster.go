@@ -109,7 +109,7 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 			if o.K > 0 {
 				policy.Long.MaxDistance = o.K
 			}
-			groups := clusterDocs(docs, fp, policy, !noVerify, strict, ef.pipe.html)
+			groups := clusterDocs(docs, fp, policy, !noVerify, strict, o.Fingerprint.ReadsHTML())
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)
 			for i, g := range groups {
