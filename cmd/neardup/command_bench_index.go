@@ -342,6 +342,10 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		}
 		res.AddsPerSecond = float64(m) / time.Since(start).Seconds()
 		res.AddCPUNs = float64((cputime.Process() - cpu).Nanoseconds()) / float64(m)
+		// A tier may still be building in the background, holding fresh:
+		// AddBatch waits for it, so that fresh is gone before the
+		// baseline's memory is measured (it read less than nothing).
+		fresh.AddBatch(nil)
 	}
 	if c.pairs {
 		fmt.Fprintf(log, "bench index: pairs\n")

@@ -35,6 +35,26 @@ func TestBenchIndexJSON(t *testing.T) {
 	}
 }
 
+// TestBenchIndexBaselineMemory checks the baseline's memory figure after
+// online adds: the index they filled may still be building a tier in the
+// background, and its memory, freed while the baseline was measured, made
+// the figure too small or less than nothing. The maps hold each
+// fingerprint four times, so 32 bytes a fingerprint is the least they take.
+func TestBenchIndexBaselineMemory(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "index", "-n", "200000", "-k", "3", "--queries", "100", "--json"}
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var r benchIndexResult
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if r.Baseline == nil || r.Baseline.BytesPerFingerprint < 32 || r.Baseline.BytesPerFingerprint > 1000 {
+		t.Fatalf("baseline %+v, want 32 to 1000 bytes a fingerprint", r.Baseline)
+	}
+}
+
 // TestBenchIndexBeyondTables queries a wide 4/1 index at k=10, beyond
 // its tables: the answers (by probing or scan) must still be exact, also
 // after a snapshot round trip, and QueryBatch must find as many.
