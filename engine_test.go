@@ -1398,3 +1398,34 @@ func TestValidateProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestNoWordTexts checks documents without words (emoji here): a copy is
+// found, and distinct ones are not each other's candidates. They all had
+// the fingerprint 0, so each was verified against MaxCandidates of the
+// others, after the index had visited every one of them for the nearest:
+// the time a document took grew with their number.
+func TestNoWordTexts(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 3))
+	const n = 300
+	var texts []string
+	for i := range n {
+		var b strings.Builder
+		for range 12 {
+			b.WriteRune(rune(0x1F300 + rng.IntN(0x2FF)))
+		}
+		texts = append(texts, b.String())
+		res, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("e", i), Text: b.String()})
+		if err != nil || !res.Inserted {
+			t.Fatalf("emoji text %d: %+v, %v", i, res, err)
+		}
+	}
+	if c := e.Stats().Candidates; c > n {
+		t.Fatalf("%d candidates verified for %d distinct emoji texts", c, n)
+	}
+	res, err := e.CheckAndInsert(ctx, Document{ID: "copy", Text: texts[7] + " "})
+	if err != nil || !res.Duplicate || res.DuplicateOf == nil || *res.DuplicateOf != "e7" {
+		t.Fatalf("copy of e7: %+v, %v", res, err)
+	}
+}

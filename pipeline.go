@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
@@ -60,8 +61,12 @@ const MaxShingle = simhash.MaxWindow
 //     text with fewer tokens than Shingle has one feature made of all of
 //     them;
 //  5. weights per Weighting, then the TopN heaviest features, if TopN > 0;
-//  6. SimHash (simhash package bit rule); no features (empty text) gives
-//     the fingerprint 0.
+//  6. SimHash (simhash package bit rule).
+//
+// A text with no tokens in step 3 (only punctuation, symbols or emoji, or
+// only stop words) takes its characters other than spaces as tokens
+// instead. A text with none of those either (empty once normalized) has
+// no features and the fingerprint 0.
 type Pipeline struct {
 	// HTML reads the text as HTML: tags, scripts and styles are dropped and
 	// entities decoded. Default false.
@@ -330,8 +335,46 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 		s.charGrams()
 	} else {
 		s.words()
+		if s.empty() {
+			s.runeTokens(src)
+		}
 	}
 	return s
+}
+
+// empty reports whether no feature has been added.
+func (s *pipelineState) empty() bool {
+	switch {
+	case s.f.stream && s.f.bits == 64:
+		return s.acc64.Len() == 0
+	case s.f.stream:
+		return s.acc128.Len() == 0
+	case s.fused:
+		return s.count64.Len() == 0
+	}
+	return s.counter.Len() == 0
+}
+
+// runeTokens feeds the characters of the normalized text of src, but for
+// spaces, through the window as tokens: the features of a text without
+// words (punctuation, symbols, emoji), which would otherwise have none and
+// the fingerprint 0, shared by all such texts (so that each was a
+// candidate of every other one).
+func (s *pipelineState) runeTokens(src []byte) {
+	if s.lower || s.cjk { // s.text is src itself, or unused
+		s.norm = s.scratch.Normalize(s.norm[:0], src)
+		s.text = s.norm
+	}
+	s.sh64.Reset(s.f.p.Shingle)
+	s.sh128.Reset(s.f.p.Shingle)
+	for i := 0; i < len(s.text); {
+		r, size := utf8.DecodeRune(s.text[i:])
+		if !unicode.IsSpace(r) {
+			s.token(s.text[i : i+size])
+		}
+		i += size
+	}
+	s.finish()
 }
 
 // finish returns s to the pool, unless its buffers grew large.

@@ -83,6 +83,10 @@ func rehash[S any](old []S, order []uint32, hash func(*S) uint32, full func(*S) 
 	return slots
 }
 
+// Len returns the number of distinct features counted since the last
+// Reset.
+func (c *Counter) Len() int { return len(c.where) }
+
 // Terms returns the distinct features counted since the last Reset, in
 // order of first occurrence. The slice is the Counter's own: it is valid
 // until the next Add or Reset, and the caller may reorder it or change its
