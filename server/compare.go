@@ -5,16 +5,15 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/similarity"
 )
 
-// maxCompareRunes bounds each text of /v1/compare: the exact edit distance
-// costs time quadratic in the length, so longer texts are refused (413)
-// instead of tying up a core for seconds.
+// maxCompareRunes bounds each text of /v1/compare, normalized: the exact
+// edit distance costs time quadratic in the length, so longer texts are
+// refused (413) instead of tying up a core for seconds.
 const maxCompareRunes = 50000
 
 // fingerprinters caches one Fingerprinter per profile and width. Only
@@ -142,7 +141,19 @@ func (s *Server) handleFingerprint(w http.ResponseWriter, r *http.Request) {
 		writeError(w, engineError(err))
 		return
 	}
-	fp := fpr.Fingerprint([]byte(in.Text))
+	text := []byte(in.Text)
+	visible := text
+	if s.fps.readsHTML(profile) {
+		visible = analysis.StripHTML(nil, text)
+	}
+	var sc analysis.Scratch
+	if sc.NormalizedLen(visible) == 0 {
+		// Zero-width characters only, say: the engine would refuse to store
+		// it, and its fingerprint would be that of nothing.
+		writeError(w, newError(http.StatusBadRequest, "missing_text", `"text" has no visible text`))
+		return
+	}
+	fp := fpr.Fingerprint(text)
 	s.writeJSON(w, http.StatusOK, fingerprintOut{Fingerprint: fp.String(), Bits: fp.Bits(), Profile: profile})
 }
 
@@ -197,10 +208,6 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 			// Nothing to compare: no features, fingerprints of nothing.
 			return compareOut{}, newError(http.StatusBadRequest, "missing_text", fmt.Sprintf("%q is empty", t.name))
 		}
-		if n := utf8.RuneCountInString(t.text); n > maxCompareRunes {
-			return compareOut{}, newError(http.StatusRequestEntityTooLarge, "text_too_large",
-				fmt.Sprintf("%q has %d characters; compare takes at most %d", t.name, n, maxCompareRunes))
-		}
 	}
 	fpr, profile, err := s.fps.get(in.Profile, in.Bits)
 	if err != nil {
@@ -217,6 +224,20 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		ta, tb = analysis.StripHTML(nil, ta), analysis.StripHTML(nil, tb)
 	}
 	sa, sb := similarity.NewSketch(ta), similarity.NewSketch(tb)
+	// The measures work on the normalized texts, which NFKC can make
+	// longer (one character may become 18) or shorter, and which may be
+	// empty (zero-width characters only): the limits apply to them.
+	for _, t := range []struct {
+		name string
+		s    *similarity.Sketch
+	}{{"a", sa}, {"b", sb}} {
+		if n := t.s.Len(); n == 0 {
+			return compareOut{}, newError(http.StatusBadRequest, "missing_text", fmt.Sprintf("%q has no visible text", t.name))
+		} else if n > maxCompareRunes {
+			return compareOut{}, newError(http.StatusRequestEntityTooLarge, "text_too_large",
+				fmt.Sprintf("%q has %d characters once normalized; compare takes at most %d", t.name, n, maxCompareRunes))
+		}
+	}
 	// Decide skips the measure once the distance alone rules a pair out;
 	// the page shows every measure regardless.
 	dup, sim := s.opts.Policy.Decide(sa, sb, d, fa.Bits())

@@ -104,6 +104,8 @@ func TestErrors(t *testing.T) {
 		{"compare blank b", "POST", "/v1/compare", "", `{"a":"x","b":" \n"}`, 400, "missing_text"},
 		{"fingerprint missing text", "POST", "/v1/fingerprint", "", `{"profile":"classic"}`, 400, "missing_text"},
 		{"fingerprint blank text", "POST", "/v1/fingerprint", "", `{"text":"  "}`, 400, "missing_text"},
+		{"fingerprint invisible text", "POST", "/v1/fingerprint", "", `{"text":"\u00ad\u200b"}`, 400, "missing_text"},
+		{"compare invisible b", "POST", "/v1/compare", "", `{"a":"x","b":"\u200b\u2060"}`, 400, "missing_text"},
 		{"fingerprint nilsimsa at 64 bits", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","bits":64}`, 400, "bad_request"},
 		{"compare nilsimsa at 128 bits", "POST", "/v1/compare", "", `{"a":"x","b":"y","profile":"nilsimsa","bits":128}`, 400, "bad_request"},
 		{"fingerprint bad algo", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"md5"}`, 400, "bad_request"},
@@ -124,6 +126,7 @@ func TestErrors(t *testing.T) {
 		"fingerprint bad width":           `profile "default" makes 64- or 128-bit fingerprints, not 100-bit`,
 		"fingerprint nilsimsa at 64 bits": `"bits": profile "nilsimsa" makes 256-bit fingerprints, not 64-bit`,
 		"compare empty a":                 `"a" is empty`,
+		"compare invisible b":             `"b" has no visible text`,
 		"batch unclosed":                  "the JSON value is truncated",
 		"batch trailing data":             "unexpected data after the JSON array, at byte 14",
 		"batch null":                      "line 1: expected an object, got JSON null",
@@ -559,6 +562,31 @@ func TestDocumentLimits(t *testing.T) {
 		if code != 200 || len(rs) != 2 || errorCode(rs[0].(map[string]any)) != c.code || rs[1].(map[string]any)["inserted"] != true {
 			t.Errorf("%.40s in a batch: %d %v, want its own %s error", c.body, code, v, c.code)
 		}
+	}
+}
+
+// TestCompareNormalizedLength checks that /v1/compare's limit applies to
+// the normalized texts its measures work on: NFKC turns U+FDFA into 18
+// characters, so 3,000 of them (54,000) are refused however few they look,
+// while 30,000 accented letters written decomposed (60,000 code points, an
+// "e" and a combining accent each) are 30,000 characters once composed.
+func TestCompareNormalizedLength(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	body := func(a, b string) string {
+		j, _ := json.Marshal(map[string]string{"a": a, "b": b})
+		return string(j)
+	}
+	code, v := call(t, h, "POST", "/v1/compare", "", body(strings.Repeat("\ufdfa", 3000), "short text"))
+	e, _ := v["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if code != 413 || errorCode(v) != "text_too_large" || !strings.Contains(msg, `"a" has 54000 characters once normalized`) {
+		t.Errorf("3,000 x U+FDFA: %d %v, want 413 text_too_large", code, v)
+	}
+	nfd := strings.Repeat("e\u0301", 30000)
+	code, v = call(t, h, "POST", "/v1/compare", "", body(nfd, strings.Repeat("\u00e9", 30000)))
+	if scores, _ := v["scores"].(map[string]any); code != 200 || scores["levenshtein"] != 1.0 {
+		t.Errorf("30,000 decomposed letters: %d %v, want 200 and equal texts", code, v)
 	}
 }
 
