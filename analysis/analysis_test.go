@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestNormalize(t *testing.T) {
@@ -28,6 +29,9 @@ func TestNormalize(t *testing.T) {
 		{"中文，测试。", "中文,测试。"},
 		{"a\u00a0b\u3000c", "a b c"},
 		{"\x00\x01\x7f", ""},
+		{"I\u0307stanbul \u0130zmir", "istanbul izmir"}, // NFD and NFC of the dotted capital I
+		{"I\x01\u0307", "i"},                            // a control between them
+		{"i\u0307", "i\u0307"},                          // a small i keeps its dot
 	}
 	var s Scratch
 	for _, tt := range tests {
@@ -37,6 +41,22 @@ func TestNormalize(t *testing.T) {
 		}
 		if n := s.NormalizedLen([]byte(tt.in)); n != utf8.RuneCountInString(tt.want) {
 			t.Errorf("NormalizedLen(%q) = %d, want %d", tt.in, n, utf8.RuneCountInString(tt.want))
+		}
+	}
+}
+
+// TestNormalizeForms checks that the canonically equivalent forms of a
+// text (composed, decomposed) normalize alike, for upper-case ASCII
+// letters, whose fast path writes them lowered, followed by every
+// combining mark that composes with some Latin letter.
+func TestNormalizeForms(t *testing.T) {
+	for c := 'A'; c <= 'Z'; c++ {
+		for m := rune(0x300); m < 0x370; m++ {
+			text := "x" + string(c) + string(m) + "y"
+			nfc, nfd := norm.NFC.String(text), norm.NFD.String(text)
+			if a, b := string(Normalize(nil, []byte(nfc))), string(Normalize(nil, []byte(nfd))); a != b {
+				t.Errorf("%+q: composed gives %+q, decomposed %+q", text, a, b)
+			}
 		}
 	}
 }

@@ -177,6 +177,12 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 			space := j > start && out[j-1] == ' '
 			if space {
 				j--
+			} else if c := lastKept(src[:i]); 'A' <= c && c <= 'Z' {
+				// The letter just written goes to the slow path as it
+				// was: the marks that follow may compose with it, and
+				// I with a dot above composes into U+0130, which folds
+				// to "i", where "i" and the dot stay two characters.
+				out[j-1] = c
 			}
 			dst, space = s.slow(out[:j], start, space, src[i:k])
 			if space {
@@ -192,6 +198,17 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 		j--
 	}
 	return out[:j]
+}
+
+// lastKept returns the last byte of src that is not an ASCII control
+// character (which Normalize drops), or 0 if there is none.
+func lastKept(src []byte) byte {
+	for i := len(src) - 1; i >= 0; i-- {
+		if asciiNorm[src[i]] != normDrop {
+			return src[i]
+		}
+	}
+	return 0
 }
 
 // Markers in asciiNorm; every other value is the output byte itself.
