@@ -29,9 +29,12 @@ func TestNormalize(t *testing.T) {
 		{"中文，测试。", "中文,测试。"},
 		{"a\u00a0b\u3000c", "a b c"},
 		{"\x00\x01\x7f", ""},
-		{"I\u0307stanbul \u0130zmir", "istanbul izmir"}, // NFD and NFC of the dotted capital I
-		{"I\x01\u0307", "i"},                            // a control between them
-		{"i\u0307", "i\u0307"},                          // a small i keeps its dot
+		{"I\u0307stanbul \u0130zmir", "istanbul izmir"},      // NFD and NFC of the dotted capital I
+		{"I\x01\u0307", "i"},                                 // a control between them
+		{"i\u0307", "i\u0307"},                               // a small i keeps its dot
+		{"北 京 时间\n今天　上午 。", "北京时间今天上午。"},                     // no spaces between Chinese characters
+		{"東京 タワー の よる", "東京タワーのよる"},                          // nor Japanese
+		{"中文 English 中文 123 한국 어", "中文 english 中文 123 한국 어"}, // but next to others, and in Korean
 	}
 	var s Scratch
 	for _, tt := range tests {

@@ -25,7 +25,10 @@ type CharFilter interface {
 //   - Unicode NFKC, which also folds full-width and half-width forms;
 //   - simple case folding to lower case, with ß and ẞ folded to "ss";
 //   - every run of white space (Unicode White_Space) replaced by one ASCII
-//     space, with no space at the start or the end.
+//     space, with no space at the start or the end, and none between two
+//     characters of Chinese or Japanese (Han, Kana, CJK punctuation), which
+//     put no spaces between words: there a space or a line break is
+//     layout (text wrapped by hand, or spaced out).
 //
 // Normalize is idempotent: normalizing its output again changes nothing.
 // Its output is valid UTF-8. ASCII text takes a byte-at-a-time fast path
@@ -290,7 +293,9 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte) ([]byte, b
 		// Nothing to normalize, fold or drop, and no white space.
 		s.a = a
 		if len(a) > 0 && space {
-			dst = append(dst, ' ')
+			if r, _ := decodeRune(a); !unspaced(dst[start:], r) {
+				dst = append(dst, ' ')
+			}
 			space = false
 		}
 		return append(dst, a...), space
@@ -310,23 +315,50 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte) ([]byte, b
 		r, n := decodeRune(b[k:])
 		if r > 0x3000 && r < 0xfeff {
 			// Common case (CJK): neither space nor dropped.
-			if space {
+			if space && !unspaced(dst[start:], r) {
 				dst = append(dst, ' ')
-				space = false
 			}
+			space = false
 			dst = append(dst, b[k:k+n]...)
 		} else if unicode.IsSpace(r) {
 			space = len(dst) > start
 		} else if !dropRune(r) {
-			if space {
+			if space && !unspaced(dst[start:], r) {
 				dst = append(dst, ' ')
-				space = false
 			}
+			space = false
 			dst = append(dst, b[k:k+n]...)
 		}
 		k += n
 	}
 	return dst, space
+}
+
+// unspaced reports whether the white space between the normalized text
+// out and the rune r goes: when r and the last rune of out are both of
+// the scripts written without spaces between words (see spaceless), where
+// a space is a line wrapped by hand or spacing out, not a word boundary.
+func unspaced(out []byte, r rune) bool {
+	if !spaceless(r) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRune(out)
+	return spaceless(last)
+}
+
+// spaceless reports whether r is a Han ideograph, a Kana or CJK
+// punctuation (U+3001 to U+30FF, U+31F0 to U+31FF): the scripts of
+// Chinese and Japanese, written without spaces. Hangul is not: Korean puts
+// spaces between words.
+func spaceless(r rune) bool {
+	switch {
+	case r < 0x3001:
+		return false
+	case r <= 0x30ff, 0x31f0 <= r && r <= 0x31ff, 0x3400 <= r && r <= 0x4dbf, 0x4e00 <= r && r <= 0x9fff,
+		0xf900 <= r && r <= 0xfaff, 0x20000 <= r && r <= 0x3ffff:
+		return true
+	}
+	return false
 }
 
 // dropRune reports whether the normalizer removes r: controls that are not
