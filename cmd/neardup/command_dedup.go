@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -440,7 +441,8 @@ func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool)
 	return doc, ok && hasText && !badID
 }
 
-// readCSV reads a CSV file with a header line.
+// readCSV reads a CSV file with a header line. A UTF-8 byte order mark at
+// the start of the header is dropped.
 func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
 	cr := csv.NewReader(r)
 	header, err := cr.Read()
@@ -450,9 +452,12 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		}
 		return usagef("%s: CSV header: %v", name, err)
 	}
+	// A byte order mark is dropped, so that it is not written back with
+	// the header (recordWriter).
+	header[0] = strings.TrimPrefix(header[0], utf8BOM)
 	idCol, textCol := -1, -1
 	for i, h := range header {
-		switch strings.TrimPrefix(h, "\ufeff") {
+		switch h {
 		case in.idField:
 			idCol = i
 		case in.textField:
@@ -467,7 +472,7 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		// them is decided (or stored) when the run stops here.
 		if in.csvHeader == nil {
 			in.csvHeader, in.csvHeaderOf = header, name
-		} else if !sameCSVHeader(in.csvHeader, header) {
+		} else if !slices.Equal(in.csvHeader, header) {
 			return usageError{&stopError{name + ":1", fmt.Errorf("CSV header differs from the one of %s, the first CSV input; dedup them separately", in.csvHeaderOf)}}
 		}
 	}
@@ -476,7 +481,6 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {
@@ -488,6 +492,9 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 			}
 			continue
 		}
+		// Only now: a record that failed may have no field whose
+		// position FieldPos could give (it panics then).
+		line, _ := cr.FieldPos(0)
 		where := fmt.Sprintf("%s:%d", name, line)
 		if len(fields[textCol]) > in.maxLine {
 			if e := bad(&inputError{where, fmt.Errorf("text of %d bytes is longer than --max-line %d", len(fields[textCol]), in.maxLine)}); e != nil {
@@ -569,20 +576,6 @@ func (rw *recordWriter) flush() error {
 		return err
 	}
 	return rw.w.Flush()
-}
-
-// sameCSVHeader reports whether two CSV headers name the same columns, a
-// byte order mark at the start of either aside.
-func sameCSVHeader(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if i == 0 && strings.TrimPrefix(a[i], utf8BOM) != strings.TrimPrefix(b[i], utf8BOM) || i > 0 && a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // engineFlags configures the engine for dedup.

@@ -313,15 +313,58 @@ func TestDedupCSVHeaders(t *testing.T) {
 	if code := run([]string{"dedup", "--db", db, b}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != fmt.Sprintf("id,body,text\n2,x,%s\n", other) {
 		t.Errorf("b.csv alone after: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
+}
 
-	// The same header, the first with a byte order mark: one run, the
-	// header written once, as the first input has it.
+// TestDedupCSVByteOrderMark checks that a CSV input starting with a UTF-8
+// byte order mark is read and that dedup writes its header without the
+// mark, whichever of several inputs has it; the headers are the same.
+func TestDedupCSVByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
 	bom := writeDedupFile(t, dir, "bom.csv", fmt.Sprintf("\ufeffid,text\n1,%q\n", fox))
+	bom2 := writeDedupFile(t, dir, "bom2.csv", fmt.Sprintf("\ufeffid,text\n3,%q\n", fox2))
 	c := writeDedupFile(t, dir, "c.csv", fmt.Sprintf("id,text\n2,%q\n", other))
-	out.Reset()
-	errb.Reset()
-	if code := run([]string{"dedup", bom, c}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != fmt.Sprintf("\ufeffid,text\n1,%s\n2,%s\n", fox, other) {
-		t.Errorf("byte order mark: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{bom}, fmt.Sprintf("id,text\n1,%s\n", fox)},
+		{[]string{bom, c}, fmt.Sprintf("id,text\n1,%s\n2,%s\n", fox, other)},
+		{[]string{c, bom, bom2}, fmt.Sprintf("id,text\n2,%s\n1,%s\n", other, fox)},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(""), &out, &errb); code != 0 || out.String() != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out.String(), errb.String(), tc.want)
+		}
+	}
+}
+
+// TestDedupCSVBadQuote checks that a record whose first field is badly
+// quoted (a quote after the closing one), for which encoding/csv gives no
+// field position, is malformed input named by file and line, as other
+// quoting errors are, in dedup and cluster: exit 2, or skipped with
+// --on-error skip.
+func TestDedupCSVBadQuote(t *testing.T) {
+	dir := t.TempDir()
+	first := writeDedupFile(t, dir, "first.csv", "id,text\n\"x\"y,hello\n")
+	after := writeDedupFile(t, dir, "after.csv", fmt.Sprintf("id,text\n1,%q\n\"x\"y,hello\n2,%q\n", fox, other))
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		out      string
+		inStderr string
+	}{
+		{[]string{"dedup", first}, 2, "", "first.csv:2: malformed CSV: extraneous or missing \" in quoted-field"},
+		{[]string{"dedup", "--on-error", "skip", first}, 0, "", "skipped " + first + ":2: malformed CSV"},
+		{[]string{"dedup", after}, 2, fmt.Sprintf("id,text\n1,%s\n", fox), "after.csv:3: malformed CSV"},
+		{[]string{"dedup", "--on-error", "skip", after}, 0, fmt.Sprintf("id,text\n1,%s\n2,%s\n", fox, other), "skipped " + after + ":3: malformed CSV"},
+		{[]string{"cluster", first}, 2, "", "first.csv:2: malformed CSV"},
+		{[]string{"cluster", "--on-error", "skip", after}, 0, "", "skipped " + after + ":3: malformed CSV"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader(""), &out, &errb)
+		if code != tc.code || out.String() != tc.out || !strings.Contains(errb.String(), tc.inStderr) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, one line of stderr with %q", tc.args, code, out.String(), errb.String(), tc.code, tc.out, tc.inStderr)
+		}
 	}
 }
 
