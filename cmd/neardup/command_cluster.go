@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -87,8 +86,10 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 			// same document again, clustered once.
 			seed := maphash.MakeSeed()
 			texts := make(map[string]uint64)
+			html := o.Fingerprint.ReadsHTML()
+			var sc analysis.Scratch
 			emit := func(r *record) error {
-				if strings.TrimSpace(r.doc.Text) == "" {
+				if emptyText(&sc, r.doc.Text, html) {
 					return nil
 				}
 				h := maphash.String(seed, r.doc.Text)
@@ -109,7 +110,7 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 			if o.K > 0 {
 				policy.Long.MaxDistance = o.K
 			}
-			groups := clusterDocs(docs, fp, policy, !noVerify, strict, o.Fingerprint.ReadsHTML())
+			groups := clusterDocs(docs, fp, policy, !noVerify, strict, html)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)
 			for i, g := range groups {
@@ -129,6 +130,18 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "join every pair within the distance, without the similarity test")
 	cmd.Flags().BoolVar(&strict, "strict", false, "merge two groups only if their representatives also pass the similarity test")
 	return cmd
+}
+
+// emptyText reports whether text has nothing to compare, as the engine
+// decides it (neardup.ErrEmptyText): its normalized form (analysis.Normalize)
+// is empty, as for white space, zero-width or other invisible characters
+// alone. With html it is the visible text that is normalized.
+func emptyText(sc *analysis.Scratch, text string, html bool) bool {
+	b := []byte(text)
+	if html {
+		b = analysis.StripHTML(nil, b)
+	}
+	return sc.NormalizedLen(b) == 0
 }
 
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,

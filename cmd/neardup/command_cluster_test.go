@@ -71,3 +71,25 @@ func TestClusterStrictNoVerify(t *testing.T) {
 		t.Errorf("wrote %q", out.String())
 	}
 }
+
+// TestClusterInvisibleText checks that cluster leaves out, as empty, the
+// texts the engine refuses as empty (dedup decides them so too): white
+// space, or characters that normalization drops (a zero-width space, a
+// soft hyphen), or with --html markup with no text.
+func TestClusterInvisibleText(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		in   string
+	}{
+		{[]string{"--lines"}, "a b\n\u200b\n\u00ad\n   \n\u3000\n\ufeff\u200b\n"},
+		{[]string{"--lines", "--html"}, "a b\n<p></p>\n<b> </b>\n<p>\u200b</p>\n"},
+	} {
+		in := tc.in + fox + "\n" + fox2 + "\n"
+		n := strings.Count(tc.in, "\n")
+		want := fmt.Sprintf("{\"cluster\":1,\"representative\":\"%d\",\"members\":[\"%d\",\"%d\"]}\n", n+1, n+1, n+2)
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"cluster"}, tc.args...), strings.NewReader(in), &out, &errb); code != 0 || out.String() != want {
+			t.Errorf("%v %q: exit %d, stderr %q, output %q, want %q", tc.args, tc.in, code, errb.String(), out.String(), want)
+		}
+	}
+}
