@@ -128,7 +128,8 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 					err = withInput(cmd, name, func(r io.Reader) error {
 						f, err := fingerprintDocument(r, fp)
 						if err != nil {
-							return usagef("read %s: %v", inputName(name), err)
+							// ioCause: the message names the input already.
+							return usagef("read %s: %v", inputName(name), ioCause(err))
 						}
 						return printFingerprint(out, f, name)
 					})
@@ -318,7 +319,7 @@ func eachLine(r io.Reader, name string, maxLine int, f func(n int, line []byte) 
 			line = long
 		}
 		if err != nil && err != io.EOF {
-			return usagef("read %s: line %d: %v", inputName(name), n, err)
+			return usagef("read %s: line %d: %v", inputName(name), n, ioCause(err))
 		}
 		if len(line) == 0 && err == io.EOF {
 			return nil

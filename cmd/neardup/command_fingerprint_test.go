@@ -192,3 +192,23 @@ func TestFingerprintNilsimsaStream(t *testing.T) {
 		t.Errorf("status %d, stderr %q, output %q, want %q", code, errOut, out, want)
 	}
 }
+
+// TestFingerprintDirectory checks that a directory given as a document is
+// a usage error that names it once.
+func TestFingerprintDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"fingerprint", dir},
+		{"fingerprint", "--algo", "nilsimsa", dir},
+		{"fingerprint", "--lines", dir},
+	} {
+		out, errOut, code := runFP(t, "", args...)
+		if out != "" {
+			t.Errorf("%v: printed %q", args, out)
+		}
+		wantUsageError(t, errOut, code, "is a directory")
+		if n := strings.Count(errOut, dir); n != 1 {
+			t.Errorf("%v: stderr %q names the directory %d times, want once", args, errOut, n)
+		}
+	}
+}

@@ -141,7 +141,7 @@ func readDocuments(in io.Reader, name string, lines bool, add func([]byte)) erro
 	if !lines {
 		doc, err := io.ReadAll(r)
 		if err != nil {
-			return fmt.Errorf("idf build: reading %s: %w", label, err)
+			return fmt.Errorf("idf build: reading %s: %w", label, ioCause(err))
 		}
 		add(doc)
 		return nil
@@ -163,7 +163,7 @@ func readDocuments(in io.Reader, name string, lines bool, add func([]byte)) erro
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("idf build: reading %s: %w", label, err)
+			return fmt.Errorf("idf build: reading %s: %w", label, ioCause(err))
 		}
 	}
 }

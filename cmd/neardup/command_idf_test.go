@@ -72,3 +72,16 @@ func TestIDFBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestIDFBuildDirectory checks that a directory given as input is named
+// once in the error, not once by the command and again by the system call.
+func TestIDFBuildDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"idf", "build", dir}, {"idf", "build", "--lines", dir}} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, nil, &stdout, &stderr)
+		if code == 0 || !strings.Contains(stderr.String(), "is a directory") || strings.Count(stderr.String(), dir) != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want an error naming the directory once", args, code, stderr.String())
+		}
+	}
+}
