@@ -20,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -391,6 +392,11 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 		switch k := jsonKind(v); k {
 		case "null":
 		case "a string":
+			if !utf8.Valid(v) {
+				// encoding/json would read each bad byte as U+FFFD, and
+				// two different ids could become one.
+				return doc, fmt.Errorf("field %q is not valid UTF-8", in.idField)
+			}
 			if err := json.Unmarshal(v, &doc.ID); err != nil {
 				return doc, fmt.Errorf("field %q: %w", in.idField, err)
 			}
@@ -424,6 +430,8 @@ func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool)
 		if key == in.idField {
 			badID = false
 			switch {
+			case isString && !utf8.Valid(v):
+				badID = true // jsonLine says so
 			case isString:
 				doc.ID = str
 			case string(v) == "null":
@@ -659,8 +667,9 @@ Inputs (standard input when none is given):
   JSONL      one JSON object a line; --id-field and --text-field (default id and
              text) name its fields; a missing or null id is the line number
              (file:line with several inputs). The text must be a string, the id
-             a string or a number; a number id is read as its decimal text, as
-             written, so 5 and "5" are the same id. Blank lines are skipped.
+             a string (of valid UTF-8) or a number; a number id is read as its
+             decimal text, as written, so 5 and "5" are the same id. Blank
+             lines are skipped.
              Output: the line as is. A first line that is not JSON (a .txt file
              without --lines) gets a hint in its error to use --lines.
   CSV        a .csv file (or --format csv) with a header line naming the fields;

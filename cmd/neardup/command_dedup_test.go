@@ -661,7 +661,7 @@ func TestDedupPlainTextHint(t *testing.T) {
 }
 
 // TestDedupFieldTypes checks that a JSONL text must be a string (null
-// included) and an id a string or a number, on the fast path and on
+// included) and an id a string of valid UTF-8 or a number, on the fast path and on
 // encoding/json's, and that a number id is its decimal text.
 func TestDedupFieldTypes(t *testing.T) {
 	tests := []struct{ in, msg string }{
@@ -671,6 +671,9 @@ func TestDedupFieldTypes(t *testing.T) {
 		{`{"id":[1],"text":"t"}`, `standard input:1: field "id" is an array; want a string or a number`},
 		{`{"id":true,"text":"t"}`, `standard input:1: field "id" is a bool; want a string or a number`},
 		{`{"id":false,"text":"t","n":{}}`, `standard input:1: field "id" is a bool; want a string or a number`},
+		// Read as U+FFFD, these two ids would be one.
+		{"{\"id\":\"x\xff\",\"text\":\"a b c\"}\n{\"id\":\"x\xfe\",\"text\":\"d e f\"}", `standard input:1: field "id" is not valid UTF-8`},
+		{"{\"id\":\"x\xff\",\"text\":\"a b c\",\"n\":[1]}", `standard input:1: field "id" is not valid UTF-8`},
 		{`{"id":5,"text":"` + fox + `"}` + "\n" + `{"id":"5","text":"` + other + `"}`, `standard input:2: id already stored with another text: "5"`},
 	}
 	for _, tc := range tests {
