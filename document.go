@@ -179,6 +179,11 @@ type Stats struct {
 	Retention float64 `json:"retention_seconds"`
 	// OpenSeconds is how long Open took to restore the index.
 	OpenSeconds float64 `json:"open_seconds"`
+	// MissingTexts is how many stored records Open found whose texts are
+	// missing from the store's text files, and deleted: the documents of a
+	// commit that a stopped machine never finished (and never
+	// acknowledged), or, if many, of a text file cut short or removed.
+	MissingTexts int `json:"missing_texts,omitempty"`
 	// Failure is the store failure that stopped the engine (see
 	// ErrStoreFailed), empty while it works.
 	Failure string `json:"failure,omitempty"`

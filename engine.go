@@ -391,6 +391,7 @@ type Engine struct {
 	sketches    sketchCache
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
+	missingTexts int  // records deleted at Open for their missing texts (dropLost)
 }
 
 // stripeDesign returns the design whose table keys give texts their lock
@@ -841,9 +842,14 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	return err
 }
 
-// dropLost deletes the records of a commit that a stopped machine never
-// finished (never acknowledged) and whose texts it lost, and removes them
-// from the indexes when those came from a snapshot.
+// dropLost deletes the records whose texts are missing, past the end
+// their text file had at Open, and removes them from the indexes when
+// those came from a snapshot. They are those of a commit that a stopped
+// machine never finished (never acknowledged), or of a text file cut short
+// or removed: the two look alike. They cannot stay, as appends go on from
+// the file's end, where their texts were: their places will hold other
+// texts. Stats.MissingTexts counts them, so that a damaged file is not a
+// silent loss (neardup serve logs a warning).
 func (e *Engine) dropLost(seqs []uint64, indexed bool) error {
 	b := e.db.NewBatch()
 	for _, seq := range seqs {
@@ -855,6 +861,7 @@ func (e *Engine) dropLost(seqs []uint64, indexed bool) error {
 	if err := e.db.Commit(b); err != nil {
 		return fmt.Errorf("neardup: deleting %d records whose texts were lost: %w", len(seqs), err)
 	}
+	e.missingTexts = len(seqs)
 	return nil
 }
 
@@ -2086,6 +2093,7 @@ func (e *Engine) Stats() Stats {
 		K:           e.longK,
 		OpenSeconds: e.openTime.Seconds(),
 	}
+	s.MissingTexts = e.missingTexts
 	if e.short != nil {
 		s.ShortK = e.shortK
 	}

@@ -187,6 +187,10 @@ type Stats struct {
 	ShortK      int     `json:"short_k"`
 	Retention   float64 `json:"retention_seconds"`
 	OpenSeconds float64 `json:"open_seconds"`
+	// MissingTexts is how many records the server's engine deleted when it
+	// opened the store because their texts were missing (see
+	// neardup.Stats.MissingTexts); 0 normally.
+	MissingTexts int `json:"missing_texts"`
 	// Failure is the store failure that stopped the engine (the server
 	// then answers 503 store_failed until restarted), empty while it works.
 	Failure string `json:"failure"`

@@ -84,6 +84,10 @@ func Run(ctx context.Context, c Config) (err error) {
 	}()
 	s.SetEngine(e)
 	st := e.Stats()
+	if st.MissingTexts > 0 {
+		log.Warn("deleted the records whose texts are missing from the store's text files: a commit that a stopped machine never finished, or, if many, text files cut short or removed",
+			"records", st.MissingTexts, "data", data)
+	}
 	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds,
 		"bit_tests", index.Kernel())
 	if c.Ready != nil {

@@ -759,6 +759,9 @@ bar is shown on standard error when it is a terminal.`,
 			if err != nil {
 				return fmt.Errorf("dedup: %w", err)
 			}
+			if n := e.Stats().MissingTexts; n > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: warning: %s: deleted %d records whose texts are missing from the store's text files (a run that a stopped machine never finished, or, if many, text files cut short or removed)\n", ef.db, n)
+			}
 			if ef.db != "" {
 				// Taken once the store is open, and so locked by this
 				// run: an earlier run took its own after its own open,
