@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -82,4 +83,47 @@ func TestOpenInUse(t *testing.T) {
 		t.Fatalf("after the other process closed it: %v", err)
 	}
 	db.Close()
+}
+
+// TestOpenNotStore checks that a directory holding files no store makes
+// is refused, naming one, and left as it was: pebble would have deleted a
+// user's file named like one of its logs. An empty directory, one with
+// lost+found only, and a store are opened.
+func TestOpenNotStore(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"notes.txt": "notes", "000001.log": "not pebble's"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := Open(dir, nil)
+	if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), `"notes.txt"`) {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("Open of a directory with notes.txt: %v, want ErrNotStore naming it", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != len(files) {
+		t.Errorf("the directory holds %d entries after the refusal, want its %d files only", len(ents), len(files))
+	}
+	for name, text := range files {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != text {
+			t.Errorf("%s after the refusal: %q, %v", name, b, err)
+		}
+	}
+	fresh := t.TempDir()
+	if err := os.Mkdir(filepath.Join(fresh, "lost+found"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // new, then a store
+		db, err := Open(fresh, nil)
+		if err != nil {
+			t.Fatalf("Open of %s: %v", fresh, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

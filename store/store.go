@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -48,7 +49,54 @@ var (
 	// ErrInUse is returned by Open for a directory whose store another
 	// process (or this one) has open.
 	ErrInUse = errors.New("store: in use")
+	// ErrNotStore is returned by Open for a directory that holds files a
+	// store does not make: opening it would take it over, and pebble
+	// deletes the files of its own kinds it does not know (a user's
+	// 000001.log, say).
+	ErrNotStore = errors.New("store: not a store")
 )
+
+// checkDir returns an error wrapping ErrNotStore when dir holds a file or
+// directory whose name is none a store makes (storeFile); a missing or
+// unreadable dir is left to the open to report.
+func checkDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		if !storeFile(e.Name()) {
+			return fmt.Errorf("%w: %s holds %q, which no store makes; give an empty directory, a new one, or one that holds a store",
+				ErrNotStore, dir, e.Name())
+		}
+	}
+	return nil
+}
+
+// storeFile reports whether name is that of a file or directory a store
+// makes, or that a file system puts in an empty directory (lost+found):
+// pebble's (LOCK, MANIFEST-, OPTIONS-, marker., temporary files, and
+// numbered .log, .sst and .blob files), the text log's directory, and the
+// engine's index snapshots (neardup-).
+func storeFile(name string) bool {
+	switch name {
+	case "LOCK", "CURRENT", textDir, "lost+found":
+		return true
+	}
+	for _, p := range []string{"MANIFEST-", "OPTIONS-", "marker.", "CURRENT.", "temporary.", "neardup-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	if name == "" || name[0] < '0' || name[0] > '9' {
+		return false
+	}
+	switch filepath.Ext(name) {
+	case ".log", ".sst", ".blob":
+		return true
+	}
+	return false
+}
 
 // Durability says when a write is acknowledged.
 type Durability int
@@ -545,6 +593,8 @@ func Open(dir string, opts *Options) (*DB, error) {
 		dir = ""
 	} else if dir == "" {
 		return nil, errors.New("store: empty directory (set InMemory for an in-memory store)")
+	} else if err := checkDir(dir); err != nil {
+		return nil, err
 	}
 	pdb, err := pebble.Open(dir, po)
 	if lockHeld(err) {

@@ -800,7 +800,7 @@ bar is shown on standard error when it is a terminal.`,
 	cmd.Flags().Lookup("lines").Usage = "read plain text, one document per line (id = line number; with --db after the run's start time)"
 	cmd.Flags().Lookup("id-field").Usage = "JSONL/CSV field holding the document id (missing: the line number; with --db after the run's start time)"
 	ef.addFlags(cmd)
-	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to (default: in memory)")
+	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to, created if missing (default: in memory); a directory holding other files is refused")
 	cmd.Flags().DurationVar(&ef.retention, "retention", 0, "with --db, forget documents older than this (0: keep forever)")
 	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
