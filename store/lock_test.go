@@ -127,3 +127,27 @@ func TestOpenNotStore(t *testing.T) {
 		}
 	}
 }
+
+// TestFatalExits checks what a fatal error of pebble's that is not a
+// commit's (a checksum mismatch found by a compaction, say) does: one line
+// on standard error and exit status 1, in a re-executed test binary; it
+// was a panic whose stack trace, and a second panic, buried the message.
+func TestFatalExits(t *testing.T) {
+	if os.Getenv("NEARDUP_STORE_FATAL_CHILD") != "" {
+		(&storeLogger{}).Fatalf("on-disk corruption: %s: checksum mismatch", "000007.sst")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFatalExits$")
+	cmd.Env = append(os.Environ(), "NEARDUP_STORE_FATAL_CHILD=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("child: %v, want exit status 1; stderr %q", err, stderr.String())
+	}
+	want := "store: pebble fatal: on-disk corruption: 000007.sst: checksum mismatch (the store cannot go on; stopping the process)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}

@@ -636,7 +636,11 @@ func Open(dir string, opts *Options) (*DB, error) {
 // commits cannot go on. The DB's reads still work, and the next Open
 // finds every write acknowledged before. Any other fatal error (a failed
 // write of pebble's manifest, say, after which pebble's state on disk and
-// in memory differ) still ends the process.
+// in memory differ, or a checksum that does not match, found by a
+// background compaction) still ends the process, as pebble's own logger
+// does: one line on standard error and exit status 1, not a panic, whose
+// stack trace would bury the message and whose unwinding trips pebble's
+// own checks.
 type storeLogger struct {
 	commitErr atomic.Pointer[error]
 }
@@ -651,7 +655,8 @@ func (l *storeLogger) Fatalf(format string, args ...any) {
 		l.commitErr.CompareAndSwap(nil, &err)
 		return
 	}
-	panic(msg)
+	fmt.Fprintln(os.Stderr, msg+" (the store cannot go on; stopping the process)")
+	os.Exit(1)
 }
 
 // fatalCommitPrefix starts the format of pebble's fatal commit error
