@@ -33,7 +33,10 @@ type Config struct {
 // ends; then it drains (stops accepting, finishes in-flight requests),
 // closes the engine, which flushes the store, and returns nil. While the
 // engine opens, /healthz answers 200 and the API 503, so a slow restore is
-// visible to probes rather than a refused connection.
+// visible to probes rather than a refused connection. If ctx ends while the
+// engine opens, Run stops serving and returns nil at once, with nothing
+// acknowledged; the engine, if it opens after all, is closed in the
+// background.
 func Run(ctx context.Context, c Config) (err error) {
 	if c.Server.Logger == nil {
 		c.Server.Logger = slog.New(slog.DiscardHandler)
@@ -70,7 +73,34 @@ func Run(ctx context.Context, c Config) (err error) {
 	log.Info("listening, opening the store", "addr", ln.Addr().String(), "data", data)
 
 	opts := c.Engine
-	e, err := neardup.Open(c.Dir, &opts)
+	type opened struct {
+		e   *neardup.Engine
+		err error
+	}
+	open := make(chan opened, 1)
+	go func() {
+		e, err := neardup.Open(c.Dir, &opts)
+		open <- opened{e, err}
+	}()
+	var e *neardup.Engine
+	select {
+	case o := <-open:
+		e, err = o.e, o.err
+	case <-ctx.Done():
+		// A signal while the store opens (which can take long: a big
+		// index to rebuild, or a full disk that pebble's first flush
+		// waits on): stop now, nothing was acknowledged. The store is
+		// closed if it opens after all.
+		go func() {
+			if o := <-open; o.err == nil {
+				o.e.Close()
+			}
+		}()
+		stop()
+		<-served
+		log.Info("stopped before the store was open; nothing to save")
+		return nil
+	}
 	if err != nil {
 		stop()
 		<-served

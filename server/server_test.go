@@ -662,6 +662,38 @@ func TestRunLogsReady(t *testing.T) {
 	}
 }
 
+// TestRunStopsWhileOpening checks that a signal (ctx ending) while the
+// store opens stops Run at once, with no error: a store whose open waits
+// (on a full disk, say) kept the server from stopping. The store, opened
+// after all, is closed: the directory can be opened again.
+func TestRunStopsWhileOpening(t *testing.T) {
+	var logs lockedBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // before the store can be open
+	dir := t.TempDir()
+	err := Run(ctx, Config{
+		Addr:   "127.0.0.1:0",
+		Dir:    dir,
+		Server: Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))},
+		Ready:  func(net.Addr) { t.Error("ready after the context ended") },
+	})
+	if err != nil || !strings.Contains(logs.String(), "stopped before the store was open") {
+		t.Fatalf("Run: %v; log:\n%s", err, logs.String())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e, err := neardup.Open(dir, nil)
+		if err == nil {
+			e.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the store is still held: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestReserveBounds checks that an id of the assigned form far beyond the
 // counter does not move it near wrapping around to the ids it gave first.
 func TestReserveBounds(t *testing.T) {
