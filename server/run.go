@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
@@ -27,6 +28,9 @@ type Config struct {
 	// Ready, if not nil, is called with the listening address once the
 	// engine is open and requests are served.
 	Ready func(addr net.Addr)
+	// WatchEvery is how often the store's state (disk full, failed) is
+	// looked at, to log its changes; 0 means every second.
+	WatchEvery time.Duration
 }
 
 // Run listens on c.Addr, opens the engine in c.Dir and serves it until ctx
@@ -120,12 +124,56 @@ func Run(ctx context.Context, c Config) (err error) {
 	}
 	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds,
 		"bit_tests", index.Kernel())
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchStore(serveCtx, e.Stats, log, c.watchEvery())
+	}()
 	if c.Ready != nil {
 		c.Ready(ln.Addr())
 	}
 	err = <-served
+	stop()
+	<-watched // before the deferred Close
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
 	return err
+}
+
+// watchEvery is how often watchStore looks: a second, or c.WatchEvery.
+func (c *Config) watchEvery() time.Duration {
+	if c.WatchEvery > 0 {
+		return c.WatchEvery
+	}
+	return time.Second
+}
+
+// watchStore logs the changes of the store's state that an operator must
+// hear of, as stats (the engine's Stats) show them every period until ctx
+// ends: the disk too full for posts (they get 507) and space back, and a
+// failed store (everything but /healthz answers 503 until a restart). A
+// disk already full at the start is logged at once.
+func watchStore(ctx context.Context, stats func() neardup.Stats, log *slog.Logger, every time.Duration) {
+	full, failed := false, false
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		st := stats()
+		switch {
+		case st.DiskFull && !full:
+			log.Warn("the disk is too full to store more: posts get 507 insufficient_storage until space is freed (see --min-free)", "free_bytes", st.FreeBytes)
+		case !st.DiskFull && full:
+			log.Info("disk space is back: posts are stored again", "free_bytes", st.FreeBytes)
+		}
+		if st.Failure != "" && !failed {
+			log.Error("the store failed: the API answers 503 store_failed until the server is restarted", "error", st.Failure)
+		}
+		full, failed = st.DiskFull, st.Failure != ""
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

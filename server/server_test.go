@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -691,6 +692,41 @@ func TestRunStopsWhileOpening(t *testing.T) {
 			t.Fatalf("the store is still held: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWatchStore checks the log lines of the store's changes of state:
+// one when the disk becomes too full for posts (and at once if it is at
+// the start), one when space is back, one when the store fails; none
+// while nothing changes.
+func TestWatchStore(t *testing.T) {
+	seq := []neardup.Stats{
+		{DiskFull: true, FreeBytes: 10}, {DiskFull: true, FreeBytes: 9}, {FreeBytes: 1 << 30}, {FreeBytes: 1 << 30},
+		{Failure: "store: write: no space left on device"}, {Failure: "store: write: no space left on device"},
+	}
+	var logs lockedBuffer
+	ctx, cancel := context.WithCancel(t.Context())
+	i := 0
+	stats := func() neardup.Stats {
+		if i == len(seq)-1 {
+			cancel()
+		}
+		i++
+		return seq[min(i, len(seq))-1]
+	}
+	watchStore(ctx, stats, slog.New(slog.NewTextHandler(&logs, nil)), time.Millisecond)
+	var got []string
+	for line := range strings.Lines(logs.String()) {
+		level, _, _ := strings.Cut(line[strings.Index(line, "level=")+6:], " ")
+		got = append(got, level)
+	}
+	if want := []string{"WARN", "INFO", "ERROR"}; !slices.Equal(got, want) {
+		t.Fatalf("levels %v, want %v; log:\n%s", got, want, logs.String())
+	}
+	for _, want := range []string{"507 insufficient_storage", "free_bytes=10", "space is back", "503 store_failed", "no space left on device"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
 	}
 }
 
