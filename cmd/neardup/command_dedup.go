@@ -714,7 +714,11 @@ and writes the batch in progress, stops reading, says on standard error how
 far it got and exits with status 130 (SIGINT) or 143 (SIGTERM); with --db the
 decided documents are stored, so a rerun on the same input writes the rest.
 If writing the output fails (exit status 1), the documents of the batch being
-written are taken back out of the store, so a rerun writes them.
+written are taken back out of the store, so a rerun writes them. If the
+process dies between storing a batch and writing it (kill -9, a crash, a
+power cut), the next run with the same --db takes that batch back out of the
+store first (the ids of the batch in hand are kept in a file of the store
+until it is written): documents may then be in two outputs, never in none.
 
 --report FILE writes one JSON line per duplicate:
 {"id", "duplicate_of", "distance", "similarity"}, plus "repeat": true when it
@@ -758,6 +762,16 @@ bar is shown on standard error when it is a terminal.`,
 			e, err := neardup.Open(ef.db, &o)
 			if err != nil {
 				return fmt.Errorf("dedup: %w", err)
+			}
+			if ef.db != "" {
+				n, err := recoverPending(ef.db, e)
+				if err != nil {
+					e.Close()
+					return fmt.Errorf("dedup: the last run with --db %s stopped between storing a batch and writing it: %w", ef.db, err)
+				}
+				if n > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: the last run with --db %s stopped between storing a batch and writing it; its %d documents were taken out of the store, so that this run decides and writes them again (some may then be in both outputs)\n", ef.db, n)
+				}
 			}
 			if n := e.Stats().MissingTexts; n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: warning: %s: deleted %d records whose texts are missing from the store's text files (a run that a stopped machine never finished, or, if many, text files cut short or removed)\n", ef.db, n)
@@ -1022,6 +1036,11 @@ func (d *deduper) interrupted(ctx context.Context) error {
 	return ie
 }
 
+// afterStore, when not nil, is called by flush right after a batch is
+// stored, before its output is written: the tests stop the process there,
+// as a crash would (see dedup_pending.go).
+var afterStore func()
+
 // flush decides the batched records, writes the unique ones and flushes
 // the output and the report, so that a batch is out before the next is
 // decided. A batch taken is finished even if ctx is cancelled. If the
@@ -1037,7 +1056,15 @@ func (d *deduper) flush(ctx context.Context) error {
 			d.docs = append(d.docs, r.doc)
 		}
 	}
+	if d.db != "" {
+		if err := writePending(d.db, d.docs); err != nil {
+			return fmt.Errorf("dedup: noting the batch in hand: %w", err)
+		}
+	}
 	results, err := d.e.CheckAndInsertBatch(context.WithoutCancel(ctx), d.docs)
+	if afterStore != nil {
+		afterStore()
+	}
 	var be *neardup.BatchError
 	if err != nil && !errors.As(err, &be) {
 		return fmt.Errorf("dedup: %w", err)
@@ -1110,6 +1137,11 @@ func (d *deduper) flush(ctx context.Context) error {
 			return fmt.Errorf("dedup: writing report: %w (the output is complete up to %s)", err, d.batch[len(d.batch)-1].where)
 		}
 	}
+	if d.db != "" {
+		if err := clearPending(d.db); err != nil {
+			return fmt.Errorf("dedup: %w (the output is complete up to %s)", err, d.batch[len(d.batch)-1].where)
+		}
+	}
 	d.decided += len(d.batch)
 	d.last = d.batch[len(d.batch)-1].where
 	d.batch = d.batch[:0]
@@ -1143,7 +1175,10 @@ func (d *deduper) outputFailed(werr error, results []neardup.Result, before int)
 	}
 	msg += "; that batch's documents were not kept in the store, so a rerun on the same input writes them (the part of it written before the failure may then be in both outputs)"
 	if left > 0 {
-		msg += fmt.Sprintf("; but %d of them could not be taken out again (%v) and a rerun skips those", left, derr)
+		// The pending file stays: the next run takes them out.
+		msg += fmt.Sprintf("; %d of them could not be taken out again (%v): the next run with --db %s takes them out first", left, derr, d.db)
+	} else if err := clearPending(d.db); err != nil {
+		msg += fmt.Sprintf("; %v", err)
 	}
 	return errors.New(msg)
 }
