@@ -593,6 +593,7 @@ type engineFlags struct {
 	k         int
 	db        string
 	retention time.Duration
+	minFree   freeMargin // --min-free; 0: no margin
 	memLimit  memoryLimit
 	pipe      pipelineFlags
 }
@@ -625,6 +626,10 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	if ef.retention > 0 {
 		o.Retention = ef.retention
 		o.ExpiryInterval = 0
+	}
+	o.MinFreeBytes = int64(ef.minFree)
+	if ef.minFree == 0 {
+		o.MinFreeBytes = -1
 	}
 	if err := o.Validate(); err != nil {
 		return o, usageError{err}
@@ -816,6 +821,8 @@ bar is shown on standard error when it is a terminal.`,
 	ef.addFlags(cmd)
 	cmd.Flags().StringVar(&ef.db, "db", "", "persistent store directory to dedup against and add to, created if missing (default: in memory); a directory holding other files is refused")
 	cmd.Flags().DurationVar(&ef.retention, "retention", 0, "with --db, forget documents older than this (0: keep forever)")
+	ef.minFree = neardup.DefaultMinFreeBytes
+	cmd.Flags().Var(&ef.minFree, "min-free", "with --db, the free disk space the store keeps: with less, the run stops before storing more; 0 never stops")
 	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().MarkHidden("cpuprofile")
@@ -1067,6 +1074,13 @@ func (d *deduper) flush(ctx context.Context) error {
 	}
 	var be *neardup.BatchError
 	if err != nil && !errors.As(err, &be) {
+		// Nothing of the batch was stored: nothing to take back.
+		if d.db != "" {
+			clearPending(d.db)
+		}
+		if errors.Is(err, neardup.ErrDiskFull) {
+			return fmt.Errorf("dedup: %w (--min-free sets that margin; nothing of the batch from %s on was stored)", err, d.batch[0].where)
+		}
 		return fmt.Errorf("dedup: %w", err)
 	}
 	before := d.written

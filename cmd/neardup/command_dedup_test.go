@@ -770,3 +770,21 @@ func TestDedupInvisibleText(t *testing.T) {
 		t.Errorf("output %q, want a and c", out.String())
 	}
 }
+
+// TestDedupMinFree checks --min-free: a margin beyond the disk's free
+// space stops the run before it stores anything, naming the flag, and 0
+// turns the check off. dedup had no flag for it, and a disk with less than
+// the default 64 MiB free could not be used at all.
+func TestDedupMinFree(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	in := "a b c\nd e f\n"
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", "--lines", "--db", db, "--min-free", "1024GiB"}, strings.NewReader(in), &out, &errb); code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "--min-free sets that margin") {
+		t.Fatalf("--min-free 1024GiB: exit %d, stdout %q, stderr %q; want status 1 naming --min-free", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"dedup", "--lines", "--db", db, "--min-free", "0"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != in || errb.Len() != 0 {
+		t.Fatalf("--min-free 0: exit %d, stdout %q, stderr %q; want both lines and nothing said", code, out.String(), errb.String())
+	}
+}
