@@ -72,15 +72,15 @@ type Policy struct {
 // within 3 bits, about 86% within 6, 94% within 8 and 99.6% within 12, while
 // unrelated texts stay at least 14 bits apart. The index's cost grows
 // steeply with the distance (at 1M random fingerprints, measured with
-// `neardup bench index -k K`: p50 0.9 µs at k = 3, 25 µs at k = 6, 134 µs
-// at k = 8, 4 ms at k = 12, slower than a linear scan), so 6 is the widest
-// distance that still answers within the seeds' 3.6 ms budget per check at
-// 50M stored texts (fingerprints of text cost more than random ones, and
-// 10 bits for short texts is answered by a scan: docs/EVALUATION.md,
+// `neardup bench index -k K`: p50 0.66 µs at k = 3, 6.9 µs at k = 6, 35 µs
+// at k = 8, 1.35 ms at k = 12, slower than a linear scan), and fingerprints
+// of text cost more than random ones (at 100k texts, 9.0 µs at k = 6
+// against 57 µs at k = 8), so 6 is the widest distance that keeps a check
+// near the seeds' 3.6 ms budget at 50M stored texts (docs/EVALUATION.md,
 // "What the engine ships"). Collections of a few million texts can afford
 // Long.MaxDistance 12 for the best recall. Levenshtein 0.8 is where the
 // recall and false-positive curves bend on the short-text corpora (0.7 lets
-// 2.5% of MRPC's non-paraphrases through; 0.9 loses 12-20 points of recall).
+// 2.5% of MRPC's non-paraphrases through; 0.9 loses 12-19 points of recall).
 //
 // Distances double for 128-bit fingerprints. Without texts to compare
 // (Options.DropText) only the distance bounds apply.

@@ -7,9 +7,10 @@
 # ONLY=regex limits the runs to those whose name matches.
 # Corpora are read from ../shared/corpora relative to the repository root
 # (override with CORPORA=...); they are never copied into the repository.
-# Each run writes OUTDIR/<run>/{report.json,summary.md,*.png}; OUTDIR
-# defaults to /tmp/neardup-eval. The seed is fixed (SEED=1) and samples are
-# drawn with it, so a rerun gives the same numbers.
+# Each run writes OUTDIR/<run>/{report.json,summary.md}, edits and pairs
+# runs also their plots (*.png); OUTDIR defaults to /tmp/neardup-eval. The
+# seed is fixed (SEED=1) and samples are drawn with it, so a rerun gives the
+# same numbers.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,9 +73,10 @@ fi
 # Sweep the fields of neardup.Pipeline (default profile only).
 # Every field that differs from the pipeline measured is given, so that the
 # rows stay put when DefaultPipeline changes (old-w3-tf is the default these
-# sweeps were first made against: words, Shingle 3, tf).
+# sweeps were first made against: words, CJK bigram, Shingle 3, tf; CJK does
+# not touch the English corpora).
 variants=(
-	--variant old-w3-tf:Shingle=3,Weighting=tf
+	--variant old-w3-tf:CJK=bigram,Shingle=3,Weighting=tf
 	--variant w1:Shingle=1,Weighting=tf --variant w2:Shingle=2,Weighting=tf --variant w4:Shingle=4,Weighting=tf --variant w5:Shingle=5,Weighting=tf
 	--variant c2:Units=chars,Shingle=2,Weighting=tf --variant c3:Units=chars,Shingle=3,Weighting=tf
 	--variant c4:Units=chars,Shingle=4,Weighting=tf --variant c5:Units=chars,Shingle=5,Weighting=tf
@@ -85,9 +87,9 @@ variants=(
 	--variant stop:Shingle=3,Weighting=tf,StopWords=english --variant top64:Shingle=3,Weighting=tf,TopN=64
 	--variant html:Shingle=3,Weighting=tf,HTML=true
 )
-zhvariants=(--variant old-w3-tf:Shingle=3,Weighting=tf
+zhvariants=(--variant old-w3-tf:CJK=bigram,Shingle=3,Weighting=tf
 	--variant uni:CJK=unigram,Shingle=3,Weighting=tf --variant uni-w2:CJK=unigram,Shingle=2,Weighting=tf
-	--variant bi-w2:Shingle=2,Weighting=tf --variant seg:CJK=segment,Shingle=3,Weighting=tf
+	--variant bi-w2:CJK=bigram,Shingle=2,Weighting=tf --variant seg:CJK=segment,Shingle=3,Weighting=tf
 	--variant seg-w2:CJK=segment,Shingle=2,Weighting=tf --variant uni-w2-logtf:CJK=unigram,Shingle=2,Weighting=logtf
 	--variant c2:Units=chars,Shingle=2,Weighting=tf --variant c3:Units=chars,Shingle=3,Weighting=tf
 	--variant c3-logtf:Units=chars,Shingle=3,Weighting=logtf
@@ -100,9 +102,12 @@ if want variants; then
 	run var-fortunes-zh edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${zhvariants[@]}"
 	run var-bq pairs --input "$zh/bq_dev.csv" "${common[@]}" "${zhvariants[@]}"
-	# The default pipeline (single tokens, log-tf since a8c346d) against the
-	# candidates, every field given so that the rows do not move with it.
-	cands=(--variant old-w3-tf:Shingle=3,Weighting=tf --variant uni:CJK=unigram
+	# The default pipeline (single tokens, log-tf since a8c346d; CJK unigram
+	# since 775f9e9) against the candidates, the former default with CJK
+	# bigrams (bi) and the default with HTML=true, every field given so that
+	# the rows do not move with it.
+	cands=(--variant old-w3-tf:CJK=bigram,Shingle=3,Weighting=tf --variant uni:CJK=unigram
+		--variant bi:CJK=bigram,Shingle=1,Weighting=logtf --variant def-html:CJK=unigram,Shingle=1,Weighting=logtf,HTML=true
 		--variant B:CJK=unigram,Shingle=2,Weighting=tf --variant B-logtf:CJK=unigram,Shingle=2
 		--variant A:Units=chars,Shingle=3,Weighting=tf --variant A-logtf:Units=chars,Shingle=3)
 	run cand-brown edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${cands[@]}"
@@ -111,7 +116,7 @@ if want variants; then
 	run cand-guwen edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${cands[@]}"
 	# 128 bits: distances double; does the separation improve?
 	for bits in 64 128; do
-		run var$bits-brown edits --input "$en/brown" --sample 30 --rates $rates --bits $bits --profiles default --measures "" --policy=false --variant old-w3-tf:Shingle=3,Weighting=tf \
+		run var$bits-brown edits --input "$en/brown" --sample 30 --rates $rates --bits $bits --profiles default --measures "" --policy=false --variant old-w3-tf:CJK=bigram,Shingle=3,Weighting=tf \
 			--variant B:CJK=unigram,Shingle=2,Weighting=tf --variant A:Units=chars,Shingle=3,Weighting=tf
 	done
 fi
@@ -132,7 +137,8 @@ if want grid; then
 	run grid-fortunes-cur edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}"
 	run grid-fortunes-zh-cur edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}"
 	run grid-brown-cur edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}"
-	# The recommended pipeline: the default with CJK=unigram.
+	# The recommended pipeline: the default with CJK=unigram (the default
+	# since 775f9e9).
 	uni=(--policy-pipeline CJK=unigram)
 	run grid-fortunes-zh-uni edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${common[@]}" "${uni[@]}"
 	run grid-guwen-uni edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${common[@]}" "${uni[@]}"
@@ -142,6 +148,14 @@ if want grid; then
 	w2=(--policy-pipeline CJK=unigram,Shingle=2,Weighting=tf)
 	run grid-fortunes-w2 edits --input "$en/fortunes" --sample 500 --rates $rates "${common[@]}" "${w2[@]}"
 	run grid-brown-w2 edits --input "$en/brown" --sample 30 --rates $rates "${common[@]}" "${w2[@]}"
+	# The earlier defaults: pipeline words, CJK bigram, Shingle 3, tf;
+	# policy short k = 8, long k = 3 (with today's measures).
+	old=(--profiles "" --measures "" --policy=false --policy-pipeline CJK=bigram,Shingle=3,Weighting=tf
+		--policy-variant old:short-k=8,long-k=3)
+	run grid-fortunes-old edits --input "$en/fortunes" --sample 500 --rates $rates "${old[@]}"
+	run grid-fortunes-zh-old edits --input "$zh/fortunes-zh" --sample 500 --rates $rates "${old[@]}"
+	run grid-brown-old edits --input "$en/brown" --sample 30 --rates $rates "${old[@]}"
+	run grid-guwen-old edits --input "$zh/guwenguanzhi.jsonl" --rates $rates "${old[@]}"
 fi
 
 # Whole corpora with natural duplicates and planted copies.
@@ -156,5 +170,12 @@ if want corpus; then
 	run corpus-fortunes-rec corpus --input "$en/fortunes" --sample 4000 "${rec[@]}"
 	run corpus-fortunes-zh-rec corpus --input "$zh/fortunes-zh" --sample 3000 "${rec[@]}"
 	run corpus-spam-rec corpus --input "$en/spamassassin.jsonl" --sample 2000 "${rec[@]}"
+	# The earlier defaults: fingerprint-only dedup at k = 3 (default[old-w3-tf])
+	# and the policy of that time (policy[old]), with today's measures.
+	old=(--profiles default --variant old-w3-tf:CJK=bigram,Shingle=3,Weighting=tf --engine=false --policy=false
+		--policy-pipeline CJK=bigram,Shingle=3,Weighting=tf --policy-variant old:short-k=8,long-k=3)
+	run corpus-spam-old corpus --input "$en/spamassassin.jsonl" --sample 2000 "${old[@]}"
+	run corpus-fortunes-old corpus --input "$en/fortunes" --sample 4000 "${old[@]}"
+	run corpus-fortunes-zh-old corpus --input "$zh/fortunes-zh" --sample 3000 "${old[@]}"
 fi
 echo "reports in $out" >&2
