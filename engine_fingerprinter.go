@@ -43,6 +43,9 @@ type fingerprinterRecord struct {
 	// HTML says that the pipeline read texts as HTML (Pipeline.HTML),
 	// which the probes, plain texts, do not show.
 	HTML bool `json:"html,omitempty"`
+	// Spec describes the caller's Pipeline (Pipeline.String), for
+	// messages; empty in records written before it was kept.
+	Spec string `json:"spec,omitempty"`
 	// Bits is its width.
 	Bits int `json:"bits"`
 	// Probes are the fingerprints of probeTexts, in hex: what recognises
@@ -55,6 +58,8 @@ func (r fingerprinterRecord) String() string {
 	switch {
 	case r.Profile == "":
 		return fmt.Sprintf("a caller's Fingerprinter of %d bits", r.Bits)
+	case r.Pipeline && r.Spec != "":
+		return fmt.Sprintf("profile %q at %d bits with pipeline %s", r.Profile, r.Bits, r.Spec)
 	case r.Pipeline && r.HTML:
 		return fmt.Sprintf("profile %q at %d bits with the caller's own pipeline, reading HTML", r.Profile, r.Bits)
 	case r.Pipeline:
@@ -67,6 +72,9 @@ func (r fingerprinterRecord) String() string {
 func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 	r := fingerprinterRecord{Profile: e.profile(), Bits: e.bits, Probes: make([]string, len(probeTexts))}
 	r.Pipeline = r.Profile != "" && e.opts.Fingerprint.Pipeline != nil
+	if r.Pipeline {
+		r.Spec = e.opts.Fingerprint.Pipeline.String()
+	}
 	r.HTML = e.html
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()

@@ -45,8 +45,8 @@ func TestStoreKeepsFingerprinter(t *testing.T) {
 	}{
 		{"another profile", opts(Config{Profile: "classic"}, nil), `by profile "default" at 64 bits, the engine's are by profile "classic" at 64 bits`},
 		{"another width", opts(Config{Bits: 128}, nil), `the engine's are by profile "default" at 128 bits`},
-		{"another pipeline", opts(Config{Pipeline: &shingles}, nil), `the engine's are by profile "default" at 64 bits with the caller's own pipeline`},
-		{"a pipeline reading HTML", opts(Config{Pipeline: &html}, nil), `the engine's are by profile "default" at 64 bits with the caller's own pipeline, reading HTML`},
+		{"another pipeline", opts(Config{Pipeline: &shingles}, nil), `the engine's are by profile "default" at 64 bits with pipeline Shingle=3`},
+		{"a pipeline reading HTML", opts(Config{Pipeline: &html}, nil), `the engine's are by profile "default" at 64 bits with pipeline HTML=true`},
 		{"a caller's other fingerprinter", opts(Config{}, wordSimHash{}), `the engine's are by a caller's Fingerprinter of 64 bits`},
 		{"a caller's fingerprinter making the same fingerprints", opts(Config{}, def), ""},
 		{"the same options", opts(Config{}, nil), ""},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -125,6 +126,40 @@ func DefaultPipeline() Pipeline {
 		Shingle:   1,
 		Weighting: weight.LogTF,
 	}
+}
+
+// String describes p by the fields that differ from DefaultPipeline, as
+// Field=value joined by commas ("Shingle=3,Weighting=tf"; "default" when
+// none does), in the form the command line's --pipeline reads; a table of
+// IDF weights, stop words or a segmenter shows as "(a table)", "(a list)"
+// or "(given)".
+func (p Pipeline) String() string {
+	q, d := p.withDefaults(), DefaultPipeline().withDefaults()
+	var fs []string
+	add := func(name string, v, def any) {
+		if v != def {
+			fs = append(fs, fmt.Sprintf("%s=%v", name, v))
+		}
+	}
+	add("HTML", q.HTML, d.HTML)
+	add("Units", q.Units, d.Units)
+	add("CJK", q.CJK, d.CJK)
+	add("Shingle", q.Shingle, d.Shingle)
+	add("Weighting", q.Weighting, d.Weighting)
+	add("TopN", q.TopN, d.TopN)
+	if q.IDF != nil {
+		fs = append(fs, "IDF=(a table)")
+	}
+	if q.StopWords != nil {
+		fs = append(fs, "StopWords=(a list)")
+	}
+	if q.Segmenter != nil {
+		fs = append(fs, "Segmenter=(given)")
+	}
+	if len(fs) == 0 {
+		return "default"
+	}
+	return strings.Join(fs, ",")
 }
 
 // withDefaults returns p with its zero fields set to their defaults.

@@ -80,6 +80,26 @@ func TestPipelineNoWords(t *testing.T) {
 	}
 }
 
+// TestPipelineString checks the description of a pipeline that messages
+// give: the fields that differ from the default, as --pipeline reads them.
+func TestPipelineString(t *testing.T) {
+	for _, c := range []struct {
+		p    Pipeline
+		want string
+	}{
+		{Pipeline{}, "default"},
+		{DefaultPipeline(), "default"},
+		{Pipeline{Shingle: 3, Weighting: weight.TF}, "Shingle=3,Weighting=tf"},
+		{Pipeline{HTML: true, CJK: CJKBigram}, "HTML=true,CJK=bigram"},
+		{Pipeline{Units: UnitChars}, "Units=chars,Shingle=5"},
+		{Pipeline{Weighting: weight.TFIDF, StopWords: analysis.EnglishStopWords()}, "Weighting=tfidf,StopWords=(a list)"},
+	} {
+		if got := c.p.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
+	}
+}
+
 func TestPipelineValidate(t *testing.T) {
 	bad := []Pipeline{
 		{Units: "bytes"}, {CJK: "trigram"}, {Shingle: -1}, {Shingle: MaxShingle + 1},
