@@ -32,11 +32,7 @@ func TestDedupBrokenPipe(t *testing.T) {
 	var b strings.Builder
 	const docs = 5000
 	for i := range docs {
-		r := uint64(i+1) * 0x9e3779b97f4a7c15 // distinct words for each line
-		for w := range 12 {
-			fmt.Fprintf(&b, "%x ", (r>>(w*5))*2654435761%1000003)
-		}
-		b.WriteString("\n")
+		b.WriteString(distinctText(i) + "\n")
 	}
 	if err := os.WriteFile(input, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -99,12 +95,7 @@ func TestDedupCrash(t *testing.T) {
 	var b strings.Builder
 	const docs = 3 * dedupBatch
 	for i := range docs {
-		r := uint64(i+1) * 0x9e3779b97f4a7c15 // distinct words for each line
-		fmt.Fprintf(&b, `{"id":"d%d","text":"`, i)
-		for w := range 12 {
-			fmt.Fprintf(&b, "%x ", (r>>(w*5))*2654435761%1000003)
-		}
-		b.WriteString("\"}\n")
+		fmt.Fprintf(&b, `{"id":"d%d","text":"%s"}`+"\n", i, distinctText(i))
 	}
 	if err := os.WriteFile(input, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -152,4 +143,15 @@ func TestDedupCrash(t *testing.T) {
 	if missing > 0 || len(want) < docs/2 {
 		t.Errorf("%d of the %d unique documents are in neither output (%d and %d lines)", missing, len(want), strings.Count(first.String(), "\n"), strings.Count(rerun.String(), "\n"))
 	}
+}
+
+// distinctText returns the i-th of texts of 12 words each, made of hex
+// numbers, that are mostly not near-duplicates of each other.
+func distinctText(i int) string {
+	var b strings.Builder
+	r := uint64(i+1) * 0x9e3779b97f4a7c15
+	for w := range 12 {
+		fmt.Fprintf(&b, "%x ", (r>>(w*5))*2654435761%1000003)
+	}
+	return b.String()
 }
