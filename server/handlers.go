@@ -237,7 +237,7 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(err)
+		return nil, jsonError(err, trimmed)
 	}
 	var ins []T
 	for dec.More() {
@@ -246,7 +246,7 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 		}
 		var in *T // nil for a null
 		if err := dec.Decode(&in); err != nil {
-			return nil, prefixError(fmt.Sprintf("%s %d", noun.one, len(ins)), jsonError(err))
+			return nil, prefixError(fmt.Sprintf("%s %d", noun.one, len(ins)), jsonError(err, trimmed))
 		}
 		if in == nil {
 			return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s %d: expected an object, got JSON null", noun.one, len(ins)))
@@ -257,7 +257,7 @@ func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF // an array without its end
 		}
-		return nil, jsonError(err)
+		return nil, jsonError(err, trimmed)
 	}
 	if rest := bytes.TrimLeft(trimmed[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", len(trimmed)-len(rest)))

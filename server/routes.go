@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/internal/jsonscan"
 )
 
 // apiHandler serves one API request with the engine; a returned error is
@@ -251,7 +253,7 @@ func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return jsonError(err, b)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return newError(http.StatusBadRequest, "bad_json", "unexpected data after the JSON value")
@@ -283,15 +285,15 @@ func jsonKind(t reflect.Type) string {
 	return "a JSON value"
 }
 
-// jsonError turns an encoding/json error into a 400 that says where the
-// problem is.
-func jsonError(err error) *apiError {
+// jsonError turns an encoding/json error, found in data, into a 400 that
+// says where the problem is.
+func jsonError(err error, data []byte) *apiError {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	msg := err.Error()
 	switch {
 	case errors.As(err, &se):
-		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(msg, "json: ")))
+		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, strings.TrimPrefix(jsonscan.SyntaxMessage(data, se), "json: ")))
 	case errors.As(err, &te):
 		m := fmt.Sprintf("expected %s, got JSON %s", jsonKind(te.Type), te.Value)
 		if te.Field != "" {

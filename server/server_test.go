@@ -71,6 +71,7 @@ func TestErrors(t *testing.T) {
 		code                            string
 	}{
 		{"malformed", "POST", "/v1/documents", "", `{"text":`, 400, "bad_json"},
+		{"unquoted Chinese", "POST", "/v1/documents", "", `{"text":中文}`, 400, "bad_json"},
 		{"not an object", "POST", "/v1/documents", "", `[1,2]`, 400, "bad_json"},
 		{"wrong type", "POST", "/v1/documents", "", `{"text":5}`, 400, "bad_json"},
 		{"trailing data", "POST", "/v1/documents", "", `{"text":"a"} {}`, 400, "bad_json"},
@@ -127,6 +128,7 @@ func TestErrors(t *testing.T) {
 		"fingerprint bad width":           `profile "default" makes 64- or 128-bit fingerprints, not 100-bit`,
 		"fingerprint nilsimsa at 64 bits": `"bits": profile "nilsimsa" makes 256-bit fingerprints, not 64-bit`,
 		"compare empty a":                 `"a" is empty`,
+		"unquoted Chinese":                "malformed JSON at byte 9: invalid character '中' looking for beginning of value",
 		"compare invisible b":             `"b" has no visible text`,
 		"batch unclosed":                  "the JSON value is truncated",
 		"batch trailing data":             "unexpected data after the JSON array, at byte 14",

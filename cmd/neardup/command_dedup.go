@@ -383,7 +383,11 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 		if errors.As(err, &te) {
 			return doc, &notObjectError{msg: fmt.Sprintf("want a JSON object, got %s", jsonKind(raw))}
 		}
-		return doc, &notObjectError{"malformed JSON: " + err.Error(), true}
+		msg := err.Error()
+		if se, ok := err.(*json.SyntaxError); ok {
+			msg = jsonscan.SyntaxMessage(raw, se)
+		}
+		return doc, &notObjectError{"malformed JSON: " + msg, true}
 	}
 	if obj == nil {
 		return doc, &notObjectError{msg: "want a JSON object, got null"}

@@ -671,6 +671,7 @@ func TestDedupFieldTypes(t *testing.T) {
 		{`{"id":[1],"text":"t"}`, `standard input:1: field "id" is an array; want a string or a number`},
 		{`{"id":true,"text":"t"}`, `standard input:1: field "id" is a bool; want a string or a number`},
 		{`{"id":false,"text":"t","n":{}}`, `standard input:1: field "id" is a bool; want a string or a number`},
+		{`{"id":"a","text":中文}`, `standard input:1: malformed JSON: invalid character '中' looking for beginning of value`},
 		// Read as U+FFFD, these two ids would be one.
 		{"{\"id\":\"x\xff\",\"text\":\"a b c\"}\n{\"id\":\"x\xfe\",\"text\":\"d e f\"}", `standard input:1: field "id" is not valid UTF-8`},
 		{"{\"id\":\"x\xff\",\"text\":\"a b c\",\"n\":[1]}", `standard input:1: field "id" is not valid UTF-8`},

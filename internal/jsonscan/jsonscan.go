@@ -4,10 +4,15 @@
 // returning ok false, whatever it does not handle exactly as encoding/json
 // would (escaped surrogates, invalid UTF-8, nested values, any syntax
 // error), so that callers fall back to encoding/json and keep its answers
-// and its error messages.
+// and its error messages, whose syntax errors SyntaxMessage words better.
 package jsonscan
 
-import "unicode/utf8"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
 
 // String decodes the JSON string starting at b[i] and returns it with
 // the index just past its closing quote. It declines control characters
@@ -225,4 +230,26 @@ func digits(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// SyntaxMessage returns the message of err, a syntax error that
+// encoding/json found in data, with the character it names read from data
+// as UTF-8: encoding/json quotes the one byte where it stopped, so a
+// character of several bytes shows as another one (中 as 'ä', a full-width
+// comma as 'ï'). A byte that starts no valid character is named by its
+// value.
+func SyntaxMessage(data []byte, err *json.SyntaxError) string {
+	msg := err.Error()
+	i := int(err.Offset) - 1 // the offset is just past the byte
+	if i < 0 || i >= len(data) || data[i] < utf8.RuneSelf {
+		return msg
+	}
+	c := data[i]
+	shown := "'" + string(rune(c)) + "'" // as encoding/json quotes it
+	r, _ := utf8.DecodeRune(data[i:])
+	named := "'" + string(r) + "'"
+	if r == utf8.RuneError {
+		named = fmt.Sprintf("byte 0x%02x (not UTF-8)", c)
+	}
+	return strings.Replace(msg, "invalid character "+shown, "invalid character "+named, 1)
 }

@@ -130,3 +130,25 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxMessage checks that a syntax error at a character of several
+// bytes names that character, not its first byte read as Latin-1, and
+// that a byte that is not UTF-8 is named by its value.
+func TestSyntaxMessage(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"text":中文}`, "invalid character '中' looking for beginning of value"},
+		{`{"a":1，"b":2}`, "invalid character '，' after object key:value pair"},
+		{"{\"text\":\xff}", "invalid character byte 0xff (not UTF-8) looking for beginning of value"},
+		{`{"text":x}`, "invalid character 'x' looking for beginning of value"},
+	} {
+		var v any
+		err := json.Unmarshal([]byte(c.in), &v)
+		se, ok := err.(*json.SyntaxError)
+		if !ok {
+			t.Fatalf("%q: %v, want a syntax error", c.in, err)
+		}
+		if got := SyntaxMessage([]byte(c.in), se); got != c.want {
+			t.Errorf("%q: %q, want %q", c.in, got, c.want)
+		}
+	}
+}
