@@ -21,7 +21,9 @@ type CharFilter interface {
 //
 //   - invalid UTF-8 read as U+FFFD, one per invalid byte;
 //   - control characters (Unicode Cc other than whitespace) and format
-//     characters (Cf) dropped, except ZERO WIDTH (NON-)JOINER;
+//     characters (Cf) dropped, ZERO WIDTH (NON-)JOINER included: inside
+//     words they are invisible, and copies with them strewn in (or left
+//     out, as Persian often writes them) are the same text;
 //   - Unicode NFKC, which also folds full-width and half-width forms;
 //   - simple case folding to lower case, with ß and ẞ folded to "ss";
 //   - every run of white space (Unicode White_Space) replaced by one ASCII
@@ -362,7 +364,7 @@ func spaceless(r rune) bool {
 }
 
 // dropRune reports whether the normalizer removes r: controls that are not
-// white space, and format characters other than the joiners.
+// white space, and format characters.
 func dropRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return (r < 0x20 || r == 0x7f) && !asciiSpace[r]
@@ -373,7 +375,7 @@ func dropRune(r rune) bool {
 	if unicode.Is(unicode.Cc, r) {
 		return true
 	}
-	return r != 0x200c && r != 0x200d && unicode.Is(unicode.Cf, r)
+	return unicode.Is(unicode.Cf, r)
 }
 
 // foldCase appends the case-folded form of src to dst and reports whether
