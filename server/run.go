@@ -28,9 +28,6 @@ type Config struct {
 	// Ready, if not nil, is called with the listening address once the
 	// engine is open and requests are served.
 	Ready func(addr net.Addr)
-	// WatchEvery is how often the store's state (disk full, failed) is
-	// looked at, to log its changes; 0 means every second.
-	WatchEvery time.Duration
 }
 
 // Run listens on c.Addr, opens the engine in c.Dir and serves it until ctx
@@ -127,7 +124,7 @@ func Run(ctx context.Context, c Config) (err error) {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		watchStore(serveCtx, e.Stats, log, c.watchEvery())
+		watchStore(serveCtx, e.Stats, log, watchEvery)
 	}()
 	if c.Ready != nil {
 		c.Ready(ln.Addr())
@@ -141,13 +138,8 @@ func Run(ctx context.Context, c Config) (err error) {
 	return err
 }
 
-// watchEvery is how often watchStore looks: a second, or c.WatchEvery.
-func (c *Config) watchEvery() time.Duration {
-	if c.WatchEvery > 0 {
-		return c.WatchEvery
-	}
-	return time.Second
-}
+// watchEvery is how often Run has watchStore look at the store's state.
+const watchEvery = time.Second
 
 // watchStore logs the changes of the store's state that an operator must
 // hear of, as stats (the engine's Stats) show them every period until ctx
