@@ -96,7 +96,9 @@ func (s *Sketch) Shingles() []uint64 {
 	return s.shingles
 }
 
-// Vector returns the token vector, sorted by token hash.
+// Vector returns the token vector, sorted by token hash. A text without
+// words (punctuation, symbols, emoji) has its characters other than spaces
+// for tokens, as the default pipeline fingerprints it.
 func (s *Sketch) Vector() Vector {
 	// The normalized text is valid UTF-8, so its runes give it back.
 	s.vectorOnce.Do(func() { s.vector, s.norm = vector([]byte(string(s.Runes)), nil) })
@@ -114,7 +116,7 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 	if idf != nil {
 		idfs = make(map[uint64]float64)
 	}
-	analysis.Tokenize(norm, func(tok []byte) {
+	add := func(tok []byte) {
 		k := xxh3.Hash(tok)
 		keys = append(keys, k)
 		if idfs != nil {
@@ -122,7 +124,18 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 				idfs[k] = idf(tok)
 			}
 		}
-	})
+	}
+	analysis.Tokenize(norm, add)
+	if len(keys) == 0 {
+		// No words: the characters, but for the spaces between them.
+		for i := 0; i < len(norm); {
+			_, n := utf8.DecodeRune(norm[i:])
+			if norm[i] != ' ' {
+				add(norm[i : i+n])
+			}
+			i += n
+		}
+	}
 	sortHashes(keys)
 	var v Vector
 	for i := 0; i < len(keys); {

@@ -370,3 +370,23 @@ func BenchmarkVerifyCandidates(b *testing.B) {
 		})
 	}
 }
+
+// TestSketchNoWords checks the vector of texts without words: their
+// characters, so that two different ones have a cosine of 0 (it was 1, as
+// for two empty vectors) and a text and its reordering one of 1.
+func TestSketchNoWords(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"!!!", "???", 0},
+		{"!!!", "! ! !", 1},
+		{"\U0001F600\U0001F389", "\U0001F389\U0001F600", 1},
+		{"hello", "hello", 1},
+		{"", "", 1},
+	} {
+		if got := NewSketch([]byte(c.a)).Cosine(NewSketch([]byte(c.b))); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("cosine of %q and %q = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
