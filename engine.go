@@ -672,6 +672,13 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 		}
 		return false, e.restore(true, nil)
 	}
+	// The empty indexes, for a rebuild if the snapshot disagrees with the
+	// records once loaded.
+	long, shortLong := e.long, e.shortLong
+	var short *index.Index
+	if e.short != nil {
+		short = e.short.ix
+	}
 	loaded := make(chan error, 1)
 	go func() {
 		ok, err := e.loadSnapshot(tok)
@@ -687,8 +694,13 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	if !errors.Is(err, errNoSnapshot) {
 		return err == nil, err
 	}
-	// The snapshot did not load (left by another version, or damaged):
-	// scan again, this time building the indexes.
+	// The snapshot did not load (left by another version, or damaged), or
+	// holds other documents than the records: scan again, this time
+	// building the indexes.
+	e.long, e.shortLong = long, shortLong
+	if e.short != nil {
+		e.short.ix = short
+	}
 	e.clearIDMap()
 	return false, e.restore(true, nil)
 }
@@ -781,6 +793,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	}
 	var shortLens []int
 	var maxCounter uint64
+	kept := 0         // records within the window, which the indexes hold
 	var lost []uint64 // records whose texts a stopped machine lost
 	c := newChunk()
 	err = e.db.ScanViews(0, 0, func(r *store.View) error {
@@ -804,6 +817,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 				long = append(long, ent)
 			}
 		}
+		kept++
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
 		c.hashes = append(c.hashes, e.hashID(r.ID))
 		if len(c.hashes) == chunkSize {
@@ -837,6 +851,19 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	}
 	if err == nil && len(lost) > 0 {
 		err = e.dropLost(lost, !buildIndex)
+	}
+	if err == nil && !buildIndex {
+		// A snapshot holds what the records held at the last clean Close.
+		// If they differ now (pebble lost flushed data, say, to a damaged
+		// manifest), the snapshot's extra entries would count as documents
+		// and match as candidates that are not there.
+		n := e.long.Len()
+		if e.shortLong != nil {
+			n += e.shortLong.Len()
+		}
+		if n != kept {
+			err = errNoSnapshot
+		}
 	}
 	e.counter.Store(maxCounter)
 	return err
