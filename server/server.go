@@ -229,7 +229,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	s.Drain()
-	s.opts.Logger.Info("draining", "in_flight", s.inflight.Load())
+	if s.engine.Load() != nil {
+		// Without an engine (its store failed to open, or a signal came
+		// first) there was nothing to drain, and Run says what happened.
+		s.opts.Logger.Info("draining", "in_flight", s.inflight.Load())
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 	defer cancel()
 	err := hs.Shutdown(sctx)

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -680,7 +682,7 @@ func TestRunStopsWhileOpening(t *testing.T) {
 		Server: Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 		Ready:  func(net.Addr) { t.Error("ready after the context ended") },
 	})
-	if err != nil || !strings.Contains(logs.String(), "stopped before the store was open") {
+	if err != nil || !strings.Contains(logs.String(), "stopped before the store was open") || strings.Contains(logs.String(), "draining") {
 		t.Fatalf("Run: %v; log:\n%s", err, logs.String())
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -694,6 +696,16 @@ func TestRunStopsWhileOpening(t *testing.T) {
 			t.Fatalf("the store is still held: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// A store that fails to open: its error, and no draining said first.
+	var logs2 lockedBuffer
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Run(t.Context(), Config{Addr: "127.0.0.1:0", Dir: file, Server: Options{Logger: slog.New(slog.NewTextHandler(&logs2, nil))}})
+	if err == nil || strings.Contains(logs2.String(), "draining") {
+		t.Fatalf("Run on a file: %v; log:\n%s", err, logs2.String())
 	}
 }
 
