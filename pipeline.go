@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
@@ -402,13 +401,7 @@ func (s *pipelineState) runeTokens(src []byte) {
 	}
 	s.sh64.Reset(s.f.p.Shingle)
 	s.sh128.Reset(s.f.p.Shingle)
-	for i := 0; i < len(s.text); {
-		r, size := utf8.DecodeRune(s.text[i:])
-		if !unicode.IsSpace(r) {
-			s.token(s.text[i : i+size])
-		}
-		i += size
-	}
+	analysis.Chars(s.text, s.token)
 	s.finish()
 }
 

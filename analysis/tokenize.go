@@ -40,6 +40,20 @@ func Tokenize(text []byte, emit func(tok []byte)) {
 	Words{}.Tokenize(text, func(t Token) { emit(t.Text) })
 }
 
+// Chars calls emit for every character of normalized text other than the
+// spaces, in order; tok is only valid during the call. They are the tokens
+// of a text that has no words (Tokenize finds none in punctuation,
+// symbols or emoji), for fingerprinting and verification alike.
+func Chars(text []byte, emit func(tok []byte)) {
+	for i := 0; i < len(text); {
+		_, n := utf8.DecodeRune(text[i:])
+		if text[i] != ' ' {
+			emit(text[i : i+n])
+		}
+		i += n
+	}
+}
+
 // Tokenize implements Tokenizer.
 //
 // It makes one pass over ASCII text: the words of a run (the text between

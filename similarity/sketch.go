@@ -127,14 +127,7 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 	}
 	analysis.Tokenize(norm, add)
 	if len(keys) == 0 {
-		// No words: the characters, but for the spaces between them.
-		for i := 0; i < len(norm); {
-			_, n := utf8.DecodeRune(norm[i:])
-			if norm[i] != ' ' {
-				add(norm[i : i+n])
-			}
-			i += n
-		}
+		analysis.Chars(norm, add) // no words
 	}
 	sortHashes(keys)
 	var v Vector
