@@ -214,16 +214,12 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		return compareOut{}, err
 	}
 	ta, tb := []byte(*in.A), []byte(*in.B)
-	fa, fb := fpr.Fingerprint(ta), fpr.Fingerprint(tb)
-	d, err := neardup.Distance(fa, fb)
-	if err != nil {
-		return compareOut{}, err
-	}
+	va, vb := ta, tb
 	if s.fps.readsHTML(in.Profile) {
 		// Measured as the engine measures pages: their visible text.
-		ta, tb = analysis.StripHTML(nil, ta), analysis.StripHTML(nil, tb)
+		va, vb = analysis.StripHTML(nil, ta), analysis.StripHTML(nil, tb)
 	}
-	sa, sb := similarity.NewSketch(ta), similarity.NewSketch(tb)
+	sa, sb := similarity.NewSketch(va), similarity.NewSketch(vb)
 	// The measures work on the normalized texts, which NFKC can make
 	// longer (one character may become 18) or shorter, and which may be
 	// empty (zero-width characters only): the limits apply to them.
@@ -237,6 +233,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 			return compareOut{}, newError(http.StatusRequestEntityTooLarge, "text_too_large",
 				fmt.Sprintf("%q has %d characters once normalized; compare takes at most %d", t.name, n, maxCompareRunes))
 		}
+	}
+	fa, fb := fpr.Fingerprint(ta), fpr.Fingerprint(tb)
+	d, err := neardup.Distance(fa, fb)
+	if err != nil {
+		return compareOut{}, err
 	}
 	// Decide skips the measure once the distance alone rules a pair out;
 	// the page shows every measure regardless.
