@@ -99,7 +99,7 @@ func Run(ctx context.Context, c Config) (err error) {
 		}()
 		stop()
 		<-served
-		log.Info("stopped before the store was open; nothing to save")
+		log.Info("stopped before the store was open; nothing to save", "reason", context.Cause(ctx).Error())
 		return nil
 	}
 	if err != nil {

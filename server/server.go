@@ -218,6 +218,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)
 	case <-ctx.Done():
+		// The cause names the signal when one stopped the server
+		// (signal.NotifyContext): "terminated signal received".
+		s.opts.Logger.Info("stopping", "reason", context.Cause(ctx).Error())
 	}
 	if d := s.opts.DrainDelay; d > 0 {
 		s.unready.Store(true)

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -631,13 +633,15 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// TestRunLogsReady runs a server on a fresh store and stops it: its log
-// has a ready line with the address it serves, the documents held and the
-// index's bit-test implementation, and ends with the store closed.
+// TestRunLogsReady runs a server on a fresh store and stops it with
+// SIGTERM, as neardup serve is stopped: its log has a ready line with the
+// address it serves, the documents held and the index's bit-test
+// implementation, says which signal stopped it, and ends with the store
+// closed.
 func TestRunLogsReady(t *testing.T) {
 	var logs lockedBuffer
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
+	ctx, stop := signal.NotifyContext(t.Context(), syscall.SIGTERM)
+	defer stop()
 	var addr string
 	err := Run(ctx, Config{
 		Addr:   "127.0.0.1:0",
@@ -645,7 +649,14 @@ func TestRunLogsReady(t *testing.T) {
 		Server: Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))},
 		Ready: func(a net.Addr) {
 			addr = a.String()
-			cancel()
+			p, err := os.FindProcess(os.Getpid())
+			if err == nil {
+				err = p.Signal(syscall.SIGTERM)
+			}
+			if err != nil {
+				t.Error(err)
+				stop()
+			}
 		},
 	})
 	if err != nil {
@@ -661,6 +672,9 @@ func TestRunLogsReady(t *testing.T) {
 		if !strings.Contains(ready, want) {
 			t.Errorf("ready line %q lacks %q; log:\n%s", ready, want, logs.String())
 		}
+	}
+	if !strings.Contains(logs.String(), `msg=stopping reason="terminated signal received"`) {
+		t.Errorf("no stopping line naming the signal; log:\n%s", logs.String())
 	}
 	if !strings.Contains(logs.String(), `msg="store closed"`) {
 		t.Errorf("no store closed line; log:\n%s", logs.String())
