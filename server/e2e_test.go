@@ -395,6 +395,41 @@ func TestQueryByFingerprint(t *testing.T) {
 	}
 }
 
+// TestQueryTextK queries by text with "k": the verdict follows the
+// matches within k, so a duplicate further than k bits away is neither a
+// match nor the duplicate_of, as in a query by fingerprint.
+func TestQueryTextK(t *testing.T) {
+	_, c := startServer(t)
+	ctx := context.Background()
+	stored := "The city council approved the new budget on Tuesday after a long debate about schools, roads and parks in the northern districts of the town."
+	query := "The city council approved the new budget on Wednesday after long debate about schools, roads and parks in northern districts of the town."
+	res, err := c.CheckAndInsert(ctx, client.Document{ID: "kq1", Text: stored})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := c.Query(ctx, client.Query{Text: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !all.Duplicate || all.DuplicateOf == nil || *all.DuplicateOf != "kq1" || len(all.Matches) != 1 {
+		t.Fatalf("query without k: %+v", all)
+	}
+	d := all.Matches[0].Distance
+	if d == 0 {
+		t.Fatalf("the texts' fingerprints are equal (%s); the test needs them apart", res.Fingerprint)
+	}
+	for _, k := range []int{d - 1, d} {
+		q, err := c.Query(ctx, client.Query{Text: query, K: &k})
+		if err != nil {
+			t.Fatal(err)
+		}
+		within := k >= d
+		if q.Duplicate != within || (q.DuplicateOf != nil) != within || len(q.Matches) != map[bool]int{false: 0, true: 1}[within] {
+			t.Errorf("query with k %d, the stored text %d bits away: %+v", k, d, q)
+		}
+	}
+}
+
 // TestClientQueryBatch asks several queries in one request through the
 // client and real HTTP: each is answered as Query answers it alone, and a
 // refused one carries its error.

@@ -438,17 +438,24 @@ func queryFingerprint(ctx context.Context, e Engine, q query) (queryOut, error) 
 }
 
 // textQueryOut is the answer to a query by text that the engine checked
-// as res: its matches within k bits (k < 0: all).
+// as res: its matches within k bits (k < 0: all), and the verdict they
+// give: a duplicate only if the document it duplicates is among them, as
+// for a query by fingerprint.
 func textQueryOut(res neardup.Result, k int) queryOut {
 	out := queryOut{Fingerprint: fingerprintString(res.Fingerprint), Duplicate: res.Duplicate, DuplicateOf: res.DuplicateOf, Matches: toMatches(res.Matches)}
 	if k >= 0 {
 		kept := out.Matches[:0]
+		dup := false
 		for _, m := range out.Matches {
 			if m.Distance <= k {
 				kept = append(kept, m)
+				dup = dup || out.DuplicateOf != nil && m.ID == *out.DuplicateOf
 			}
 		}
 		out.Matches = kept
+		if !dup {
+			out.Duplicate, out.DuplicateOf = false, nil
+		}
 	}
 	return out
 }
