@@ -14,18 +14,29 @@
 // Every error response has the body {"error": {"code": "...", "message": "..."}}.
 // The codes and their statuses are:
 //
-//	400 bad_json          the body is not JSON of the expected shape
-//	400 unknown_field     a request object has a field the API does not define
-//	400 missing_text      "text" is absent or empty
-//	400 invalid_utf8      the body is not valid UTF-8
-//	400 bad_request       any other invalid value (a bad fingerprint, k, profile...)
-//	404 not_found         no document has that id, or no such route
-//	405 method_not_allowed
-//	413 body_too_large    the body exceeds Options.MaxBody
-//	413 batch_too_large   a batch has more than Options.MaxBatch documents
-//	429 overloaded        Options.MaxInFlight requests are already being served
-//	503 unavailable       the server is starting (no engine yet) or draining
-//	500 internal          a bug; the request is logged
+//	400 bad_json              the body is not JSON of the expected shape
+//	400 unknown_field         a request object has a field the API does not define
+//	400 missing_text          "text" is absent or empty, or has nothing visible
+//	400 invalid_utf8          the body is not valid UTF-8
+//	400 bad_gzip              a body sent with Content-Encoding gzip does not decompress
+//	400 id_too_long           an id is longer than the engine takes
+//	400 expired               a document's time is before the retention window
+//	400 future_time           a document's time is too far ahead
+//	400 bad_request           any other invalid value (a bad fingerprint, k, profile...)
+//	404 not_found             no document has that id
+//	404 no_route              no such path
+//	405 method_not_allowed    the path takes other methods (see the Allow header)
+//	409 id_conflict           the id is stored with another text
+//	413 body_too_large        the body exceeds Options.MaxBody (sent, or decompressed)
+//	413 batch_too_large       a batch has more than Options.MaxBatch documents
+//	413 text_too_large        a text is longer than the route or the engine takes
+//	415 unsupported_encoding  a Content-Encoding other than gzip or identity
+//	429 overloaded            Options.MaxInFlight requests are already being served
+//	501 not_implemented       the engine cannot answer a query by fingerprint
+//	503 unavailable           the server is starting (no engine yet) or draining
+//	503 store_failed          a write to the store failed; only a restart mends it
+//	507 insufficient_storage  the disk has less free space than the engine keeps
+//	500 internal              a bug; the request is logged
 //
 // # Text encoding
 //

@@ -562,6 +562,9 @@ func TestStoreFull(t *testing.T) {
 		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"store_failed"`) {
 			t.Errorf("%s after the failure: %d %s, want 503 store_failed", path, resp.StatusCode, body)
 		}
+		if ra := resp.Header.Get("Retry-After"); ra != "" {
+			t.Errorf("%s after the failure: Retry-After %q; only a restart mends it", path, ra)
+		}
 	}
 	st, err := c.Stats(context.Background())
 	if err != nil || !strings.Contains(st.Failure, "file too large") {

@@ -103,8 +103,10 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
-	switch e.status {
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+	// A retry helps a server that is busy, starting or draining (behind a
+	// balancer, the retry reaches another); one whose store failed answers
+	// the same until it is restarted, so it gets no Retry-After.
+	if e.status == http.StatusTooManyRequests || e.status == http.StatusServiceUnavailable && e.code != "store_failed" {
 		h.Set("Retry-After", strconv.Itoa(1))
 	}
 	w.WriteHeader(e.status)

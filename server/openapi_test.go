@@ -3,6 +3,9 @@ package server
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,6 +60,65 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		s.Handler().ServeHTTP(w, req)
 		if code := w.Code; code == 405 || (code == 404 && !strings.Contains(w.Body.String(), "document not found")) {
 			t.Errorf("%s answers %d: %s", d, code, w.Body.String())
+		}
+	}
+}
+
+// TestOpenAPIErrorCodes checks that every error code the server's source
+// can answer is in the document's list of codes, and every listed code is
+// one it answers.
+func TestOpenAPIErrorCodes(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Error struct {
+					Properties struct {
+						Error struct {
+							Properties struct {
+								Code struct {
+									Enum []string `json:"enum"`
+								} `json:"code"`
+							} `json:"properties"`
+						} `json:"error"`
+					} `json:"properties"`
+				} `json:"Error"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(api.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	listed := doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// newError(status, "code", ...) and the helpers that fix the code.
+	re := regexp.MustCompile(`newError\([^,]+, "([a-z0-9_]+)"`)
+	used := []string{"bad_request", "store_failed"}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range re.FindAllSubmatch(b, -1) {
+			used = append(used, string(m[1]))
+		}
+	}
+	if len(used) < 20 {
+		t.Fatalf("found only %d error codes in the source: %v", len(used), used)
+	}
+	for _, c := range used {
+		if !slices.Contains(listed, c) {
+			t.Errorf("the server answers error code %q, which api/openapi.json does not list", c)
+		}
+	}
+	for _, c := range listed {
+		if !slices.Contains(used, c) {
+			t.Errorf("api/openapi.json lists error code %q, which the server never answers", c)
 		}
 	}
 }

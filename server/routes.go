@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,25 +192,48 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // readBody reads the whole request body, at most MaxBody bytes, and checks
-// that it is valid UTF-8.
+// that it is valid UTF-8. A body sent with Content-Encoding gzip is
+// decompressed, and MaxBody bounds it both as sent and as decompressed;
+// any other encoding is refused.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := s.opts.MaxBody
 	if r.ContentLength > limit {
 		return nil, tooLarge(limit)
+	}
+	var body io.Reader = http.MaxBytesReader(w, r.Body, limit)
+	gzipped := false
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity":
+	case "gzip", "x-gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, gzipError(err)
+		}
+		// One byte past the limit tells a body that decompresses to
+		// more than MaxBody from one that fills it exactly.
+		body, gzipped = io.LimitReader(zr, limit+1), true
+	default:
+		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip", enc))
 	}
 	// Allocate for the declared length only up to 64 KiB: beyond that the
 	// buffer grows with the bytes that really arrive, so a client cannot
 	// reserve MaxBody of memory by declaring it.
 	var buf bytes.Buffer
 	buf.Grow(int(min(max(r.ContentLength, 512), 64<<10)) + 1)
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, limit))
+	_, err := buf.ReadFrom(body)
 	b := buf.Bytes()
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			return nil, tooLarge(limit)
+		case gzipped:
+			return nil, gzipError(err)
 		}
 		return nil, newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
+	}
+	if int64(len(b)) > limit {
+		return nil, newError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the request body decompresses to more than the limit of %d bytes", limit))
 	}
 	if !utf8.Valid(b) {
 		return nil, invalidUTF8At(b)
@@ -218,6 +242,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	// file's text, is no part of the JSON (RFC 8259 lets a parser skip
 	// it).
 	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
+}
+
+// gzipError is the answer to a body sent as gzip that is not.
+func gzipError(err error) *apiError {
+	return newError(http.StatusBadRequest, "bad_gzip", "the request body is sent with Content-Encoding gzip but does not decompress: "+err.Error())
 }
 
 func tooLarge(max int64) *apiError {
@@ -237,8 +266,6 @@ func invalidUTF8At(b []byte) *apiError {
 	return newError(http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("the request body is not valid UTF-8 (first bad byte at offset %d)", off))
 }
 
-// decodeStrict decodes one JSON value from b into v, rejecting fields v does
-// not define and anything after the value.
 // decodeDocument decodes one posted document: by fastDocument when it can,
 // else by decodeStrict.
 func decodeDocument(b []byte, in *documentIn) error {
@@ -249,6 +276,8 @@ func decodeDocument(b []byte, in *documentIn) error {
 	return decodeStrict(b, in)
 }
 
+// decodeStrict decodes one JSON value from b into v, rejecting fields v does
+// not define and anything after the value.
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

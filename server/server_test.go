@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -818,5 +819,82 @@ func TestHTMLPipeline(t *testing.T) {
 		if code != 200 || (i == 1 && v["duplicate_of"] != "p0") {
 			t.Errorf("post of page %d: %d %v", i, code, v)
 		}
+	}
+}
+
+// TestRetryAfter checks which errors tell the client to retry: a busy,
+// starting or draining server does, one whose store failed (it answers the
+// same until restarted) does not.
+func TestRetryAfter(t *testing.T) {
+	for _, c := range []struct {
+		err  *apiError
+		want string
+	}{
+		{errOverloaded, "1"},
+		{errUnavailableStarting, "1"},
+		{errUnavailableDraining, "1"},
+		{storeFailed("disk full"), ""},
+		{errMissingText, ""},
+	} {
+		w := httptest.NewRecorder()
+		writeError(w, c.err)
+		if got := w.Header().Get("Retry-After"); got != c.want {
+			t.Errorf("%d %s: Retry-After %q, want %q", c.err.status, c.err.code, got, c.want)
+		}
+	}
+}
+
+// TestGzipBody posts bodies sent with Content-Encoding gzip: one is read
+// as the same JSON sent plain, one that is not gzip or is cut short is a
+// 400 bad_gzip, one that decompresses past MaxBody is a 413 although it is
+// small as sent, and another encoding is a 415 naming it.
+func TestGzipBody(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBody: 1 << 10})
+	h := s.Handler()
+	post := func(enc string, body []byte) (int, map[string]any) {
+		t.Helper()
+		req := httptest.NewRequest("POST", "/v1/documents", bytes.NewReader(body))
+		req.Header.Set("Content-Encoding", enc)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var v map[string]any
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+			t.Fatalf("Content-Encoding %s: body is not JSON: %q", enc, w.Body.String())
+		}
+		return w.Code, v
+	}
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		return buf.Bytes()
+	}
+	doc := []byte(`{"id":"z1","text":"a text sent compressed, as a crawler might send its pages"}`)
+	if code, v := post("gzip", gz(doc)); code != 200 || v["id"] != "z1" {
+		t.Errorf("gzip document: %d %v", code, v)
+	}
+	if code, v := post("GZIP", gz([]byte(`{"id":"z2","text":"another"}`))); code != 200 || v["id"] != "z2" {
+		t.Errorf("GZIP document: %d %v", code, v)
+	}
+	if code, v := post("gzip", doc); code != 400 || errorCode(v) != "bad_gzip" {
+		t.Errorf("plain body sent as gzip: %d %v", code, v)
+	}
+	z := gz(doc)
+	if code, v := post("gzip", z[:len(z)-6]); code != 400 || errorCode(v) != "bad_gzip" {
+		t.Errorf("gzip cut short: %d %v", code, v)
+	}
+	big := gz([]byte(`{"text":"` + strings.Repeat("a", 1<<10) + `"}`))
+	if len(big) >= 1<<10 {
+		t.Fatalf("the compressed body is %d bytes; the test needs it under the limit", len(big))
+	}
+	if code, v := post("gzip", big); code != 413 || errorCode(v) != "body_too_large" || !strings.Contains(v["error"].(map[string]any)["message"].(string), "decompresses") {
+		t.Errorf("gzip over the limit once decompressed: %d %v", code, v)
+	}
+	if code, v := post("br", doc); code != 415 || errorCode(v) != "unsupported_encoding" || !strings.Contains(v["error"].(map[string]any)["message"].(string), `"br"`) {
+		t.Errorf("br: %d %v", code, v)
+	}
+	if code, v := post("identity", []byte(`{"id":"z3","text":"plain"}`)); code != 200 || v["id"] != "z3" {
+		t.Errorf("identity: %d %v", code, v)
 	}
 }
