@@ -973,9 +973,12 @@ func (e *Engine) heldShort(runes, norm int) bool {
 // rfc3339 formats a time in Unix seconds for a message.
 func rfc3339(sec int64) string { return time.Unix(sec, 0).UTC().Format(time.RFC3339) }
 
+// cutoff returns the time (Unix seconds) before which documents are out
+// of the retention window: with a negative Retention none are, those dated
+// before 1970 included.
 func (e *Engine) cutoff() int64 {
 	if e.opts.Retention < 0 {
-		return 0
+		return math.MinInt64
 	}
 	return e.opts.Now().Add(-e.opts.Retention).Unix()
 }

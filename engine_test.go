@@ -1404,14 +1404,41 @@ func TestHTMLPages(t *testing.T) {
 }
 
 // TestRetentionForever checks that an engine that keeps documents forever
-// (Retention < 0) takes any date, one before 1970 too.
+// (Retention < 0) takes any date, one before 1970 too, and keeps it as it
+// keeps any other: Get finds it, a copy is its duplicate, its id with
+// another text is a conflict, and it is there after a reopen.
 func TestRetentionForever(t *testing.T) {
-	o := memOptions(nil)
+	dir := t.TempDir()
+	o := DefaultOptions()
 	o.Retention = -1
-	e := mustOpen(t, "", o)
-	d := Document{ID: "old", Text: "a letter written long before the store was", Time: time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC)}
-	if res, err := e.CheckAndInsert(context.Background(), d); err != nil || !res.Inserted {
+	ctx := context.Background()
+	text := "a letter written long before the store was, about the harvest and the rain that came too late"
+	d := Document{ID: "old", Text: text, Time: time.Date(1960, 5, 1, 0, 0, 0, 0, time.UTC)}
+	e, err := Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.CheckAndInsert(ctx, d); err != nil || !res.Inserted {
 		t.Errorf("a document of 1960: %+v, %v; want it stored", res, err)
+	}
+	if got, err := e.Get("old"); err != nil || got.Text != text || got.Time.Year() != 1960 {
+		t.Errorf("Get: %+v, %v", got, err)
+	}
+	if res, err := e.Check(ctx, Document{Text: text}); err != nil || !res.Duplicate || *res.DuplicateOf != "old" {
+		t.Errorf("Check of its text: %+v, %v; want a duplicate of it", res, err)
+	}
+	if _, err := e.CheckAndInsert(ctx, Document{ID: "old", Text: "another text entirely"}); !errors.Is(err, ErrIDConflict) {
+		t.Errorf("its id with another text: %v, want ErrIDConflict", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = mustOpen(t, dir, &o)
+	if got, err := e.Get("old"); err != nil || got.Text != text {
+		t.Errorf("Get after a reopen: %+v, %v", got, err)
+	}
+	if n := e.Stats().Documents; n != 1 {
+		t.Errorf("%d documents after a reopen, want 1", n)
 	}
 }
 
