@@ -3,6 +3,13 @@
 // It depends only on the standard library, so programs that post documents
 // to a neardup server do not link the engine or its store.
 //
+// The client sends each call once and does not retry: a server that is
+// busy (429 overloaded), starting or draining (503 unavailable) answers
+// with an *Error whose RetryAfter says how long it asks the caller to
+// wait. Give New an http.Client with a Timeout to bound a call's time;
+// http.DefaultClient, used for a nil one, has none (a context deadline
+// bounds a call too).
+//
 //	c := client.New("http://127.0.0.1:8080", nil)
 //	res, err := c.CheckAndInsert(ctx, client.Document{Text: text})
 //	if res.Duplicate { ... *res.DuplicateOf names the kept copy ... }
@@ -17,8 +24,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrNotFound matches (with errors.Is) the error returned for an unknown
@@ -37,13 +46,17 @@ type Error struct {
 	Status  int    `json:"-"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// RetryAfter is the wait the server's Retry-After header asks for
+	// before a retry (with 429 and 503, but not 503 store_failed, which
+	// only a restart of the server mends); 0 when it sent none.
+	RetryAfter time.Duration `json:"-"`
 }
 
 // Error describes the server's answer: its status (or that a batch's
 // document was refused), code and message.
 func (e *Error) Error() string {
 	if e.Status == 0 {
-		return fmt.Sprintf("client: server refused the document: %s: %s", e.Code, e.Message)
+		return fmt.Sprintf("client: server refused the batch item: %s: %s", e.Code, e.Message)
 	}
 	return fmt.Sprintf("client: server answered %d %s: %s", e.Status, e.Code, e.Message)
 }
@@ -207,8 +220,11 @@ type Client struct {
 	hc   *http.Client
 }
 
-// New returns a client of the server at baseURL (such as
-// "http://127.0.0.1:8080"). A nil hc means http.DefaultClient.
+// New returns a client of the server at baseURL: its scheme, host and
+// port (such as "http://127.0.0.1:8080"), and the path prefix of a proxy
+// in front of it if there is one; the API's paths are appended to it. A
+// baseURL with a query or a fragment is an error of every call. A nil hc
+// means http.DefaultClient.
 func New(baseURL string, hc *http.Client) *Client {
 	if hc == nil {
 		hc = http.DefaultClient
@@ -218,16 +234,57 @@ func New(baseURL string, hc *http.Client) *Client {
 
 // CheckAndInsert checks d against the store and stores it if it is new.
 func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
+	if err := checkUTF8("", "id", d.ID, "text", d.Text); err != nil {
+		return Result{}, err
+	}
 	var r Result
 	err := c.do(ctx, http.MethodPost, "/v1/documents", d, &r)
 	return r, err
+}
+
+// checkUTF8 returns an error wrapping ErrInvalidUTF8 for the first of the
+// named strings (name, value, name, value...) that is not valid UTF-8:
+// JSON cannot carry it, and the server would get U+FFFD in place of each
+// bad byte. item names the batch item they belong to, if any.
+func checkUTF8(item string, fields ...string) error {
+	for i := 0; i+1 < len(fields); i += 2 {
+		v := fields[i+1]
+		if utf8.ValidString(v) {
+			continue
+		}
+		off := 0
+		for off < len(v) {
+			r, n := utf8.DecodeRuneInString(v[off:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			off += n
+		}
+		return fmt.Errorf("client: %s%s has an invalid byte at offset %d: %w", item, fields[i], off, ErrInvalidUTF8)
+	}
+	return nil
 }
 
 // Batch checks and inserts ds in order, as if posted one by one, and
 // returns their results in the same order. A document the server refused
 // has a result with Error set; the others are processed all the same.
 func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
+	for i, d := range ds {
+		if err := checkUTF8(fmt.Sprintf("document %d's ", i), "id", d.ID, "text", d.Text); err != nil {
+			return nil, err
+		}
+	}
 	return postBatch[Result](ctx, c, "/v1/documents/batch", ds, "documents")
+}
+
+// checkID checks an id to get or delete: no document has the empty id (its
+// path would be another route's), and JSON cannot carry one that is not
+// valid UTF-8.
+func checkID(id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: the id is empty", ErrNotFound)
+	}
+	return checkUTF8("", "id", id)
 }
 
 // docPath is the path of the document id: its id escaped as a path
@@ -261,6 +318,9 @@ func postBatch[R, T any](ctx context.Context, c *Client, path string, items []T,
 
 // Query returns the stored documents near q without inserting anything.
 func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
+	if err := checkUTF8("", "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
+		return QueryResult{}, err
+	}
 	var r QueryResult
 	err := c.do(ctx, http.MethodPost, "/v1/query", q, &r)
 	return r, err
@@ -271,20 +331,31 @@ func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
 // server refused has a result with Error set; the others are answered all
 // the same.
 func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, error) {
+	for i, q := range qs {
+		if err := checkUTF8(fmt.Sprintf("query %d's ", i), "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
+			return nil, err
+		}
+	}
 	return postBatch[QueryResult](ctx, c, "/v1/query/batch", qs, "queries")
 }
 
 // Get returns the stored document id; the error matches ErrNotFound when
-// there is none.
+// there is none (an empty id included).
 func (c *Client) Get(ctx context.Context, id string) (Document, error) {
+	if err := checkID(id); err != nil {
+		return Document{}, err
+	}
 	var d Document
 	err := c.do(ctx, http.MethodGet, docPath(id), nil, &d)
 	return d, err
 }
 
 // Delete removes the stored document id; the error matches ErrNotFound when
-// there is none.
+// there is none (an empty id included).
 func (c *Client) Delete(ctx context.Context, id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
 	return c.do(ctx, http.MethodDelete, docPath(id), nil, nil)
 }
 
@@ -297,6 +368,9 @@ func (c *Client) Compare(ctx context.Context, a, b, profile string, bits int) (C
 		Profile string `json:"profile,omitempty"`
 		Bits    int    `json:"bits,omitempty"`
 	}{a, b, profile, bits}
+	if err := checkUTF8("", "text a", a, "text b", b, "profile", profile); err != nil {
+		return Comparison{}, err
+	}
 	var r Comparison
 	err := c.do(ctx, http.MethodPost, "/v1/compare", body, &r)
 	return r, err
@@ -304,6 +378,9 @@ func (c *Client) Compare(ctx context.Context, a, b, profile string, bits int) (C
 
 // Fingerprint returns the fingerprint of a text.
 func (c *Client) Fingerprint(ctx context.Context, req FingerprintRequest) (FingerprintResult, error) {
+	if err := checkUTF8("", "text", req.Text, "profile", req.Profile, "algo", req.Algo); err != nil {
+		return FingerprintResult{}, err
+	}
 	var r FingerprintResult
 	err := c.do(ctx, http.MethodPost, "/v1/fingerprint", req, &r)
 	return r, err
@@ -325,13 +402,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		if err != nil {
 			return fmt.Errorf("client: encoding the request: %w", err)
 		}
-		if bytes.Contains(b, []byte(`\ufffd`)) {
-			// encoding/json writes each invalid byte of a string as this
-			// escape (a valid U+FFFD it writes as is): the server would
-			// store a text or id other than the caller's.
-			return fmt.Errorf("client: %s %s: %w", method, path, ErrInvalidUTF8)
-		}
 		body = bytes.NewReader(b)
+	}
+	if strings.ContainsAny(c.base, "?#") {
+		return fmt.Errorf("client: the base URL %q has a query or a fragment; give the server's scheme, host and port", c.base)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
 	if err != nil {
@@ -360,7 +434,11 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 			eb.Error.Code = "http_" + fmt.Sprint(resp.StatusCode)
 			eb.Error.Message = strings.TrimSpace(string(b))
 		}
-		return &Error{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+		e := &Error{Status: resp.StatusCode, Code: eb.Error.Code, Message: eb.Error.Message}
+		if n, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && n >= 0 {
+			e.RetryAfter = time.Duration(n) * time.Second
+		}
+		return e
 	}
 	if out == nil {
 		return nil

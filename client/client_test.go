@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestErrors checks how answers that are not 2xx become *Error values.
@@ -88,14 +90,64 @@ func TestNothingToSend(t *testing.T) {
 	if _, err := c.CheckAndInsert(ctx, Document{ID: "a\xffz", Text: "text"}); !errors.Is(err, ErrInvalidUTF8) {
 		t.Errorf("an id with a bad byte: %v, want ErrInvalidUTF8", err)
 	}
-	if _, err := c.Batch(ctx, []Document{{Text: "fine"}, {Text: "bad \xfe byte"}}); !errors.Is(err, ErrInvalidUTF8) {
-		t.Errorf("a text with a bad byte: %v, want ErrInvalidUTF8", err)
+	if _, err := c.Batch(ctx, []Document{{Text: "fine"}, {Text: "bad \xfe byte"}}); !errors.Is(err, ErrInvalidUTF8) || !strings.Contains(err.Error(), "document 1's text has an invalid byte at offset 4") {
+		t.Errorf("a text with a bad byte: %v, want ErrInvalidUTF8 naming it", err)
 	}
-	if _, err := c.CheckAndInsert(ctx, Document{Text: "a valid \ufffd replacement character"}); errors.Is(err, ErrInvalidUTF8) {
-		t.Errorf("a valid U+FFFD: %v", err)
+	if _, err := c.Query(ctx, Query{Text: "bad \xfe"}); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("a query with a bad byte: %v, want ErrInvalidUTF8", err)
 	}
-	if requests != 1 {
-		t.Errorf("%d requests sent, want 1 (the valid U+FFFD)", requests)
+	if _, err := c.Get(ctx, "a\xff"); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("Get of an id with a bad byte: %v, want ErrInvalidUTF8", err)
+	}
+	if err := c.Delete(ctx, ""); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Delete of the empty id: %v, want ErrNotFound", err)
+	}
+	// Valid texts that hold U+FFFD, or the six characters of its JSON
+	// escape, or JSON meta with that escape, are sent.
+	for _, d := range []Document{
+		{Text: "a valid \ufffd replacement character"},
+		{Text: `written "\ufffd" in JSON`},
+		{Text: "meta", Meta: []byte(`{"a":"\ufffd"}`)},
+	} {
+		if _, err := c.CheckAndInsert(ctx, d); err != nil {
+			t.Errorf("%+v: %v", d, err)
+		}
+	}
+	if requests != 3 {
+		t.Errorf("%d requests sent, want 3 (the valid texts)", requests)
+	}
+}
+
+// TestRetryAfter checks that an error answer's Retry-After header is in
+// the *Error, and that a base URL with a query is refused before anything
+// is sent.
+func TestRetryAfter(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		if r.URL.Path == "/v1/stats" {
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"error":{"code":"overloaded","message":"retry"}}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":{"code":"store_failed","message":"restart"}}`))
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	var e *Error
+	if _, err := New(srv.URL, nil).Stats(ctx); !errors.As(err, &e) || e.RetryAfter != 3*time.Second {
+		t.Errorf("429 with Retry-After 3: %#v", err)
+	}
+	if _, err := New(srv.URL, nil).Query(ctx, Query{Text: "x"}); !errors.As(err, &e) || e.RetryAfter != 0 {
+		t.Errorf("503 without Retry-After: %#v", err)
+	}
+	if _, err := New(srv.URL+"/?x=1", nil).Stats(ctx); err == nil || !strings.Contains(err.Error(), "query") {
+		t.Errorf("a base URL with a query: %v", err)
+	}
+	if requests != 2 {
+		t.Errorf("%d requests, want 2", requests)
 	}
 }
 
