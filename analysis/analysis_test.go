@@ -220,7 +220,9 @@ func TestSegmenter(t *testing.T) {
 }
 
 func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345", " \t a \x01 \n b  ", "\x01 \x02", "a \x7f"} {
+	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345", " \t a \x01 \n b  ", "\x01 \x02", "a \x7f",
+		"か ゙", "か\u309b", "か \u3099", "中 \u302a", // a space before a combining mark stays
+		"Q\u0385", "xQ\u0385y"} { // a capital before a run that cannot combine with it
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -180,6 +180,7 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 				k++
 			}
 			space := j > start && out[j-1] == ' '
+			held := false
 			if space {
 				j--
 			} else if c := lastKept(src[:i]); 'A' <= c && c <= 'Z' {
@@ -187,9 +188,9 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 				// was: the marks that follow may compose with it, and
 				// I with a dot above composes into U+0130, which folds
 				// to "i", where "i" and the dot stay two characters.
-				out[j-1] = c
+				out[j-1], held = c, true
 			}
-			dst, space = s.slow(out[:j], start, space, src[i:k])
+			dst, space = s.slow(out[:j], start, space, src[i:k], held)
 			if space {
 				dst = append(dst, ' ')
 			}
@@ -244,14 +245,19 @@ var asciiNorm = func() (t [256]byte) {
 // asciiSpace marks the ASCII bytes that are Unicode White_Space.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-// slow normalizes seg, a run of non-ASCII bytes, onto dst.
-func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte) ([]byte, bool) {
+// slow normalizes seg, a run of non-ASCII bytes, onto dst. held says
+// that the last byte of dst is an ASCII letter not yet folded, which the
+// run must take back whether or not it may combine with it.
+func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte, held bool) ([]byte, bool) {
 	// Take back the tail of the output that the run may combine with.
 	a := s.a[:0]
 	if !space {
 		lb := start + norm.NFKC.LastBoundary(dst[start:])
 		if lb < start {
 			lb = start
+		}
+		if held {
+			lb = min(lb, len(dst)-1)
 		}
 		a = append(a, dst[lb:]...)
 		dst = dst[:lb]
@@ -351,10 +357,15 @@ func unspaced(out []byte, r rune) bool {
 // spaceless reports whether r is a Han ideograph, a Kana or CJK
 // punctuation (U+3001 to U+30FF, U+31F0 to U+31FF): the scripts of
 // Chinese and Japanese, written without spaces. Hangul is not: Korean puts
-// spaces between words.
+// spaces between words. Nor are the combining marks of that range (the
+// Kana sound marks U+3099 and U+309A, the ideographic tone marks): a space
+// before one stays, since without it the mark would join the character
+// before only on the next normalization, which then would not give back
+// the same text (NFKC writes the spacing sound mark U+309B as a space and
+// U+3099).
 func spaceless(r rune) bool {
 	switch {
-	case r < 0x3001:
+	case r < 0x3001, 0x302a <= r && r <= 0x302f, r == 0x3099, r == 0x309a:
 		return false
 	case r <= 0x30ff, 0x31f0 <= r && r <= 0x31ff, 0x3400 <= r && r <= 0x4dbf, 0x4e00 <= r && r <= 0x9fff,
 		0xf900 <= r && r <= 0xfaff, 0x20000 <= r && r <= 0x3ffff:
