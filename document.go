@@ -23,6 +23,9 @@ var (
 	// UTF-8 when Options.RejectInvalidUTF8 is set (by default invalid bytes
 	// are read as U+FFFD and the text is accepted).
 	ErrInvalidUTF8 = errors.New("neardup: text is not valid UTF-8")
+	// ErrBadMeta is returned for a document to store whose Meta is not
+	// valid JSON: Get could not return it as JSON.
+	ErrBadMeta = errors.New("neardup: meta is not valid JSON")
 	// ErrEmptyID is returned for a document without an id.
 	ErrEmptyID = errors.New("neardup: empty document id")
 	// ErrIDTooLong is returned for a document whose id has more than
@@ -73,7 +76,8 @@ type Document struct {
 	ID string `json:"id"`
 	// Text is the document's text, UTF-8.
 	Text string `json:"text"`
-	// Meta is optional JSON kept with the document and returned by Get.
+	// Meta is optional JSON kept with the document and returned by Get;
+	// it must be valid JSON (ErrBadMeta otherwise).
 	Meta json.RawMessage `json:"meta,omitempty"`
 	// Time is when the document was seen; the zero Time means now. The
 	// retention window counts from it, so it may not be more than

@@ -34,3 +34,32 @@ func TestResultJSON(t *testing.T) {
 		t.Fatalf("empty fingerprint: %v, %v", back.Fingerprint, err)
 	}
 }
+
+// TestFingerprintBit checks Bit on 64- and 128-bit fingerprints, and that
+// it panics, as documented, for a bit the fingerprint does not have.
+func TestFingerprintBit(t *testing.T) {
+	f := FromUint64(1<<63 | 1)
+	if !f.Bit(0) || f.Bit(1) || !f.Bit(63) {
+		t.Errorf("bits 0, 1, 63 of %s", f)
+	}
+	g, err := ParseFingerprint("8000000000000000" + "0000000000000002")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Bit(127) || !g.Bit(1) || g.Bit(0) || g.Bit(64) {
+		t.Errorf("bits of %s", g)
+	}
+	for _, c := range []struct {
+		f Fingerprint
+		i int
+	}{{f, 64}, {f, -1}, {g, 128}, {Fingerprint{}, 0}} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("Bit(%d) of a %d-bit fingerprint did not panic", c.i, c.f.Bits())
+				}
+			}()
+			c.f.Bit(c.i)
+		}()
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,12 +247,19 @@ func (o *Options) Validate() error {
 	if o.Fingerprint.Profile == "nilsimsa" {
 		return errors.New("neardup: the engine indexes SimHash fingerprints; nilsimsa is not supported")
 	}
-	if o.Fingerprinter == nil {
-		// The profile and width Open would refuse (Fingerprinter, when
-		// set, replaces them).
-		if err := o.Fingerprint.Validate(); err != nil {
-			return err
+	if o.Fingerprinter != nil {
+		// It replaces the profile, width and pipeline.
+		if b := o.Fingerprinter.Bits(); b != 64 && b != 128 {
+			return fmt.Errorf("neardup: the engine indexes 64- or 128-bit fingerprints, not %d", b)
 		}
+		return nil
+	}
+	// The profile, width and pipeline Open would refuse.
+	if err := o.Fingerprint.Validate(); err != nil {
+		return err
+	}
+	if o.Fingerprint.Pipeline != nil {
+		return o.Fingerprint.Pipeline.Validate()
 	}
 	return nil
 }
@@ -571,7 +580,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	} else {
 		fp, err := NewFingerprinter(o.Fingerprint)
 		if err != nil {
-			return nil, fmt.Errorf("neardup: open: %w", err)
+			return nil, err // its message names the package already
 		}
 		e.fp = fp
 		e.viewText = true
@@ -970,6 +979,20 @@ func (e *Engine) heldShort(runes, norm int) bool {
 	return e.isShort(runes) && norm < e.short.limit
 }
 
+// quoteID quotes an id for a message, cut to its first 100 bytes when it
+// is longer (an id not checked against MaxIDBytes can be of any length).
+func quoteID(id string) string {
+	const most = 100
+	if len(id) <= most {
+		return strconv.Quote(id)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", id[:cut], len(id))
+}
+
 // rfc3339 formats a time in Unix seconds for a message.
 func rfc3339(sec int64) string { return time.Unix(sec, 0).UTC().Format(time.RFC3339) }
 
@@ -1015,6 +1038,8 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 		p.err = fmt.Errorf("%w: %q", ErrEmptyText, d.ID)
 	case e.opts.RejectInvalidUTF8 && !utf8.ValidString(d.Text):
 		p.err = fmt.Errorf("%w: %q", ErrInvalidUTF8, d.ID)
+	case stored && len(d.Meta) > 0 && !json.Valid(d.Meta):
+		p.err = fmt.Errorf("%w: %q", ErrBadMeta, d.ID)
 	}
 	if p.err != nil {
 		return p
@@ -2067,7 +2092,7 @@ func (e *Engine) Get(id string) (Document, error) {
 		return Document{}, err
 	}
 	if status != idFound || ref.time < e.cutoff() {
-		return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+		return Document{}, fmt.Errorf("%w: %s", ErrNotFound, quoteID(id))
 	}
 	e.waitDurable(ref.seq)
 	d := Document{ID: id, Time: time.Unix(ref.time, 0)}
@@ -2093,7 +2118,7 @@ func (e *Engine) Delete(id string) error {
 		return err
 	}
 	if status != idFound || ref.time < e.cutoff() {
-		return fmt.Errorf("%w: %q", ErrNotFound, id)
+		return fmt.Errorf("%w: %s", ErrNotFound, quoteID(id))
 	}
 	e.waitDurable(ref.seq)
 	b := e.db.NewBatch()

@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -295,6 +296,7 @@ func TestBadDocuments(t *testing.T) {
 		{Document{ID: "x", Text: "bad \xff byte"}, ErrInvalidUTF8},
 		{Document{ID: strings.Repeat("i", MaxIDBytes+1), Text: "text"}, ErrIDTooLong},
 		{Document{ID: "x", Text: "text", Time: time.Now().Add(MaxFuture + time.Minute)}, ErrFutureTime},
+		{Document{ID: "x", Text: "text", Meta: json.RawMessage(`{not json`)}, ErrBadMeta},
 	} {
 		if _, err := e.CheckAndInsert(context.Background(), tc.d); !errors.Is(err, tc.want) {
 			t.Errorf("%q: got %v, want %v", tc.d.Text, err, tc.want)
@@ -304,9 +306,17 @@ func TestBadDocuments(t *testing.T) {
 	for _, d := range []Document{
 		{ID: strings.Repeat("i", MaxIDBytes), Text: "text of the longest id"},
 		{ID: "soon", Text: "text dated a little ahead", Time: time.Now().Add(MaxFuture - time.Minute)},
+		{ID: "meta", Text: "text with meta", Meta: json.RawMessage(`{"source": "feed", "n": [1, 2]}`)},
 	} {
 		if res, err := e.CheckAndInsert(context.Background(), d); err != nil || !res.Inserted {
 			t.Errorf("%.20q: %+v, %v; want it stored", d.ID, res, err)
+		}
+	}
+	// An id too long to be stored is not found, and not echoed whole.
+	long := strings.Repeat("é", 2500)
+	for _, err := range []error{func() error { _, err := e.Get(long); return err }(), e.Delete(long)} {
+		if !errors.Is(err, ErrNotFound) || len(err.Error()) > 200 || !strings.Contains(err.Error(), "(5000 bytes)") {
+			t.Errorf("Get or Delete of a 5,000-byte id: %.300v", err)
 		}
 	}
 }
@@ -1456,6 +1466,25 @@ func TestValidateProfile(t *testing.T) {
 		if _, oerr := Open("", &o); oerr == nil {
 			t.Errorf("%+v: Open succeeded", c)
 		}
+	}
+	// A bad pipeline, and a fingerprinter of a width the engine cannot
+	// index, are refused by Validate as by Open.
+	o := DefaultOptions()
+	o.Fingerprint.Pipeline = &Pipeline{Shingle: 99}
+	if err := o.Validate(); !errors.Is(err, ErrPipeline) {
+		t.Errorf("pipeline with Shingle 99: Validate = %v, want ErrPipeline", err)
+	}
+	if _, err := Open("", &o); !errors.Is(err, ErrPipeline) || strings.Count(err.Error(), "neardup:") != 1 {
+		t.Errorf("pipeline with Shingle 99: Open = %v, want ErrPipeline named once", err)
+	}
+	nf, err := NewFingerprinter(Config{Profile: "nilsimsa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = DefaultOptions()
+	o.Fingerprinter = nf
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "not 256") {
+		t.Errorf("a nilsimsa fingerprinter: Validate = %v, want it refused", err)
 	}
 }
 

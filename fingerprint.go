@@ -78,7 +78,12 @@ func (f Fingerprint) String() string { return hex.EncodeToString(f.Bytes()) }
 
 // Bit reports whether bit i of f is set; bit 0 is the least significant.
 // It panics unless 0 <= i < f.Bits().
-func (f Fingerprint) Bit(i int) bool { return f.w[i/64]>>(i%64)&1 == 1 }
+func (f Fingerprint) Bit(i int) bool {
+	if i < 0 || i >= f.bits {
+		panic(fmt.Sprintf("neardup: bit %d of a %d-bit fingerprint", i, f.bits))
+	}
+	return f.w[i/64]>>(i%64)&1 == 1
+}
 
 // ParseFingerprint parses 16, 32 or 64 hex digits (either case, an optional
 // 0x prefix) into a fingerprint of 64, 128 or 256 bits.

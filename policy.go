@@ -143,8 +143,10 @@ const maxEditRunes = 2000
 // the pair as long unless both are known to be short, and returns
 // sim = 1 - distance/bits and zero scores.
 //
-// Only the rule's measure is computed for a pair it turns down (the other
-// scores are 0); a duplicate gets every score, except that
+// A pair farther apart than the rule's distance is turned down on that
+// alone, with sim 0 and zero scores. Only the rule's measure is computed
+// for a pair within it that the measure turns down (the other scores are
+// 0); a duplicate gets every score, except that
 // Scores.Levenshtein is left 0 for pairs whose longer text exceeds 2,000
 // runes unless the rule's measure is Levenshtein: edit distance is the
 // costly measure.

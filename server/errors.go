@@ -68,7 +68,7 @@ func engineError(err error) *apiError {
 		return errMissingText
 	case errors.Is(err, neardup.ErrInvalidUTF8):
 		return errInvalidUTF8
-	case errors.Is(err, neardup.ErrEmptyID):
+	case errors.Is(err, neardup.ErrEmptyID), errors.Is(err, neardup.ErrBadMeta):
 		return newError(http.StatusBadRequest, "bad_request", m)
 	case errors.Is(err, neardup.ErrIDConflict):
 		return newError(http.StatusConflict, "id_conflict", m)
