@@ -83,10 +83,12 @@ func (d Design) Tables() int {
 	return t
 }
 
-// Validate reports whether the design is well formed: every level has
-// 1 <= Key < Blocks (a level keyed on all its blocks cannot tolerate any
-// difference, except a single-block level used for k=0), at least one bit
-// per block, and at most 1024 tables. Errors wrap ErrDesign.
+// Validate reports whether the design is well formed: at least one level,
+// every level with 1 <= Key <= Blocks and at least one bit per block, bits
+// left for every level after the first, and at most 1024 tables. A level
+// with Key == Blocks keys on all the bits left, so it must be the last, and
+// the design then answers only k = 0 (exact matches; ChooseDesign takes 1/1
+// for that). Errors wrap ErrDesign.
 func (d Design) Validate() error {
 	if len(d.Levels) == 0 {
 		return fmt.Errorf("%w: no levels", ErrDesign)
@@ -95,12 +97,12 @@ func (d Design) Validate() error {
 	t := 1
 	for i, l := range d.Levels {
 		if l.Blocks < 1 || l.Key < 1 || l.Key > l.Blocks {
-			return fmt.Errorf("%w: level %d: need 1 <= key <= blocks, have %d/%d", ErrDesign, i+1, l.Blocks, l.Key)
+			return fmt.Errorf("%w: level %d: need 1 <= key <= blocks, have blocks/key %d/%d", ErrDesign, i+1, l.Blocks, l.Key)
 		}
 		if l.Blocks > remaining {
 			return fmt.Errorf("%w: level %d: %d blocks but only %d bits left", ErrDesign, i+1, l.Blocks, remaining)
 		}
-		t *= binomial(l.Blocks, l.Key)
+		t *= binomialUpTo(l.Blocks, l.Key, maxTables)
 		if t > maxTables {
 			return fmt.Errorf("%w: more than %d tables", ErrDesign, maxTables)
 		}
@@ -173,8 +175,13 @@ const perEntryFixed = 26.2
 // EstimateDesign predicts memory and query cost of d for n random entries:
 // each table costs 8 bytes per entry (32 key-adjacent bits and a slot
 // number) plus its bucket directory, and a query pays two dependent memory
-// accesses per table and about 0.3 ns per scanned candidate.
+// accesses per table and about 0.3 ns per scanned candidate. d must be
+// valid (Validate); EstimateDesign panics, with an error wrapping ErrDesign
+// that names d, otherwise.
 func EstimateDesign(d Design, n int) Estimate {
+	if err := d.Validate(); err != nil {
+		panic(fmt.Errorf("index: EstimateDesign(%s): %w", d, err))
+	}
 	n = max(n, 1)
 	keys := keyWidths(d)
 	e := Estimate{Design: d, Tables: len(keys), KeyBits: Bits}
@@ -190,8 +197,8 @@ func EstimateDesign(d Design, n int) Estimate {
 	return e
 }
 
-// keyWidths returns the key width of every table of d, in table order,
-// without building the permutations.
+// keyWidths returns the key width of every table of the valid design d,
+// in table order, without building the permutations.
 func keyWidths(d Design) []int {
 	var out []int
 	var rec func(level, key, rest int)
@@ -297,6 +304,19 @@ func binomial(n, k int) int {
 	r := 1
 	for i := 1; i <= k; i++ {
 		r = r * (n - k + i) / i
+	}
+	return r
+}
+
+// binomialUpTo returns C(n, k) for 0 <= k <= n, or limit+1 if that is
+// larger, without overflowing where C(n, k) would.
+func binomialUpTo(n, k, limit int) int {
+	r := 1
+	for i := 1; i <= k; i++ {
+		r = r * (n - k + i) / i // C(n-k+i, i), which grows with i
+		if r > limit {
+			return limit + 1
+		}
 	}
 	return r
 }

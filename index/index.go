@@ -256,6 +256,8 @@ func bufCap() int {
 }
 
 // Index is a mutable multi-table Hamming index of 64-bit fingerprints.
+// Make one with New or ReadIndex: the zero Index is not usable, and its
+// methods may panic.
 //
 // Any number of goroutines may query (Query, First, Nearest, Keys, Len,
 // WriteTo) while others change the index (Add, AddBatch, Remove,
@@ -502,6 +504,9 @@ func (ix *Index) AddBatch(es []Entry) {
 	defer ix.fmu.Unlock()
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	if ix.tabs == nil {
+		panic("index: AddBatch on an Index not made by New or ReadIndex")
+	}
 	ix.materialize()
 	need := len(es) - len(ix.free)
 	if need > 0 {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -313,6 +314,9 @@ func TestDesigns(t *testing.T) {
 		{Manku16(), 16, 3, 28, 28},
 		{Design{Levels: []Level{{1, 1}}}, 1, 0, 64, 64},
 		{Design{Levels: []Level{{5, 2}}}, 10, 3, 25, 26},
+		// A level keyed on all its blocks: exact-match tables.
+		{Design{Levels: []Level{{4, 4}}}, 1, 0, 64, 64},
+		{Design{Levels: []Level{{4, 1}, {2, 2}}}, 4, 0, 64, 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.d.String(), func(t *testing.T) {
@@ -370,11 +374,50 @@ func TestBadOptions(t *testing.T) {
 			t.Errorf("New(%+v) succeeded", o)
 		}
 	}
-	for _, s := range []string{"x", "4/", "4/1,", "70/1", "20/10"} {
+	// 64/32 and 63/27 have more tables than an int holds the binomial of
+	// on the way; 2/2 keys on every bit, leaving none for a next level.
+	for _, s := range []string{"x", "4/", "4/1,", "70/1", "20/10", "0/0", "4/5", "64/32", "63/27", "2/2,4/1"} {
 		if _, err := ParseDesign(s); err == nil {
 			t.Errorf("ParseDesign(%q) succeeded", s)
 		}
 	}
+}
+
+// TestEstimateDesignInvalid checks that EstimateDesign panics with an error
+// naming the design for an invalid one, rather than dividing by zero,
+// estimating nonsense or enumerating tables until memory runs out.
+func TestEstimateDesignInvalid(t *testing.T) {
+	two := Level{Blocks: 2, Key: 1}
+	for _, d := range []Design{
+		{},
+		{Levels: []Level{{Blocks: 0, Key: 0}}},
+		{Levels: []Level{{Blocks: 65, Key: 1}}},
+		{Levels: []Level{two, two, two, two, two, two, two}},
+		{Levels: []Level{{Blocks: 4, Key: 5}}},   // looped
+		{Levels: []Level{{Blocks: 64, Key: 32}}}, // passed Validate
+	} {
+		func() {
+			defer func() {
+				err, _ := recover().(error)
+				if !errors.Is(err, ErrDesign) || !strings.Contains(err.Error(), "("+d.String()+")") {
+					t.Fatalf("EstimateDesign(%v) panicked with %v, want an error wrapping ErrDesign naming it", d.Levels, err)
+				}
+			}()
+			EstimateDesign(d, 1000)
+		}()
+	}
+}
+
+// TestZeroIndex checks that AddBatch on the zero Index, which is not
+// usable, says so.
+func TestZeroIndex(t *testing.T) {
+	defer func() {
+		if msg, _ := recover().(string); !strings.Contains(msg, "not made by New") {
+			t.Fatalf("AddBatch on the zero Index panicked with %q", msg)
+		}
+	}()
+	var ix Index
+	ix.AddBatch([]Entry{{ID: 1, FP: 1}})
 }
 
 func TestChooseDesign(t *testing.T) {
