@@ -37,7 +37,7 @@ const (
 // where fmix64 is MurmurHash3's finalizer (x ^= x>>33; x *= 0xff51afd7ed558ccd;
 // x ^= x>>33; x *= 0xc4ceb9fe1a85ec53; x ^= x>>33), prime1 =
 // 0x9e3779b185ebca87 and prime2 = 0xc2b2ae3d27d4eb4f. The order of the tokens
-// matters. It panics if hashes is empty.
+// matters. An empty shingle (n = 0) follows the same formula and hashes to 0.
 func Shingle64(hashes []uint64) uint64 {
 	if len(hashes) == 1 {
 		return hashes[0]

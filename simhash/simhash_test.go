@@ -51,6 +51,13 @@ func TestShingleProperties(t *testing.T) {
 	if lo != Shingle64([]uint64{1, 2, 3}) {
 		t.Error("Shingle128 low half differs from Shingle64")
 	}
+	// An empty shingle follows the formula with n = 0: fmix64(0) = 0.
+	if Shingle64(nil) != 0 || Shingle64([]uint64{}) != 0 {
+		t.Error("an empty shingle must hash to 0")
+	}
+	if hi, lo := Shingle128(nil, nil); hi != 0 || lo != 0 {
+		t.Errorf("Shingle128 of an empty shingle = %#x %#x, want 0 0", hi, lo)
+	}
 }
 
 // naive64 is the textbook per-bit loop the accumulators must agree with.
