@@ -70,7 +70,8 @@ func NewSketch(text []byte) *Sketch {
 // NewSketchIDF is NewSketch with tf-idf weights: each token's count times
 // idf(token). A nil idf means weight 1 for every token (plain tf). tok is
 // only valid during the call, and idf is not called after NewSketchIDF
-// returns.
+// returns. Weights are taken in [0, 1e100], so that scores stay in [0, 1]:
+// a NaN or negative idf counts as 0, a larger one (+Inf too) as 1e100.
 func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	if idf == nil {
 		return NewSketch(text)
@@ -121,7 +122,7 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 		keys = append(keys, k)
 		if idfs != nil {
 			if _, ok := idfs[k]; !ok {
-				idfs[k] = idf(tok)
+				idfs[k] = clampIDF(idf(tok))
 			}
 		}
 	}
@@ -144,6 +145,18 @@ func vector(norm []byte, idf func(tok []byte) float64) (Vector, float64) {
 		i = j
 	}
 	return v, v.Norm()
+}
+
+// maxIDF is the largest idf weight taken: with counts of up to 2^40, the
+// squares and products of weights and norms stay far from overflowing.
+const maxIDF = 1e100
+
+// clampIDF returns w in [0, maxIDF], with NaN as 0.
+func clampIDF(w float64) float64 {
+	if !(w > 0) {
+		return 0
+	}
+	return min(w, maxIDF)
 }
 
 // shingles returns the sorted set of the keys (gramKey) of the character

@@ -179,6 +179,50 @@ func TestSketchIDF(t *testing.T) {
 	}
 }
 
+// TestSketchIDFOddWeights checks that scores stay in [0, 1] whatever idf
+// returns: NaN, negative, infinite, huge or tiny weights, alone or mixed
+// with ordinary ones.
+func TestSketchIDFOddWeights(t *testing.T) {
+	odd := []float64{math.NaN(), -1, math.Inf(-1), math.Inf(1), math.MaxFloat64, 1e300, 1e-300, 5e-324, 0}
+	texts := []string{"the cat sat", "the cat sat on the mat", "a dog", "the the the cat"}
+	for _, w := range odd {
+		// w for every token, for "the" only, or for every token but "the".
+		idfs := map[string]func([]byte) float64{
+			"all": func([]byte) float64 { return w },
+			"the": func(tok []byte) float64 {
+				if string(tok) == "the" {
+					return w
+				}
+				return 1
+			},
+			"other": func(tok []byte) float64 {
+				if string(tok) == "the" {
+					return 1
+				}
+				return w
+			},
+		}
+		for name, idf := range idfs {
+			for _, a := range texts {
+				for _, b := range texts {
+					sa, sb := NewSketchIDF([]byte(a), idf), NewSketchIDF([]byte(b), idf)
+					if c := Compare(sa, sb).Cosine; !(c >= 0 && c <= 1) {
+						t.Errorf("idf %v on %s: cosine of %q and %q = %v", w, name, a, b, c)
+					}
+					for _, tm := range sa.Vector() {
+						if !(tm.Weight >= 0) || math.IsInf(tm.Weight, 0) {
+							t.Errorf("idf %v on %s: %q has weight %v", w, name, a, tm.Weight)
+						}
+					}
+				}
+				if c := Compare(NewSketchIDF([]byte(a), idf), NewSketchIDF([]byte(a), idf)).Cosine; c != 1 {
+					t.Errorf("idf %v on %s: cosine of %q with itself = %v", w, name, a, c)
+				}
+			}
+		}
+	}
+}
+
 // TestSketchShared checks that a sketch whose shingles and vector are
 // computed on first use gives the same answers when many goroutines ask
 // at once (run with -race) as one built with its weights given up front.
