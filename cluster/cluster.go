@@ -33,8 +33,10 @@ func (u *UnionFind) Len() int { return len(u.parent) }
 
 // Find returns the representative (smallest item) of i's set. It halves
 // paths as it goes, so a sequence of operations costs nearly linear time.
+// It panics unless 0 <= i < Len().
 func (u *UnionFind) Find(i int) int {
 	p := u.parent
+	_ = p[i] // the bounds check, before int32 could wrap i into range
 	x := int32(i)
 	for p[x] != x {
 		p[x] = p[p[x]]
@@ -45,6 +47,8 @@ func (u *UnionFind) Find(i int) int {
 
 // Union merges the sets of a and b and reports whether they were
 // different. The merged set's representative is the smaller of the two.
+// It panics, leaving the sets as they were, unless a and b are both in
+// [0, Len()).
 func (u *UnionFind) Union(a, b int) bool {
 	ra, rb := u.Find(a), u.Find(b)
 	if ra == rb {

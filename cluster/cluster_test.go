@@ -101,3 +101,26 @@ func BenchmarkBuild(b *testing.B) {
 		sink = Build(n, pairs, Options{})
 	}
 }
+
+// TestUnionFindOutOfRange checks that Find and Union panic for items
+// outside [0, Len()), those that int32 would wrap into range included, and
+// that a failed Union leaves the sets alone.
+func TestUnionFindOutOfRange(t *testing.T) {
+	panics := func(f func()) (p bool) {
+		defer func() { p = recover() != nil }()
+		f()
+		return false
+	}
+	u := New(3)
+	for _, i := range []int{-1, 3, 1 << 32, 1<<32 + 2, -1 << 32} {
+		if !panics(func() { u.Find(i) }) {
+			t.Errorf("Find(%d) did not panic", i)
+		}
+		if !panics(func() { u.Union(1, i) }) || !panics(func() { u.Union(i, 2) }) {
+			t.Errorf("Union with %d did not panic", i)
+		}
+	}
+	if g := u.Groups(2); len(g) != 0 {
+		t.Errorf("failed unions merged sets: %v", g)
+	}
+}
