@@ -81,7 +81,7 @@ func (m *metrics) route(pattern string) *routeMetrics {
 	rm := &routeMetrics{latency: m.latency.WithLabelValues(pattern), vec: m.requests, route: pattern, byCode: make(map[int]prometheus.Counter)}
 	// Pre-create the common codes so the map is never written after
 	// construction and needs no lock.
-	for _, c := range []int{200, 400, 404, 405, 413, 429, 500, 501, 503, 507} {
+	for _, c := range []int{200, 400, 404, 413, 429, 500, 501, 503, 507} {
 		rm.byCode[c] = m.requests.WithLabelValues(pattern, strconv.Itoa(c))
 	}
 	return rm

@@ -52,6 +52,9 @@ func (s *Server) buildHandler() http.Handler {
 	plain("GET /{$}", false, s.handleIndex)
 	plain("GET /static/", false, s.handleStatic)
 
+	// Requests no route takes (unknown paths, other methods, paths to
+	// clean) are counted under one label, which bounds the series.
+	unmatched := s.metrics.route("unmatched")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
@@ -59,9 +62,11 @@ func (s *Server) buildHandler() http.Handler {
 			mux.ServeHTTP(w, r)
 			return
 		}
+		start := time.Now()
 		// The mux answers unknown paths and methods in plain text; keep
 		// its status (and its Allow header) but answer in JSON.
 		c := &statusCapture{header: w.Header()}
+		defer func() { unmatched.observe(c.status, time.Since(start)) }()
 		h.ServeHTTP(c, r)
 		switch c.status {
 		case http.StatusMethodNotAllowed:

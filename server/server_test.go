@@ -303,6 +303,9 @@ func TestMetrics(t *testing.T) {
 	call(t, h, "POST", "/v1/documents", "", `{"text":"a b c"}`)
 	call(t, h, "POST", "/v1/documents", "", `{"text":"A B C"}`)
 	call(t, h, "GET", "/v1/documents/none", "", "")
+	call(t, h, "PUT", "/v1/documents", "", `{"text":"x"}`) // 405
+	call(t, h, "GET", "/v2/stats", "", "")                 // no route
+	call(t, h, "GET", "/v1/nothing", "", "")
 	req := httptest.NewRequest("GET", "/metrics", nil)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
@@ -310,6 +313,9 @@ func TestMetrics(t *testing.T) {
 	for _, want := range []string{
 		`neardup_http_requests_total{code="200",route="POST /v1/documents"} 2`,
 		`neardup_http_requests_total{code="404",route="GET /v1/documents/{id}"} 1`,
+		`neardup_http_requests_total{code="405",route="unmatched"} 1`,
+		`neardup_http_requests_total{code="404",route="unmatched"} 2`,
+		`neardup_http_request_duration_seconds_count{route="unmatched"} 3`,
 		`neardup_http_request_duration_seconds_count{route="POST /v1/documents"} 2`,
 		"neardup_documents_checked_total 2",
 		"neardup_duplicates_found_total 1",
@@ -323,6 +329,11 @@ func TestMetrics(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+	// A route's series are of the codes it can answer: the mux, not the
+	// route, answers another method.
+	if strings.Contains(body, `code="405",route="POST /v1/documents"`) {
+		t.Errorf("a 405 series for a route, which never rises")
 	}
 }
 
