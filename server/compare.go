@@ -84,9 +84,9 @@ func (f *fingerprinters) get(profile string, bits int) (neardup.Fingerprinter, s
 
 // fingerprintIn is the body of POST /v1/fingerprint.
 type fingerprintIn struct {
-	Text    string `json:"text"`
-	Profile string `json:"profile"`
-	Bits    int    `json:"bits"`
+	Text    string  `json:"text"`
+	Profile string  `json:"profile"`
+	Bits    jsonInt `json:"bits"`
 	// Algo is "simhash" or "nilsimsa"; "nilsimsa" is the same as profile
 	// "nilsimsa".
 	Algo string `json:"algo"`
@@ -136,7 +136,7 @@ func (s *Server) handleFingerprint(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errMissingText)
 		return
 	}
-	fpr, profile, err := s.fps.get(profile, in.Bits)
+	fpr, profile, err := s.fps.get(profile, int(in.Bits))
 	if err != nil {
 		writeError(w, engineError(err))
 		return
@@ -162,7 +162,7 @@ type compareIn struct {
 	A       *string `json:"a"`
 	B       *string `json:"b"`
 	Profile string  `json:"profile"`
-	Bits    int     `json:"bits"`
+	Bits    jsonInt `json:"bits"`
 }
 
 // compareOut is the response to POST /v1/compare.
@@ -209,7 +209,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 			return compareOut{}, newError(http.StatusBadRequest, "missing_text", fmt.Sprintf("%q is empty", t.name))
 		}
 	}
-	fpr, profile, err := s.fps.get(in.Profile, in.Bits)
+	fpr, profile, err := s.fps.get(in.Profile, int(in.Bits))
 	if err != nil {
 		return compareOut{}, err
 	}

@@ -323,9 +323,9 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, e Engine) 
 
 // queryIn is the body of POST /v1/query.
 type queryIn struct {
-	Text        string `json:"text"`
-	Fingerprint string `json:"fingerprint"`
-	K           *int   `json:"k"`
+	Text        string   `json:"text"`
+	Fingerprint string   `json:"fingerprint"`
+	K           *jsonInt `json:"k"`
 }
 
 // queryOut is the response to POST /v1/query.
@@ -401,7 +401,7 @@ type query struct {
 func readQuery(in queryIn, e Engine) (query, error) {
 	q := query{text: in.Text, k: -1}
 	if in.K != nil {
-		if q.k = *in.K; q.k < 0 {
+		if q.k = int(*in.K); q.k < 0 {
 			return q, badRequest(fmt.Sprintf(`"k" is %d; it must be 0 or more`, q.k))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -384,4 +385,40 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// jsonInt is an integer field of a request. It takes any JSON number of
+// integral value, 100.0 and 1e2 as well as 100, as JSON Schema's integer
+// does (clients that write every number as a float send those).
+type jsonInt int
+
+// UnmarshalJSON reads an integral JSON number; null leaves n as it is.
+func (n *jsonInt) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		return nil
+	}
+	if v, err := strconv.ParseInt(s, 10, 0); err == nil {
+		*n = jsonInt(v)
+		return nil
+	}
+	kind := "number " + s
+	switch {
+	case len(s) > 0 && s[0] == '"':
+		kind = "string"
+	case s == "true" || s == "false":
+		kind = "bool"
+	case len(s) > 0 && s[0] == '{':
+		kind = "object"
+	case len(s) > 0 && s[0] == '[':
+		kind = "array"
+	default:
+		// Integral values written as floats; 2^53 bounds those a float
+		// holds exactly.
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			*n = jsonInt(f)
+			return nil
+		}
+	}
+	return &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[int]()}
 }

@@ -909,3 +909,32 @@ func TestGzipBody(t *testing.T) {
 		t.Errorf("identity: %d %v", code, v)
 	}
 }
+
+// TestIntegralFloats checks that integer fields take a number of integral
+// value however it is written (100.0, 1e2), as JSON Schema's integer does,
+// and refuse a fraction or a string, naming the field.
+func TestIntegralFloats(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	for _, body := range []string{`{"text":"a b c","k":3.0}`, `{"text":"a b c","k":1e1}`, `{"text":"a b c","k":null}`} {
+		if code, v := call(t, h, "POST", "/v1/query", "", body); code != 200 {
+			t.Errorf("%s: %d %v", body, code, v)
+		}
+	}
+	if code, v := call(t, h, "POST", "/v1/fingerprint", "", `{"text":"a b c","bits":128.0}`); code != 200 || v["bits"] != 128.0 {
+		t.Errorf("bits 128.0: %d %v", code, v)
+	}
+	if code, v := call(t, h, "POST", "/v1/compare", "", `{"a":"a b c","b":"a b d","bits":6.4e1}`); code != 200 || v["bits"] != 64.0 {
+		t.Errorf("compare bits 6.4e1: %d %v", code, v)
+	}
+	for body, want := range map[string]string{
+		`{"text":"a b c","k":2.5}`:   `"k": expected an integer, got JSON number 2.5`,
+		`{"text":"a b c","k":"3"}`:   `"k": expected an integer, got JSON string`,
+		`{"text":"a b c","k":1e300}`: `"k": expected an integer, got JSON number 1e300`,
+	} {
+		code, v := call(t, h, "POST", "/v1/query", "", body)
+		if msg, _ := v["error"].(map[string]any)["message"].(string); code != 400 || errorCode(v) != "bad_json" || msg != want {
+			t.Errorf("%s: %d %v, want bad_json %q", body, code, v, want)
+		}
+	}
+}
