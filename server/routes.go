@@ -283,8 +283,12 @@ func decodeDocument(b []byte, in *documentIn) error {
 }
 
 // decodeStrict decodes one JSON value from b into v, rejecting fields v does
-// not define and anything after the value.
+// not define, anything after the value, and null (which encoding/json
+// would take as an empty value: a request without its fields).
 func decodeStrict(b []byte, v any) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("expected %s, got JSON null", jsonKind(reflect.TypeOf(v).Elem())))
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

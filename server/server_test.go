@@ -95,6 +95,9 @@ func TestErrors(t *testing.T) {
 		{"batch unclosed", "POST", "/v1/documents/batch", "", `[{"text":"a"}`, 400, "bad_json"},
 		{"batch trailing data", "POST", "/v1/documents/batch", "", `[{"text":"a"}]]`, 400, "bad_json"},
 		{"batch null", "POST", "/v1/documents/batch", "", `null`, 400, "bad_json"},
+		{"document null", "POST", "/v1/documents", "", ` null `, 400, "bad_json"},
+		{"query null", "POST", "/v1/query", "", `null`, 400, "bad_json"},
+		{"query batch null item", "POST", "/v1/query/batch", "", `[{"text":"a"},null]`, 400, "bad_json"},
 		{"batch null element", "POST", "/v1/documents/batch", "", `[{"text":"a"},null]`, 400, "bad_json"},
 		{"batch element not an object", "POST", "/v1/documents/batch", "", `[{"text":"a"},3]`, 400, "bad_json"},
 		{"get unknown", "GET", "/v1/documents/nope", "", ``, 404, "not_found"},
@@ -138,6 +141,9 @@ func TestErrors(t *testing.T) {
 		"batch unclosed":                  "the JSON value is truncated",
 		"batch trailing data":             "unexpected data after the JSON array, at byte 14",
 		"batch null":                      "line 1: expected an object, got JSON null",
+		"document null":                   "expected an object, got JSON null",
+		"query null":                      "expected an object, got JSON null",
+		"query batch null item":           "query 1: expected an object, got JSON null",
 		"batch null element":              "document 1: expected an object, got JSON null",
 	}
 	for _, tt := range tests {
