@@ -43,7 +43,12 @@ func TestByteSize(t *testing.T) {
 		{"-1", 0, false},
 		{"lots", 0, false},
 		{"4XB", 0, false},
-		{"2000GiB", 0, false},
+		{"2000GiB", 2000 << 30, true},
+		{"100TB", 100e12, true},
+		{"2TiB", 2 << 40, true},
+		{"1024TiB", 1 << 50, true},
+		{"1025TiB", 0, false},
+		{"9223372036854775807", 0, false},
 	}
 	for _, tt := range tests {
 		var b byteSize
@@ -57,7 +62,7 @@ func TestByteSize(t *testing.T) {
 // TestByteSizeString checks that sizes print in the largest binary unit
 // that divides them, and that what is printed reads back as the same size.
 func TestByteSizeString(t *testing.T) {
-	for n, want := range map[int64]string{4 << 20: "4MiB", 64 << 20: "64MiB", 3 << 30: "3GiB", 3072: "3KiB", 1536: "1536", 1000: "1000", 500000: "500000", 1: "1", 1<<20 + 1: "1048577"} {
+	for n, want := range map[int64]string{4 << 20: "4MiB", 64 << 20: "64MiB", 3 << 30: "3GiB", 3072: "3KiB", 1536: "1536", 1000: "1000", 500000: "500000", 1: "1", 1<<20 + 1: "1048577", 3 << 40: "3TiB"} {
 		b := byteSize(n)
 		got := b.String()
 		if got != want {
@@ -84,10 +89,10 @@ func TestFreeMargin(t *testing.T) {
 			t.Errorf("Set(%q) = %d, %v; want %d", in, m, err, want)
 		}
 	}
-	for _, in := range []string{"-1", "lots", "", "2000GiB"} {
+	for _, in := range []string{"-1", "lots", "", "2000TiB"} {
 		var m freeMargin
-		if err := m.Set(in); err == nil {
-			t.Errorf("Set(%q) = %d, want an error", in, m)
+		if err := m.Set(in); err == nil || !strings.Contains(err.Error(), "or 0 (off)") {
+			t.Errorf("Set(%q) = %d, %v; want an error naming 0", in, m, err)
 		}
 	}
 }
@@ -400,7 +405,7 @@ func TestMemoryLimitFlag(t *testing.T) {
 			t.Errorf("Set(%q) = %+v, %v; want %+v", in, m, err, want)
 		}
 	}
-	for _, in := range []string{"-1", "lots", "", "2000GiB", "4MB", "67108863"} {
+	for _, in := range []string{"-1", "lots", "", "2000TiB", "4MB", "67108863"} {
 		var m memoryLimit
 		if err := m.Set(in); err == nil || !strings.Contains(err.Error(), "auto or off") {
 			t.Errorf("Set(%q) = %+v, %v; want an error naming the choices", in, m, err)
