@@ -177,9 +177,17 @@ func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) 
 	return ins, err
 }
 
-// isNDJSON reports whether a content type names NDJSON (or JSON Lines).
+// isNDJSON reports whether a content type names NDJSON (or JSON Lines):
+// its media type, in any case, with any parameters after it.
 func isNDJSON(contentType string) bool {
-	return strings.HasPrefix(contentType, "application/x-ndjson") || strings.HasPrefix(contentType, "application/jsonl")
+	t, _, _ := strings.Cut(contentType, ";")
+	t = strings.TrimSpace(t)
+	for _, m := range []string{"application/x-ndjson", "application/jsonl", "application/jsonlines", "application/x-jsonlines"} {
+		if strings.EqualFold(t, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseItems reads a batch body of at most most objects: a JSON array, or

@@ -944,3 +944,23 @@ func TestIntegralFloats(t *testing.T) {
 		}
 	}
 }
+
+// TestIsNDJSON checks which Content-Types make a batch body NDJSON: the
+// media types of NDJSON and JSON Lines, in any case, with parameters.
+func TestIsNDJSON(t *testing.T) {
+	for ct, want := range map[string]bool{
+		"application/x-ndjson":                true,
+		"Application/X-NDJSON":                true,
+		"application/x-ndjson; charset=utf-8": true,
+		" application/jsonl ":                 true,
+		"application/jsonlines":               true,
+		"application/json":                    false,
+		"application/x-ndjsonx":               false,
+		"":                                    false,
+		"text/plain":                          false,
+	} {
+		if got := isNDJSON(ct); got != want {
+			t.Errorf("isNDJSON(%q) = %v, want %v", ct, got, want)
+		}
+	}
+}
