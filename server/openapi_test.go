@@ -5,11 +5,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/api"
 )
 
@@ -119,6 +121,51 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 	for _, c := range listed {
 		if !slices.Contains(used, c) {
 			t.Errorf("api/openapi.json lists error code %q, which the server never answers", c)
+		}
+	}
+}
+
+// TestOpenAPIStats checks that the Stats schema lists exactly the fields
+// of the engine's Stats that /v1/stats answers, and requires only those
+// that are never omitted.
+func TestOpenAPIStats(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Stats struct {
+					Required   []string                   `json:"required"`
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"Stats"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(api.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	st := doc.Components.Schemas.Stats
+	typ := reflect.TypeFor[neardup.Stats]()
+	fields := map[string]bool{} // name: omitted when empty
+	for f := range typ.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		fields[name] = strings.Contains(opts, "omit")
+	}
+	if len(fields) == 0 {
+		t.Fatal("no fields found in neardup.Stats")
+	}
+	for name, omitted := range fields {
+		if _, ok := st.Properties[name]; !ok {
+			t.Errorf("Stats field %q is not in the schema", name)
+		}
+		if !omitted != slices.Contains(st.Required, name) {
+			t.Errorf("Stats field %q: required in the schema %v, never omitted %v", name, slices.Contains(st.Required, name), !omitted)
+		}
+	}
+	for name := range st.Properties {
+		if _, ok := fields[name]; !ok {
+			t.Errorf("schema property %q is not a field of Stats", name)
 		}
 	}
 }
