@@ -88,7 +88,10 @@ func (f Fingerprint) Bit(i int) bool {
 // ParseFingerprint parses 16, 32 or 64 hex digits (either case, an optional
 // 0x prefix) into a fingerprint of 64, 128 or 256 bits.
 func ParseFingerprint(s string) (Fingerprint, error) {
-	t := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	t := s
+	if strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0X") {
+		t = t[2:]
+	}
 	if i := strings.IndexFunc(t, notHex); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(t[i:])
 		return Fingerprint{}, fmt.Errorf("%w: %q: %q at byte %d is not a hex digit", ErrHex, s, r, len(s)-len(t)+i)

@@ -55,6 +55,7 @@ func TestParseFingerprintErrors(t *testing.T) {
 		{"4f9c82369cd8 7f01", `' ' at byte 12 is not a hex digit`},
 		{"0x4f9c82369cd87g01", `'g' at byte 15 is not a hex digit`},
 		{"0x4f9c", "has 4 digits, want 16, 32 or 64"},
+		{"0x0X4f9c82369cd87f01", `'X' at byte 3 is not a hex digit`}, // one prefix only
 	} {
 		_, err := ParseFingerprint(c.in)
 		if !errors.Is(err, ErrHex) || !strings.Contains(err.Error(), c.says) {
