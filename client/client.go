@@ -194,10 +194,12 @@ type Stats struct {
 	// Profile is the server's fingerprinting profile; Bits its width; K
 	// and ShortK the distances within which long and short texts are
 	// candidates, at that width.
-	Profile     string  `json:"profile"`
-	Bits        int     `json:"bits"`
-	K           int     `json:"k"`
-	ShortK      int     `json:"short_k"`
+	Profile string `json:"profile"`
+	Bits    int    `json:"bits"`
+	K       int    `json:"k"`
+	ShortK  int    `json:"short_k"`
+	// Retention is how long the server keeps documents, in seconds (0:
+	// forever); OpenSeconds how long its store took to open, in seconds.
 	Retention   float64 `json:"retention_seconds"`
 	OpenSeconds float64 `json:"open_seconds"`
 	// MissingTexts is how many records the server's engine deleted when it
