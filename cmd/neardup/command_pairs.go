@@ -3,11 +3,16 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
@@ -18,22 +23,44 @@ import (
 // within a Hamming distance, from a list.
 func newPairsCmd() *cobra.Command {
 	var k int
+	var layout string
 	cmd := &cobra.Command{
 		Use:   "pairs [FILE]",
 		Short: "Print every pair of fingerprints within distance K",
 		Long: `Pairs reads 64-bit fingerprints, one a line, as HEX (the id is the 1-based
-line number) or ID<TAB>HEX, from FILE or standard input, and prints
-ID_A<TAB>ID_B<TAB>DISTANCE for every unordered pair within distance K, ID_A
-being the one that comes first in the input. Blank lines are skipped. The
-output of 'neardup fingerprint' (HEX<TAB>NAME) is read too: a line whose
-second field is not a fingerprint but whose first is, is taken as HEX<TAB>ID,
-so 'neardup fingerprint --lines F | neardup pairs' works. It
-sorts one permuted copy of the fingerprints per table of a multi-table
-design and compares only entries whose keys agree, on all cores.`,
+line number), ID<TAB>HEX, or HEX<TAB>ID as 'neardup fingerprint' writes them,
+from FILE or standard input, and prints ID_A<TAB>ID_B<TAB>DISTANCE for every
+unordered pair within distance K, ID_A being the one that comes first in the
+input, in input order of ID_A, then of ID_B. Blank lines are skipped, so
+'neardup fingerprint --lines F | neardup pairs' works.
+
+In a line with a tab, the field that is a 64-bit fingerprint is the
+fingerprint and the other the id. Where both are (ids of 16 hex digits),
+the order of the other lines decides, and if every line is so, the first
+field is taken as the fingerprint, as 'neardup fingerprint' writes it, with
+a warning; --layout says which it is instead.
+
+It sorts one permuted copy of the fingerprints per table of a multi-table
+design and compares only entries whose keys agree, on all cores. Pairs are
+sorted in memory up to 4 million at a time; beyond that, sorted runs go to
+temporary files (in TMPDIR) and are merged, so memory stays bounded however
+many pairs there are (12 bytes a pair on disk). An empty text's fingerprint
+is 0 in every profile: a list with many empty lines has that many pairs at
+distance 0.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if k < 0 || k > 64 {
 				return usagef("pairs: --k %d out of range 0..64", k)
+			}
+			var lay pairsLayout
+			switch layout {
+			case "auto":
+			case "hex-id":
+				lay = hexFirst
+			case "id-hex":
+				lay = idFirst
+			default:
+				return usagef("pairs: --layout %q: want auto, hex-id or id-hex", layout)
 			}
 			in := cmd.InOrStdin()
 			name := "standard input"
@@ -45,7 +72,7 @@ design and compares only entries whose keys agree, on all cores.`,
 				defer f.Close()
 				in, name = f, args[0]
 			}
-			ids, es, err := readFingerprintList(in, name)
+			ids, es, err := readFingerprintList(in, name, lay, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -53,64 +80,292 @@ design and compares only entries whose keys agree, on all cores.`,
 		},
 	}
 	cmd.Flags().IntVar(&k, "k", 3, "largest Hamming distance of a pair (0..64)")
+	cmd.Flags().StringVar(&layout, "layout", "auto", "lines with a tab: hex-id (HEX<TAB>ID, as 'neardup fingerprint' writes), id-hex (ID<TAB>HEX), or auto: whichever field is a fingerprint")
 	return cmd
 }
 
-// readFingerprintList parses `HEX` or `ID<TAB>HEX` lines; entry i has
-// ID i (its place in the input) and ids[i] is its printed id.
-func readFingerprintList(r io.Reader, name string) ([]string, []index.Entry, error) {
-	var ids []string
-	var es []index.Entry
+// pairsLayout says which field of a line with a tab is the fingerprint.
+type pairsLayout int
+
+const (
+	layoutUnknown pairsLayout = iota
+	hexFirst                  // HEX<TAB>ID
+	idFirst                   // ID<TAB>HEX
+)
+
+// maxPairsLine is the longest input line pairs reads.
+const maxPairsLine = 1 << 20
+
+// readFingerprintList parses `HEX`, `ID<TAB>HEX` or `HEX<TAB>ID` lines
+// (layout, when not layoutUnknown, says which of the last two); entry i
+// has ID i (its place in the input) and ids[i] is its printed id. A
+// warning goes to warn when the layout had to be guessed.
+func readFingerprintList(r io.Reader, name string, layout pairsLayout, warn io.Writer) ([]string, []index.Entry, error) {
+	type line struct {
+		n      int
+		f1, f2 string
+		tab    bool
+	}
+	var lines []line
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 64<<10), maxPairsLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
 			continue
 		}
-		id, hex, ok := strings.Cut(text, "\t")
-		if !ok {
-			id, hex = fmt.Sprint(line), text
-		}
-		fp, err := neardup.ParseFingerprint(strings.TrimSpace(hex))
-		if err != nil && ok {
-			// neardup fingerprint's own output: HEX<TAB>NAME.
-			if fp2, err2 := neardup.ParseFingerprint(strings.TrimSpace(id)); err2 == nil {
-				fp, err, id, hex = fp2, nil, hex, id
-			}
-		}
-		if err != nil {
-			return nil, nil, usagef("pairs: %s: line %d: %q is not a hex fingerprint", name, line, hex)
-		}
-		if fp.Bits() != 64 {
-			return nil, nil, usagef("pairs: %s: line %d: %d-bit fingerprint; pairs handles 64-bit fingerprints", name, line, fp.Bits())
-		}
-		ids = append(ids, id)
-		es = append(es, index.Entry{ID: uint64(len(es)), FP: fp.Uint64()})
+		f1, f2, tab := strings.Cut(text, "\t")
+		lines = append(lines, line{n, strings.TrimSpace(f1), strings.TrimSpace(f2), tab})
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, nil, usagef("pairs: %s: line %d is longer than %d bytes", name, n+1, maxPairsLine)
+		}
 		return nil, nil, usagef("pairs: %s: %w", name, err)
+	}
+	// The layout: the first line where one field only is a fingerprint.
+	guessed := false
+	if layout == layoutUnknown {
+		for _, l := range lines {
+			if !l.tab {
+				continue
+			}
+			_, ok1 := parse64(l.f1)
+			_, ok2 := parse64(l.f2)
+			if ok1 != ok2 {
+				layout = map[bool]pairsLayout{true: hexFirst, false: idFirst}[ok1]
+				break
+			}
+		}
+		if layout == layoutUnknown {
+			layout, guessed = hexFirst, true
+		}
+	}
+	ids := make([]string, 0, len(lines))
+	es := make([]index.Entry, 0, len(lines))
+	for _, l := range lines {
+		id, hex := fmt.Sprint(l.n), l.f1
+		switch {
+		case l.tab && layout == hexFirst:
+			id = l.f2
+		case l.tab:
+			id, hex = l.f1, l.f2
+		}
+		fp, ok := parse64(hex)
+		if !ok {
+			if f, err := neardup.ParseFingerprint(hex); err == nil {
+				return nil, nil, usagef("pairs: %s: line %d: %d-bit fingerprint; pairs handles 64-bit fingerprints", name, l.n, f.Bits())
+			}
+			if l.tab {
+				return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint (the line's other field is not either, or earlier lines have it in the other field: see --layout)", name, l.n, quoteCut(hex))
+			}
+			return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint", name, l.n, quoteCut(hex))
+		}
+		ids = append(ids, id)
+		es = append(es, index.Entry{ID: uint64(len(es)), FP: fp})
+	}
+	if guessed && len(es) > 0 && lines[0].tab {
+		fmt.Fprintf(warn, "neardup: pairs: %s: both fields of every line are fingerprints; taking the first as the fingerprint, as 'neardup fingerprint' writes it (--layout id-hex if it is the second)\n", name)
 	}
 	return ids, es, nil
 }
 
+// parse64 parses a 64-bit hex fingerprint.
+func parse64(s string) (uint64, bool) {
+	f, err := neardup.ParseFingerprint(s)
+	if err != nil || f.Bits() != 64 {
+		return 0, false
+	}
+	return f.Uint64(), true
+}
+
+// quoteCut quotes s for a message, cut to its first 40 bytes.
+func quoteCut(s string) string {
+	if len(s) <= 40 {
+		return strconv.Quote(s)
+	}
+	cut := 40
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "..."
+}
+
+// pair is a pair of entries (their places in the input) and their
+// distance, a before b.
+type pair struct{ a, b, d uint32 }
+
+func (x pair) cmp(y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) }
+
+// pairsRun is how many pairs writePairs sorts in memory before it moves
+// them, sorted, to a temporary file: 48 MiB of them.
+var pairsRun = 1 << 22
+
 // writePairs prints the pairs in input order of their first, then second,
-// entry.
+// entry. Runs of pairsRun pairs are sorted and spilled to temporary files,
+// which are merged at the end.
 func writePairs(w io.Writer, ids []string, es []index.Entry, k int) error {
-	type pair struct{ a, b, d uint32 }
 	var ps []pair
+	var runs []*pairRun
+	defer func() {
+		for _, r := range runs {
+			r.close()
+		}
+	}()
+	var err error
 	index.Pairs(es, k, func(a, b index.Entry, d int) {
+		if err != nil {
+			return
+		}
 		ps = append(ps, pair{uint32(a.ID), uint32(b.ID), uint32(d)})
+		if len(ps) == pairsRun {
+			var r *pairRun
+			if r, err = spillPairs(ps); err == nil {
+				runs = append(runs, r)
+				ps = ps[:0]
+			}
+		}
 	})
-	slices.SortFunc(ps, func(x, y pair) int {
-		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
-	})
+	if err != nil {
+		return fmt.Errorf("pairs: %w", err)
+	}
+	slices.SortFunc(ps, pair.cmp)
 	bw := bufio.NewWriterSize(w, 1<<16)
-	for _, p := range ps {
-		fmt.Fprintf(bw, "%s\t%s\t%d\n", ids[p.a], ids[p.b], p.d)
+	var line []byte
+	put := func(p pair) {
+		line = append(line[:0], ids[p.a]...)
+		line = append(line, '\t')
+		line = append(line, ids[p.b]...)
+		line = append(line, '\t')
+		line = strconv.AppendUint(line, uint64(p.d), 10)
+		line = append(line, '\n')
+		bw.Write(line)
+	}
+	if len(runs) == 0 {
+		for _, p := range ps {
+			put(p)
+		}
+	} else if err := mergePairs(runs, ps, put); err != nil {
+		return fmt.Errorf("pairs: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("pairs: %w", err)
 	}
 	return nil
+}
+
+// pairRun is a sorted run of pairs in a temporary file.
+type pairRun struct {
+	f *os.File
+	r *bufio.Reader
+}
+
+func (r *pairRun) close() {
+	r.f.Close()
+	os.Remove(r.f.Name())
+}
+
+// spillPairs sorts ps and writes it to a new temporary file, 12 bytes a
+// pair, read back from its start.
+func spillPairs(ps []pair) (*pairRun, error) {
+	slices.SortFunc(ps, pair.cmp)
+	f, err := os.CreateTemp("", "neardup-pairs-*")
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for sorted pairs: %w", err)
+	}
+	r := &pairRun{f: f}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	var b [12]byte
+	for _, p := range ps {
+		binary.LittleEndian.PutUint32(b[0:], p.a)
+		binary.LittleEndian.PutUint32(b[4:], p.b)
+		binary.LittleEndian.PutUint32(b[8:], p.d)
+		bw.Write(b[:])
+	}
+	if err = bw.Flush(); err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		r.close()
+		return nil, fmt.Errorf("writing sorted pairs to %s: %w", f.Name(), err)
+	}
+	r.r = bufio.NewReaderSize(f, 1<<16)
+	return r, nil
+}
+
+// next reads the run's next pair; ok is false at its end.
+func (r *pairRun) next() (p pair, ok bool, err error) {
+	var b [12]byte
+	if _, err := io.ReadFull(r.r, b[:]); err != nil {
+		if err == io.EOF {
+			return p, false, nil
+		}
+		return p, false, fmt.Errorf("reading sorted pairs back from %s: %w", r.f.Name(), err)
+	}
+	return pair{binary.LittleEndian.Uint32(b[0:]), binary.LittleEndian.Uint32(b[4:]), binary.LittleEndian.Uint32(b[8:])}, true, nil
+}
+
+// mergePairs calls put for every pair of the runs and of last (sorted), in
+// order.
+func mergePairs(runs []*pairRun, last []pair, put func(pair)) error {
+	// The next pair of each source, least first; source len(runs) is last.
+	h := &pairHeap{}
+	for i, r := range runs {
+		p, ok, err := r.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h.s = append(h.s, pairHead{p, i})
+		}
+	}
+	li := 0
+	if len(last) > 0 {
+		h.s = append(h.s, pairHead{last[0], len(runs)})
+		li = 1
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		top := &h.s[0]
+		put(top.p)
+		ok := false
+		if top.src == len(runs) {
+			if ok = li < len(last); ok {
+				top.p = last[li]
+				li++
+			}
+		} else {
+			var err error
+			if top.p, ok, err = runs[top.src].next(); err != nil {
+				return err
+			}
+		}
+		if ok {
+			heap.Fix(h, 0)
+		} else {
+			heap.Pop(h)
+		}
+	}
+	return nil
+}
+
+// pairHead is a source's next pair in mergePairs.
+type pairHead struct {
+	p   pair
+	src int
+}
+
+// pairHeap orders the sources' next pairs, least first (container/heap).
+type pairHeap struct{ s []pairHead }
+
+func (h *pairHeap) Len() int           { return len(h.s) }
+func (h *pairHeap) Less(i, j int) bool { return h.s[i].p.cmp(h.s[j].p) < 0 }
+func (h *pairHeap) Swap(i, j int)      { h.s[i], h.s[j] = h.s[j], h.s[i] }
+func (h *pairHeap) Push(x any)         { h.s = append(h.s, x.(pairHead)) }
+func (h *pairHeap) Pop() any {
+	x := h.s[len(h.s)-1]
+	h.s = h.s[:len(h.s)-1]
+	return x
 }

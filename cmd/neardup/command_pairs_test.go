@@ -22,6 +22,13 @@ func TestPairsCommand(t *testing.T) {
 		{"input order names the first", "z\t0000000000000003\ny\t0000000000000001\n", "--k 1", "z\ty\t1\n"},
 		{"empty", "", "", ""},
 		{"fingerprint's output, HEX<TAB>NAME", "0000000000000003\tdoc-a\n0000000000000001\tdoc-b\n", "--k 1", "doc-a\tdoc-b\t1\n"},
+		// A name of 16 hex digits is taken as a name where the other
+		// lines say the first field is the fingerprint, and names of 32
+		// or 64 digits (md5, sha256) are never 64-bit fingerprints.
+		{"hex names", "0000000000000003\tabcdef0123456789\n0000000000000001\tdoc-b\n", "--k 1", "abcdef0123456789\tdoc-b\t1\n"},
+		{"md5 names", "0000000000000003\t" + strings.Repeat("ab", 16) + "\n0000000000000001\t" + strings.Repeat("cd", 16) + "\n", "--k 1", strings.Repeat("ab", 16) + "\t" + strings.Repeat("cd", 16) + "\t1\n"},
+		{"hex ids, ID<TAB>HEX", "abcdef0123456789\t0000000000000003\nx\t0000000000000001\n", "--k 1", "abcdef0123456789\tx\t1\n"},
+		{"every line ambiguous, --layout id-hex", "abcdef0123456789\t0000000000000003\n1111111111111111\t0000000000000001\n", "--k 1 --layout id-hex", "abcdef0123456789\t1111111111111111\t1\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +79,53 @@ func TestPairsCommandBruteForce(t *testing.T) {
 	}
 }
 
+// TestPairsAmbiguous checks that a list whose every line has two
+// fingerprints is read as neardup fingerprint writes it, with a warning.
+func TestPairsAmbiguous(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	in := "0000000000000003\tabcdef0123456789\n0000000000000001\t1111111111111111\n"
+	if code := run([]string{"pairs", "--k", "1"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if stdout.String() != "abcdef0123456789\t1111111111111111\t1\n" || !strings.Contains(stderr.String(), "--layout id-hex") {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+// TestPairsSpill checks that pairs past what is sorted in memory go
+// through sorted runs in temporary files, merged into the same output as
+// a sort in memory, and that the files are gone afterwards.
+func TestPairsSpill(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var in strings.Builder
+	for range 2000 {
+		// Few distinct fingerprints: many pairs, many at distance 0.
+		fmt.Fprintf(&in, "%016x\n", uint64(r.IntN(40))<<8|uint64(r.IntN(4)))
+	}
+	pairsOut := func() string {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"pairs", "--k", "2"}, strings.NewReader(in.String()), &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		return stdout.String()
+	}
+	want := pairsOut()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	defer func(n int) { pairsRun = n }(pairsRun)
+	pairsRun = 1000
+	got := pairsOut()
+	if n := strings.Count(want, "\n"); n < 20*pairsRun {
+		t.Fatalf("only %d pairs; the test needs many runs", n)
+	}
+	if got != want {
+		t.Fatalf("output through sorted runs differs: %d bytes, want %d", len(got), len(want))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d temporary files left", len(left))
+	}
+}
+
 func TestPairsCommandErrors(t *testing.T) {
 	tests := []struct {
 		name, in string
@@ -82,6 +136,10 @@ func TestPairsCommandErrors(t *testing.T) {
 		{"bad hex after id", "0000000000000001\nx\tnothex\n", nil, "line 2"},
 		{"128-bit", "000000000000000000000000000000ff\n", nil, "line 1: 128-bit"},
 		{"bad k", "", []string{"--k", "65"}, "out of range"},
+		{"bad layout", "", []string{"--layout", "x"}, "want auto, hex-id or id-hex"},
+		{"layouts mixed", "a\t0000000000000001\n0000000000000002\tb\n", nil, "line 2: \"b\" is not a 64-bit hex fingerprint"},
+		{"long bad line quoted cut", strings.Repeat("z", 5000) + "\n", nil, `line 1: "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"... is not`},
+		{"line too long", "0000000000000001\n" + strings.Repeat("0", 2<<20) + "\n", nil, "line 2 is longer than 1048576 bytes"},
 		{"missing file", "", []string{"/nonexistent/fps"}, "no such file"},
 	}
 	for _, tt := range tests {
