@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	bits64 "math/bits"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -151,54 +154,91 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	n := len(docs)
 	bits := fp.Bits()
 	fps := make([]neardup.Fingerprint, n)
-	entries := make([]index.Entry, n)
+	hi := make([]uint64, n)    // the fingerprints, or their high halves at 128 bits
+	lo := make([]uint64, n)    // their low halves at 128 bits
 	texts := make([]string, n) // what the policy measures
+	runes := make([]int, n)
 	parallelDo(n, func(i int) {
 		texts[i] = docs[i].Text
 		if html {
 			texts[i] = string(analysis.StripHTML(nil, []byte(docs[i].Text)))
 		}
+		runes[i] = utf8.RuneCountInString(texts[i])
 		fps[i] = fp.Fingerprint([]byte(docs[i].Text))
-		v := fps[i].Uint64()
+		hi[i] = fps[i].Uint64()
 		if bits == 128 {
-			v, _ = fps[i].Uint128() // the index holds the high half
+			hi[i], lo[i] = fps[i].Uint128()
 		}
-		entries[i] = index.Entry{ID: uint64(i), FP: v}
 	})
 	scale := func(d int) int { return d * bits / 64 }
-	type pairKey struct{ a, b int }
-	seen := make(map[pairKey]bool)
+	// The engine's rule: short texts are under the policy's (normalized)
+	// short length plus a quarter, before normalization. Their pairs are
+	// found by a second pass at the short rule's distance, when it is the
+	// wider, so the first pass leaves them out: no pair is found twice.
+	shortPass := policy.Short.MaxDistance > policy.Long.MaxDistance
+	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
 	var pairs []cluster.Pair
-	add := func(a, b index.Entry, _ int) {
-		k := pairKey{int(a.ID), int(b.ID)}
-		if k.a > k.b {
-			k.a, k.b = k.b, k.a
+	// find adds the pairs of the items sel within bound bits of each other
+	// that skip does not leave out. At 128 bits a pair within bound has a
+	// half within bound/2 (the halves' distances sum to the whole's), so
+	// each half is searched at that, the high first; a pair the low half
+	// finds is the high half's if its high halves are within bound/2 too.
+	find := func(sel []int, bound int, skip func(a, b int) bool) {
+		es := make([]index.Entry, len(sel))
+		for j, i := range sel {
+			es[j] = index.Entry{ID: uint64(i), FP: hi[i]}
 		}
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		d, _ := neardup.Distance(fps[k.a], fps[k.b])
-		pairs = append(pairs, cluster.Pair{A: k.a, B: k.b, Distance: d})
-	}
-	index.Pairs(entries, scale(policy.Long.MaxDistance), add)
-	if policy.Short.MaxDistance > policy.Long.MaxDistance {
-		var short []index.Entry
-		for i, e := range entries {
-			// The engine's rule: short texts are under the policy's
-			// (normalized) short length plus a quarter, before
-			// normalization.
-			if utf8.RuneCountInString(texts[i]) < policy.ShortLength+policy.ShortLength/4 {
-				short = append(short, e)
+		add := func(a, b index.Entry, _ int) {
+			ia, ib := int(a.ID), int(b.ID)
+			if skip != nil && skip(ia, ib) {
+				return
+			}
+			d, _ := neardup.Distance(fps[ia], fps[ib])
+			if d <= bound {
+				pairs = append(pairs, cluster.Pair{A: ia, B: ib, Distance: d})
 			}
 		}
-		index.Pairs(short, scale(policy.Short.MaxDistance), add)
+		if bits != 128 {
+			index.Pairs(es, bound, add)
+			return
+		}
+		half := bound / 2
+		index.Pairs(es, half, add)
+		for j, i := range sel {
+			es[j] = index.Entry{ID: uint64(i), FP: lo[i]}
+		}
+		index.Pairs(es, half, func(a, b index.Entry, d int) {
+			if bits64.OnesCount64(hi[a.ID]^hi[b.ID]) > half {
+				add(a, b, d)
+			}
+		})
 	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	var bothShort func(a, b int) bool
+	if shortPass {
+		bothShort = func(a, b int) bool { return isShort(a) && isShort(b) }
+	}
+	find(all, scale(policy.Long.MaxDistance), bothShort)
+	if shortPass {
+		var short []int
+		for i := range n {
+			if isShort(i) {
+				short = append(short, i)
+			}
+		}
+		find(short, scale(policy.Short.MaxDistance), nil)
+	}
+	// The index finds pairs in no set order; with Strict, the order of
+	// pairs at the same distance decides the groups, so fix it.
+	slices.SortFunc(pairs, func(x, y cluster.Pair) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
 	if !verify {
 		// Trust the distance alone, by each pair's length class.
 		kept := pairs[:0]
 		for _, p := range pairs {
-			long := utf8.RuneCountInString(texts[p.A]) >= policy.ShortLength || utf8.RuneCountInString(texts[p.B]) >= policy.ShortLength
+			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
 			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
 				kept = append(kept, p)
 			}
@@ -216,19 +256,20 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		p := pairs[i]
 		ok[i], _ = policy.Decide(sketch(p.A), sketch(p.B), p.Distance, bits)
 	})
-	verified := make(map[pairKey]bool, len(pairs))
+	kept := pairs[:0]
 	for i, p := range pairs {
-		verified[pairKey{p.A, p.B}] = ok[i]
+		if ok[i] {
+			kept = append(kept, p)
+		}
 	}
-	return cluster.Build(n, pairs, cluster.Options{
-		Strict: strict,
+	if !strict {
+		return cluster.Build(n, kept, cluster.Options{})
+	}
+	// Strict: the representatives of the groups a pair would merge must
+	// pass too (a pair kept passes again).
+	return cluster.Build(n, kept, cluster.Options{
+		Strict: true,
 		Verify: func(a, b int) bool {
-			if a > b {
-				a, b = b, a
-			}
-			if v, found := verified[pairKey{a, b}]; found {
-				return v
-			}
 			d, _ := neardup.Distance(fps[a], fps[b])
 			dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
 			return dup

@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/cluster"
+	"github.com/neardup/neardup/internal/testtext"
 )
 
 func TestCluster(t *testing.T) {
@@ -90,6 +97,52 @@ func TestClusterInvisibleText(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := run(append([]string{"cluster"}, tc.args...), strings.NewReader(in), &out, &errb); code != 0 || out.String() != want {
 			t.Errorf("%v %q: exit %d, stderr %q, output %q, want %q", tc.args, tc.in, code, errb.String(), out.String(), want)
+		}
+	}
+}
+
+// TestClusterCandidatesExact checks the candidate pairs cluster finds
+// without verification, at 64 and 128 bits, against every pair within the
+// policy's distances by a quadratic scan. At 128 bits each half is
+// searched at half the distance, which must miss nothing.
+func TestClusterCandidatesExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	var docs []neardup.Document
+	for i := range 400 {
+		var text string
+		if i > 0 && rng.IntN(2) == 0 {
+			// A copy of an earlier text with a few words changed.
+			words := strings.Fields(docs[rng.IntN(i)].Text)
+			for range 1 + rng.IntN(3) {
+				words[rng.IntN(len(words))] = testtext.English(rng, 1)
+			}
+			text = strings.Join(words, " ")
+		} else {
+			text = testtext.English(rng, []int{12, 40, 150}[rng.IntN(3)])
+		}
+		docs = append(docs, neardup.Document{ID: fmt.Sprint(i), Text: text})
+	}
+	policy := neardup.DefaultPolicy()
+	for _, bits := range []int{64, 128} {
+		fp, err := neardup.NewFingerprinter(neardup.Config{Bits: bits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := func(d int) int { return d * bits / 64 }
+		var want []cluster.Pair
+		for a := range docs {
+			for b := a + 1; b < len(docs); b++ {
+				d, _ := neardup.Distance(fp.Fingerprint([]byte(docs[a].Text)), fp.Fingerprint([]byte(docs[b].Text)))
+				ra, rb := utf8.RuneCountInString(docs[a].Text), utf8.RuneCountInString(docs[b].Text)
+				long := ra >= policy.ShortLength || rb >= policy.ShortLength
+				if d <= scale(policy.Long.MaxDistance) || !long && d <= scale(policy.Short.MaxDistance) {
+					want = append(want, cluster.Pair{A: a, B: b, Distance: d})
+				}
+			}
+		}
+		got := clusterDocs(docs, fp, policy, false, false, false)
+		if w := cluster.Build(len(docs), want, cluster.Options{}); !reflect.DeepEqual(got, w) || len(w) < 20 {
+			t.Errorf("%d bits: %d groups, want %d (from %d pairs)", bits, len(got), len(w), len(want))
 		}
 	}
 }
