@@ -85,7 +85,8 @@ func newFingerprintCmd() *cobra.Command {
 		Short: "Print the fingerprint of each document",
 		Long: `Fingerprint prints one line per document: the fingerprint in lower-case hex,
 zero-padded to the full width (16, 32 or 64 digits), a tab, and the document's
-name.
+name. A name with a tab or a line break in it is written with \t, \n and \r
+for them (and \\ for its backslashes), so that every line has one tab.
 
 Each FILE is one document, its exact bytes, named by the FILE argument; "-" or
 no FILE at all reads standard input. With --lines, each line of each input is
@@ -276,12 +277,26 @@ func fingerprintDocument(r io.Reader, fp neardup.Fingerprinter) (neardup.Fingerp
 	return fp.Fingerprint(text), nil
 }
 
-// printFingerprint writes one output line: HEX, a tab, the name.
+// printFingerprint writes one output line: HEX, a tab, the name
+// (tsvField).
 func printFingerprint(w *bufio.Writer, f neardup.Fingerprint, name string) error {
 	w.WriteString(f.String())
 	w.WriteByte('\t')
-	w.WriteString(name)
+	w.WriteString(tsvField(name))
 	return w.WriteByte('\n')
+}
+
+// tsvEscaper writes tabs, line breaks and backslashes as escapes.
+var tsvEscaper = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+// tsvField returns s as a field of a line of tab-separated values: as it
+// is, unless it holds a tab or a line break, which would break the line's
+// columns; then with \t, \n and \r for them and \\ for its backslashes.
+func tsvField(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") {
+		return s
+	}
+	return tsvEscaper.Replace(s)
 }
 
 // withInput calls f with the named input: standard input for "-", else the

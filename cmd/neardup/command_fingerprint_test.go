@@ -212,3 +212,28 @@ func TestFingerprintDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintNameEscaped checks that file names with a tab or a line
+// break are escaped, so each output line has one tab and pairs reads it.
+func TestFingerprintNameEscaped(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a\tb\\.txt"), filepath.Join(dir, "c\nd.txt")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, []byte("the same text in two files"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"fingerprint", a, b}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 2 || strings.Count(lines[0], "\t") != 1 || strings.Count(lines[1], "\t") != 1 ||
+		!strings.HasSuffix(lines[0], `a\tb\\.txt`) || !strings.HasSuffix(lines[1], `c\nd.txt`) {
+		t.Fatalf("output %q", out.String())
+	}
+	var pairs bytes.Buffer
+	if code := run([]string{"pairs", "--k", "0"}, strings.NewReader(out.String()), &pairs, &errb); code != 0 || strings.Count(pairs.String(), "\t") != 2 {
+		t.Fatalf("pairs: exit %d, %q, %s", code, pairs.String(), errb.String())
+	}
+}
