@@ -1151,7 +1151,7 @@ func (e *Engine) Check(ctx context.Context, d Document) (Result, error) {
 
 // CheckBatch is Check for many documents: each is checked against the
 // stored documents alone, not against the others of the batch, since none
-// is stored. The indexes are queried for decideChunk documents at once,
+// is stored. The indexes are queried for 1,024 documents at once,
 // and fingerprinting and verification run on all cores. When some
 // documents are refused (empty text, too large, an id too long...), the
 // others are still checked and the error is a *BatchError; results of
@@ -1222,7 +1222,7 @@ func (e *Engine) Insert(ctx context.Context, d Document) (Result, error) {
 // call is idempotent); an id stored with another text gives ErrIDConflict.
 //
 // Calls made at the same time are decided and stored together, as a
-// batch would be (see engine_combine.go).
+// batch would be: they share one write and sync.
 func (e *Engine) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
 	if err := e.enter(); err != nil {
 		return Result{}, err

@@ -17,8 +17,7 @@ import (
 // through its tables, each table is searched by all the queries of a
 // group in the order of their keys, so that queries that share a bucket
 // read it from memory once. Groups run on all cores (a probing call makes
-// only as many as there are cores that no other call keeps busy, see
-// batchesRunning); each takes the read lock once, so writers wait for at
+// only as many as there are cores that no other call keeps busy); each takes the read lock once, so writers wait for at
 // most one group.
 func (ix *Index) QueryBatch(qs []uint64, k int) [][]Match {
 	return ix.queryBatch(qs, k, collector{k: k})

@@ -134,7 +134,7 @@
 // bits of the query's (multi-index hashing, Norouzi, Punjani and Fleet,
 // CVPR 2012). With Options.Wide each table keeps the whole fingerprint
 // next to the slot, so a probed bucket is tested at once without loading
-// fingerprints. With other designs, or when a cost model (probe.go)
+// fingerprints. With other designs, or when a cost model
 // predicts that probing costs more, as it does for small indexes, the
 // query is a linear scan of the fingerprints.
 //
@@ -152,8 +152,7 @@
 // bits); the buffer, the pending entries and buckets of 10 entries or more
 // (32 in wide tables) are tested the same way. On processors with AVX-512
 // (F, BW, VBMI, VPOPCNTDQ) and BMI2 the test of 64 fingerprints is a few
-// vector instructions (nearMask, nearMask32: about 0.15-0.3 ns a
-// fingerprint against 1-1.5 ns in plain Go); on those with AVX2 and not
+// vector instructions (about 0.15-0.3 ns a fingerprint against 1-1.5 ns in plain Go); on those with AVX2 and not
 // AVX-512 it counts bits by table lookups, four fingerprints or eight
 // 32-bit keys per instruction (about 0.2-0.45 ns); elsewhere it is
 // portable Go.

@@ -14,7 +14,7 @@ package similarity
 // duplicates that verification sees; when d turns out large it falls back
 // to Myers's algorithm in the block form of Hyyrö (2003), O(len(a) *
 // len(b) / 64). Under a bound, those two are skipped when the texts share
-// too few three-rune sequences to be within it (farByTrigrams): unrelated
+// too few three-rune sequences to be within it: unrelated
 // texts cost O(len) then.
 func Levenshtein(a, b []rune, max int) int {
 	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
