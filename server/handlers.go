@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,8 +120,15 @@ func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) 
 	if in.Text == "" {
 		return errMissingText
 	}
-	res, err := e.CheckAndInsert(r.Context(), s.toDocument(in))
+	d := s.toDocument(in)
+	res, err := e.CheckAndInsert(r.Context(), d)
 	if err != nil {
+		if in.ID == "" {
+			// The id was assigned here, and the client never saw it.
+			ae := *engineError(err)
+			ae.message = strings.Replace(ae.message, strconv.Quote(d.ID), "the document", 1)
+			return &ae
+		}
 		return err
 	}
 	s.metrics.countResult(res)

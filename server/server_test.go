@@ -964,3 +964,25 @@ func TestIsNDJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedWithoutID checks that a refused document posted without an
+// id is not named by the id the server would have given it, which the
+// client never saw.
+func TestRefusedWithoutID(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(memEngine(t))
+	h := s.Handler()
+	code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"x y z","time":"2099-01-01T00:00:00Z"}`)
+	msg, _ := v["error"].(map[string]any)["message"].(string)
+	if code != 400 || errorCode(v) != "future_time" || !strings.Contains(msg, "the document is dated 2099") {
+		t.Errorf("a document of 2099 without an id: %d %v", code, v)
+	}
+	code, v = call(t, h, "POST", "/v1/documents", "", `{"id":"mine","text":"x y z","time":"2099-01-01T00:00:00Z"}`)
+	msg, _ = v["error"].(map[string]any)["message"].(string)
+	if code != 400 || !strings.Contains(msg, `"mine" is dated 2099`) {
+		t.Errorf("a document of 2099 with an id: %d %v", code, v)
+	}
+}
