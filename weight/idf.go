@@ -117,20 +117,32 @@ func (b *Builder) IDF(minDF int) *IDF {
 	return t
 }
 
-// The text format of an IDF table, version 1:
+// The text format of an IDF table, version 2:
 //
-//	neardup-idf 1
+//	neardup-idf 2
 //	docs N
 //	default X
 //	0123456789abcdef X
 //	...
+//	features M
 //
 // The first line names the format and its version. "docs" gives the number
 // of documents the table was built from, "default" the IDF of features not
 // listed. Then one line per feature: its 64-bit hash as 16 lower-case hex
 // digits, a space, its IDF as a decimal number; lines are sorted by hash.
-// Empty lines and lines starting with # are ignored.
-const formatHeader = "neardup-idf 1"
+// The last line, "features", gives the number of feature lines, so that a
+// table cut short (an interrupted write or copy) is refused rather than
+// read as a smaller one. Empty lines and lines starting with # are ignored.
+//
+// Version 1, written by earlier releases, is the same without the
+// "features" line. ReadIDF still reads it, refusing only one whose last
+// line has no line end (as every table WriteTo wrote has): that is a table
+// cut mid-line. A version 1 table cut at a line end cannot be told from a
+// whole one. WriteTo writes version 2.
+const (
+	formatHeader   = "neardup-idf 2"
+	formatHeaderV1 = "neardup-idf 1"
+)
 
 // WriteTo writes t in the text format (see ReadIDF).
 func (t *IDF) WriteTo(w io.Writer) (int64, error) {
@@ -152,6 +164,7 @@ func (t *IDF) WriteTo(w io.Writer) (int64, error) {
 		line = append(line, '\n')
 		cw.Write(line)
 	}
+	fmt.Fprintf(cw, "features %d\n", len(keys))
 	if err := bw.Flush(); err != nil {
 		return cw.n, fmt.Errorf("weight: writing IDF table: %w", err)
 	}
@@ -176,64 +189,94 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, c.err
 }
 
-// ReadIDF reads a table in the text format written by WriteTo:
+// ReadIDF reads a table in the text format written by WriteTo, version 2
+// or 1 (see the format's description above):
 //
-//	neardup-idf 1
+//	neardup-idf 2
 //	docs N
 //	default X
 //	<16 hex digits> <idf>   (one line per feature)
+//	features M              (version 2 only)
 //
-// Errors wrap ErrFormat and name the line.
+// A version 2 table must end with its "features" line and have that many
+// feature lines, and a version 1 table must end with a line end; otherwise
+// it looks truncated and is refused. Errors wrap ErrFormat and name the
+// line.
 func ReadIDF(r io.Reader) (*IDF, error) {
-	sc := bufio.NewScanner(r)
+	lr := &lastByteReader{r: r}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	t := &IDF{m: make(map[uint64]float32)}
 	lineNo := 0
-	var haveDocs, haveDef bool
+	var haveDocs, haveDef, v1 bool
+	var feats, trailer int64 // feature lines read; the count the trailer gives
+	trailerLine := 0         // the line of the "features" trailer; 0 before it
+	// lineErr reports a bad line. In a version 2 table, a bad line with
+	// nothing after it (so no trailer) is where the table was cut, and the
+	// message says so.
+	lineErr := func(format string, a ...any) error {
+		msg := fmt.Sprintf(format, a...)
+		if !v1 && !sc.Scan() && sc.Err() == nil {
+			return fmt.Errorf("%w: line %d: %s, and the table ends there without its \"features\" line: it looks truncated", ErrFormat, lineNo, msg)
+		}
+		return fmt.Errorf("%w: line %d: %s", ErrFormat, lineNo, msg)
+	}
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimSpace(sc.Text())
 		if lineNo == 1 {
-			if line != formatHeader {
-				return nil, fmt.Errorf("%w: line 1: got %.40q, want %q", ErrFormat, line, formatHeader)
+			if line != formatHeader && line != formatHeaderV1 {
+				return nil, fmt.Errorf("%w: line 1: got %.40q, want %q (or %q)", ErrFormat, line, formatHeader, formatHeaderV1)
 			}
+			v1 = line == formatHeaderV1
 			continue
 		}
 		if line == "" || line[0] == '#' {
 			continue
 		}
+		if trailerLine > 0 {
+			return nil, fmt.Errorf("%w: line %d: more after the \"features\" line %d, which ends the table", ErrFormat, lineNo, trailerLine)
+		}
 		key, val, ok := strings.Cut(line, " ")
 		if !ok {
-			return nil, fmt.Errorf("%w: line %d: want two fields", ErrFormat, lineNo)
+			return nil, lineErr("want two fields")
 		}
-		switch key {
-		case "docs":
+		switch {
+		case key == "docs":
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%w: line %d: bad document count %q", ErrFormat, lineNo, val)
+				return nil, lineErr("bad document count %q", val)
 			}
 			t.docs, haveDocs = n, true
 			continue
-		case "default":
+		case key == "default":
 			f, err := parseIDFValue(val)
 			if err != nil {
-				return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, lineNo, err)
+				return nil, lineErr("%v", err)
 			}
 			t.def, haveDef = f, true
 			continue
+		case key == "features" && !v1:
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n < 0 {
+				return nil, lineErr("bad feature count %q", val)
+			}
+			trailer, trailerLine = n, lineNo
+			continue
 		}
 		if len(key) != 16 {
-			return nil, fmt.Errorf("%w: line %d: hash %q is not 16 hex digits", ErrFormat, lineNo, key)
+			return nil, lineErr("hash %q is not 16 hex digits", key)
 		}
 		k, err := strconv.ParseUint(key, 16, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: hash %q is not 16 hex digits", ErrFormat, lineNo, key)
+			return nil, lineErr("hash %q is not 16 hex digits", key)
 		}
 		f, err := parseIDFValue(val)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %v", ErrFormat, lineNo, err)
+			return nil, lineErr("%v", err)
 		}
 		t.m[k] = float32(f)
+		feats++
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("weight: reading IDF table: %w", err)
@@ -241,10 +284,33 @@ func ReadIDF(r io.Reader) (*IDF, error) {
 	if lineNo == 0 {
 		return nil, fmt.Errorf("%w: empty input", ErrFormat)
 	}
+	if !v1 && trailerLine == 0 {
+		return nil, fmt.Errorf("%w: the table ends at line %d without its \"features\" line: it looks truncated", ErrFormat, lineNo)
+	}
 	if !haveDocs || !haveDef {
 		return nil, fmt.Errorf("%w: missing docs or default line", ErrFormat)
 	}
+	if !v1 && trailer != feats {
+		return nil, fmt.Errorf("%w: line %d: \"features %d\", but the table has %d feature lines: it looks truncated or edited", ErrFormat, trailerLine, trailer, feats)
+	}
+	if v1 && lr.last != '\n' {
+		return nil, fmt.Errorf("%w: line %d has no line end: the table looks truncated", ErrFormat, lineNo)
+	}
 	return t, nil
+}
+
+// lastByteReader passes reads through and keeps the last byte read.
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+	}
+	return n, err
 }
 
 func parseIDFValue(s string) (float64, error) {

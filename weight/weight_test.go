@@ -85,7 +85,7 @@ func TestBuilderRoundTrip(t *testing.T) {
 	if err != nil || n != int64(buf.Len()) {
 		t.Fatalf("WriteTo: %d, %v", n, err)
 	}
-	if !strings.HasPrefix(buf.String(), "neardup-idf 1\ndocs 4\n") {
+	if !strings.HasPrefix(buf.String(), "neardup-idf 2\ndocs 4\n") || !strings.HasSuffix(buf.String(), "\nfeatures 4\n") {
 		t.Fatalf("format: %q", buf.String())
 	}
 	back, err := ReadIDF(&buf)
@@ -111,12 +111,58 @@ func TestReadIDFErrors(t *testing.T) {
 		{"neardup-idf 1\ndocs 1\ndefault 1\n0000000000000001 -3\n", "line 4"},
 		{"neardup-idf 1\ndocs 1\n", "missing"},
 		{"neardup-idf 1\ndocs 1\ndefault 1\n0000000000000001\n", "line 4"},
+		{"neardup-idf 1\ndocs 1\ndefault 1\nfeatures 0\n", "line 4"},
+		{"neardup-idf 2\ndocs 1\ndefault 1\nfeatures x\n", "line 4: bad feature count"},
+		{"neardup-idf 2\ndocs 1\ndefault 1\nfeatures 0\n0000000000000001 2\n", "line 5: more after"},
+		{"neardup-idf 2\ndocs 1\nfeatures 0\n", "missing"},
+		{"neardup-idf 3\ndocs 1\ndefault 1\nfeatures 0\n", "line 1"},
 	}
 	for _, tt := range bad {
 		_, err := ReadIDF(strings.NewReader(tt.in))
 		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tt.where) {
 			t.Errorf("ReadIDF(%q) = %v, want ErrFormat naming %q", tt.in, err, tt.where)
 		}
+	}
+}
+
+// TestReadIDFTruncated checks that a version 2 table cut short anywhere
+// (mid-line included) is refused as truncated, not read as a smaller
+// table, and that version 1 tables, without the trailer, are still read.
+func TestReadIDFTruncated(t *testing.T) {
+	var b Builder
+	for i := range 50 {
+		b.Add([]uint64{uint64(i), uint64(i) * 7, 1})
+	}
+	var buf bytes.Buffer
+	if _, err := b.IDF(1).WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.String()
+	if _, err := ReadIDF(strings.NewReader(whole)); err != nil {
+		t.Fatalf("whole table: %v", err)
+	}
+	// Every cut after the header lines: the trailer is gone or cut.
+	start := len("neardup-idf 2\ndocs 50\n")
+	for n := start; n < len(whole)-1; n++ {
+		_, err := ReadIDF(strings.NewReader(whole[:n]))
+		if !errors.Is(err, ErrFormat) {
+			t.Fatalf("cut at byte %d of %d: %v, want ErrFormat", n, len(whole), err)
+		}
+		if !strings.Contains(err.Error(), "truncated") {
+			t.Fatalf("cut at byte %d of %d: %v, want it called truncated", n, len(whole), err)
+		}
+	}
+	// A version 1 table (no trailer) is read as before.
+	v1 := strings.Replace(whole[:strings.LastIndex(whole, "features ")], "neardup-idf 2", "neardup-idf 1", 1)
+	tab, err := ReadIDF(strings.NewReader(v1))
+	if err != nil || tab.Len() != b.IDF(1).Len() || tab.Docs() != 50 {
+		t.Fatalf("version 1 table: %v", err)
+	}
+	// A version 1 table cut mid-line (in a value, which still parses) has
+	// no line end at its end.
+	_, err = ReadIDF(strings.NewReader(v1[:len(v1)-2]))
+	if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("version 1 table cut mid-line: %v, want it called truncated", err)
 	}
 }
 
@@ -166,6 +212,7 @@ func TestNilIDF(t *testing.T) {
 func FuzzReadIDF(f *testing.F) {
 	f.Add([]byte("neardup-idf 1\ndocs 2\ndefault 1.5\n0000000000000001 2\n"))
 	f.Add([]byte("neardup-idf 1\n# c\n\ndocs 0\ndefault 0\n"))
+	f.Add([]byte("neardup-idf 2\ndocs 2\ndefault 1.5\n0000000000000001 2\nfeatures 1\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tab, err := ReadIDF(bytes.NewReader(in))
 		if err != nil {

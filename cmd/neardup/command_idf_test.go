@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +53,7 @@ func TestIDFBuild(t *testing.T) {
 	if code := run([]string{"idf", "build"}, strings.NewReader(corpus), &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.HasPrefix(stdout.String(), "neardup-idf 1\ndocs 1\n") {
+	if !strings.HasPrefix(stdout.String(), "neardup-idf 2\ndocs 1\n") || !strings.HasSuffix(stdout.String(), "\nfeatures 9\n") {
 		t.Fatalf("stdout %q", stdout.String())
 	}
 }
@@ -80,8 +82,128 @@ func TestIDFBuildDirectory(t *testing.T) {
 	for _, args := range [][]string{{"idf", "build", dir}, {"idf", "build", "--lines", dir}} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, nil, &stdout, &stderr)
-		if code == 0 || !strings.Contains(stderr.String(), "is a directory") || strings.Count(stderr.String(), dir) != 1 {
+		wantUsageError(t, stderr.String(), code, "is a directory")
+		if strings.Count(stderr.String(), dir) != 1 {
 			t.Errorf("%v: exit %d, stderr %q, want an error naming the directory once", args, code, stderr.String())
 		}
+	}
+}
+
+// TestIDFBuildBlankLines checks that blank and white-space-only lines (and
+// blank files) are not documents: N is the same with and without them.
+func TestIDFBuildBlankLines(t *testing.T) {
+	for _, in := range []string{"a b c\n\n\n\na b d\n", "a b c\n  \t\r\n\r\na b d", "a b c\na b d\n"} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"idf", "build", "--lines"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", in, code, stderr.String())
+		}
+		if !strings.HasPrefix(stdout.String(), "neardup-idf 2\ndocs 2\n") || !strings.Contains(stderr.String(), "2 documents") {
+			t.Errorf("%q: %q, %q; want 2 documents", in, stdout.String(), stderr.String())
+		}
+	}
+	dir := t.TempDir()
+	blank, doc := filepath.Join(dir, "blank.txt"), filepath.Join(dir, "doc.txt")
+	os.WriteFile(blank, []byte(" \n\n"), 0o644)
+	os.WriteFile(doc, []byte("a b c\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"idf", "build", blank, doc}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "1 documents") {
+		t.Errorf("a blank file and a document: exit %d, %q; want 1 document", code, stderr.String())
+	}
+}
+
+// TestIDFBuildEmpty checks that a corpus without documents is refused as a
+// usage error, and that --out is then left as it was.
+func TestIDFBuildEmpty(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "idf.txt")
+	os.WriteFile(out, []byte("old\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		in   string
+	}{
+		{[]string{"idf", "build", "--out", out}, ""},
+		{[]string{"idf", "build", "--out", out}, " \n"},
+		{[]string{"idf", "build", "--lines", "--out", out}, ""},
+		{[]string{"idf", "build", "--lines", "--out", out}, "\n \n\r\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(tc.args, strings.NewReader(tc.in), &stdout, &stderr)
+		wantUsageError(t, stderr.String(), code, "no documents in standard input")
+		if b, _ := os.ReadFile(out); string(b) != "old\n" || stdout.Len() != 0 {
+			t.Errorf("%v on %q: --out now %q, stdout %q; want both untouched", tc.args, tc.in, b, stdout.String())
+		}
+	}
+}
+
+// TestIDFBuildOutWhole checks that --out is replaced only by a complete
+// table: a write that fails leaves the old file and no temporary file, and
+// a successful one keeps the old file's mode.
+func TestIDFBuildOutWhole(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "idf.txt")
+	os.WriteFile(out, []byte("old\n"), 0o600)
+	err := writeFileWhole(out, failingWriterTo{})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("failing write: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old\n" {
+		t.Errorf("after a failed write --out holds %q, want the old file", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("after a failed write the directory holds %d files, want the old one alone", len(ents))
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"idf", "build", "--out", out}, strings.NewReader("a b c"), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("replaced --out: %v, mode %v; want 0600 kept", err, fi.Mode())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("after a write the directory holds %d files, want one", len(ents))
+	}
+	stderr.Reset()
+	code := run([]string{"idf", "build", "--out", dir}, strings.NewReader("a b c"), &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, "is a directory")
+}
+
+// failingWriterTo writes half a table, then fails as a full disk does.
+type failingWriterTo struct{}
+
+func (failingWriterTo) WriteTo(w io.Writer) (int64, error) {
+	n, _ := io.WriteString(w, "neardup-idf 2\ndocs 3\n")
+	return int64(n), errors.New("disk full")
+}
+
+// TestIDFTruncatedTable checks that a table cut short is refused where it
+// is used, naming the file and calling it truncated, while a table of the
+// previous version (no trailer) is still read.
+func TestIDFTruncatedTable(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "idf.txt")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"idf", "build", "--lines", "--out", full}, strings.NewReader("the cat sat\nthe dog ran\nthe fish swam\n"), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, _ := os.ReadFile(full)
+	if !bytes.HasSuffix(b, []byte("\nfeatures 7\n")) {
+		t.Fatalf("the table does not end with its trailer: %q", b)
+	}
+	cut := filepath.Join(dir, "cut.txt")
+	os.WriteFile(cut, b[:len(b)-len("features 7\n")-2], 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	code := run([]string{"fingerprint", "--idf", cut}, strings.NewReader("the cat"), &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, "--idf "+cut+": ")
+	if !strings.Contains(stderr.String(), "truncated") {
+		t.Errorf("stderr %q, want it to say the table looks truncated", stderr.String())
+	}
+	v1 := filepath.Join(dir, "v1.txt")
+	old := strings.Replace(string(b[:len(b)-len("features 7\n")]), "neardup-idf 2", "neardup-idf 1", 1)
+	os.WriteFile(v1, []byte(old), 0o644)
+	stderr.Reset()
+	if code := run([]string{"fingerprint", "--idf", v1}, strings.NewReader("the cat"), &stdout, &stderr); code != 0 {
+		t.Errorf("a version 1 table: exit %d, %s", code, stderr.String())
 	}
 }
