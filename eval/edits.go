@@ -369,21 +369,29 @@ type EditOptions struct {
 // DefaultRates are the edit rates MakeEdits uses when none are given.
 func DefaultRates() []float64 { return []float64{0.01, 0.03, 0.05, 0.1, 0.2} }
 
+// NegativesPerText returns the number of negative pairs MakeEdits makes for
+// each of n texts: o.Negatives (10 when 0), but no more than the n-1 other
+// texts.
+func (o EditOptions) NegativesPerText(n int) int {
+	negs := o.Negatives
+	if negs == 0 {
+		negs = 10
+	}
+	return max(0, min(negs, n-1))
+}
+
 // MakeEdits returns a dataset of near-duplicates made from texts: for every
 // text, one edited copy per kind and rate (positives, tagged "kind" and
 // "rate"), and o.Negatives pairs with other texts (negatives, untagged so
 // they count in every kind and rate). Identical output for identical input
 // and options.
 func MakeEdits(name string, texts []string, o EditOptions) *Dataset {
-	kinds, rates, negs := o.Kinds, o.Rates, o.Negatives
+	kinds, rates, negs := o.Kinds, o.Rates, o.NegativesPerText(len(texts))
 	if len(kinds) == 0 {
 		kinds = EditKinds()
 	}
 	if len(rates) == 0 {
 		rates = DefaultRates()
-	}
-	if negs == 0 {
-		negs = 10
 	}
 	ed := NewEditor(o.Seed, Vocabulary(texts, 20000))
 	d := &Dataset{Name: name, Texts: slices.Clone(texts)}
@@ -395,10 +403,7 @@ func MakeEdits(name string, texts []string, o EditOptions) *Dataset {
 					Tags: []Tag{{"kind", string(k)}, {"rate", strconv.FormatFloat(r, 'g', -1, 64)}}})
 			}
 		}
-		if len(texts) < 2 {
-			continue
-		}
-		for range min(negs, len(texts)-1) {
+		for range negs {
 			j := ed.rng.IntN(len(texts) - 1)
 			if j >= i {
 				j++

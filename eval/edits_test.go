@@ -147,3 +147,18 @@ func TestEditorCJKKeepsLines(t *testing.T) {
 		t.Errorf("case change altered Chinese: %q", out)
 	}
 }
+
+// TestNegativesPerText checks that NegativesPerText is the number of
+// negatives MakeEdits makes: 10 for 0, at most the other texts.
+func TestNegativesPerText(t *testing.T) {
+	for _, tc := range []struct{ negs, texts, want int }{{0, 12, 10}, {3, 12, 3}, {0, 3, 2}, {5, 1, 0}, {0, 0, 0}} {
+		o := EditOptions{Kinds: []EditKind{WordDelete}, Rates: []float64{0.1}, Negatives: tc.negs, Seed: 1}
+		if got := o.NegativesPerText(tc.texts); got != tc.want {
+			t.Errorf("%d negatives of %d texts: NegativesPerText %d, want %d", tc.negs, tc.texts, got, tc.want)
+		}
+		d := MakeEdits("x", generated(tc.texts, 5), o)
+		if got := len(d.Pairs) - tc.texts; got != tc.texts*tc.want {
+			t.Errorf("%d negatives of %d texts: MakeEdits made %d, want %d", tc.negs, tc.texts, got, tc.texts*tc.want)
+		}
+	}
+}

@@ -35,10 +35,12 @@ func (c Confusion) Precision() float64 {
 	return float64(c.TP) / float64(c.TP+c.FP)
 }
 
-// Recall returns TP / (TP + FN), or 1 when there are no positives.
+// Recall returns TP / (TP + FN). Without positives recall is undefined; it
+// is then 0, as scikit-learn's default has it (zero_division), so that
+// reports stay numbers: check TP + FN (the Markdown summaries print "-").
 func (c Confusion) Recall() float64 {
 	if c.TP+c.FN == 0 {
-		return 1
+		return 0
 	}
 	return float64(c.TP) / float64(c.TP+c.FN)
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -98,3 +99,43 @@ func TestNumJSON(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestNoPositives checks that recall without positives, which is
+// undefined, is 0 in the numbers and "-" in the summaries, and that AUC is
+// always printed with two decimals.
+func TestNoPositives(t *testing.T) {
+	c := Confusion{FP: 2, TN: 6}
+	if c.Recall() != 0 {
+		t.Errorf("recall without positives = %v, want 0", c.Recall())
+	}
+	p := Decide([]Sample{{Dup: true}, {}})
+	if p.Recall != 0 || p.Precision != 0 {
+		t.Errorf("Decide without positives = %+v, want recall 0", p)
+	}
+	r := &Report{Dataset: "d", Scorers: []ScorerReport{
+		{Name: "none", Overall: Metrics{AUC: Num(math.NaN()), Default: pointOf(math.NaN(), c), Best: pointOf(0, c)}},
+		{Name: "all", Overall: Metrics{AUC: 1, Default: pointOf(math.NaN(), Confusion{TP: 1, TN: 1}), Best: pointOf(0, Confusion{TP: 1, TN: 1})}},
+		{Name: "half", Overall: Metrics{AUC: 0.5, Default: pointOf(math.NaN(), Confusion{TP: 1, FN: 1}), Best: pointOf(0, Confusion{TP: 1, FN: 1})}},
+	}}
+	var b strings.Builder
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| none | - | 0.000 | - | 0.000 |", "| all | 1.00 | 1.000 | 1.000 |", "| half | 0.50 | 1.000 | 0.500 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	cr := &CorpusReport{Results: []PairScore{scoreNoDuplicates()}}
+	if err := WriteCorpusSummary(&b, cr); err != nil || !strings.Contains(b.String(), "| dedup | 0 | 0 | 1.0000 | - | 0.0000 |") {
+		t.Errorf("corpus summary without true pairs: %v\n%s", err, b.String())
+	}
+}
+
+// scoreNoDuplicates scores a dedup run on a corpus without duplicates that
+// found none.
+func scoreNoDuplicates() PairScore {
+	s, _ := ScoreDedup("dedup", []int{0, 1, 2}, []int{-1, -1, -1})
+	return s
+}

@@ -23,8 +23,8 @@ func WriteSummary(w io.Writer, r *Report) error {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Scorers {
 		m := s.Overall
-		fmt.Fprintf(&b, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %s | %s\n", s.Name, fnum(float64(m.AUC)),
-			m.Default.Precision, m.Default.Recall, m.Default.F1, m.Best.F1, fnum(float64(m.Best.Threshold)), p99(m))
+		fmt.Fprintf(&b, "| %s | %s | %.3f | %s | %.3f | %.3f | %s | %s\n", s.Name, fauc(float64(m.AUC)),
+			m.Default.Precision, recall(m.Default.Confusion, "%.3f"), m.Default.F1, m.Best.F1, fnum(float64(m.Best.Threshold)), p99(m))
 	}
 	for _, dim := range dims(r) {
 		fmt.Fprintf(&b, "\n### by %s: default F1 / best F1 (at) / recall at P>=0.99\n\n", dim)
@@ -93,6 +93,24 @@ func dims(r *Report) []string {
 	return ds
 }
 
+// fauc formats an AUC with two decimals, always ("1.00", not "1"), or "-"
+// when it is undefined.
+func fauc(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", f)
+}
+
+// recall formats the recall of c, or "-" when it is undefined (no
+// positives).
+func recall(c Confusion, format string) string {
+	if c.TP+c.FN == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(format, c.Recall())
+}
+
 func fnum(f float64) string {
 	switch {
 	case math.IsNaN(f):
@@ -110,7 +128,7 @@ func WriteCorpusSummary(w io.Writer, r *CorpusReport) error {
 		r.Texts, r.Planted, r.Natural, r.Groups, r.Seed)
 	b.WriteString("| run | pairs found | true pairs | precision | recall | F1 | docs flagged / should |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Results {
-		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %.4f | %.4f | %d / %d |\n", s.Name, s.Found, s.True, s.Precision, s.Recall, s.F1, s.Docs, s.DocsShould)
+		fmt.Fprintf(&b, "| %s | %d | %d | %.4f | %s | %.4f | %d / %d |\n", s.Name, s.Found, s.True, s.Precision, recall(s.Confusion, "%.4f"), s.F1, s.Docs, s.DocsShould)
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())

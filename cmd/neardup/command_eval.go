@@ -148,7 +148,7 @@ func newEvalEditsCmd() *cobra.Command {
 			}
 			o := eval.EditOptions{Kinds: ks, Rates: rates, Negatives: negs, Seed: f.seed}
 			d := eval.MakeEdits(f.datasetName(), texts, o)
-			note := fmt.Sprintf("%d texts (seed %d); one copy per edit kind and rate; %d negatives per text drawn from the same source", len(texts), f.seed, max(negs, 1))
+			note := fmt.Sprintf("%d texts (seed %d); one copy per edit kind and rate; %d negatives per text drawn from the same source", len(texts), f.seed, o.NegativesPerText(len(texts)))
 			if passage > 0 {
 				note += fmt.Sprintf("; texts cut to passages of about %d characters", passage)
 			}
@@ -163,7 +163,7 @@ func newEvalEditsCmd() *cobra.Command {
 	fl.IntVar(&passage, "passage", 0, "cut each text to its first N characters (at a word end); 0 keeps whole texts")
 	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+")")
 	fl.Float64SliceVar(&rates, "rates", eval.DefaultRates(), "edit rates: fraction of words or characters touched")
-	fl.IntVar(&negs, "negatives", 10, "negatives per text (other texts of the same source)")
+	fl.IntVar(&negs, "negatives", 10, "negatives per text (other texts of the same source; 0 means the default, 10; at most the other texts)")
 	return cmd
 }
 

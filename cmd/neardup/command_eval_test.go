@@ -97,6 +97,55 @@ func TestEvalEditsJSON(t *testing.T) {
 	}
 }
 
+// TestEvalEditsNegativesNote checks that the report's note gives the
+// number of negatives per text used: 10 for --negatives 0, and no more than
+// the other texts.
+func TestEvalEditsNegativesNote(t *testing.T) {
+	in := evalTexts(t, 12)
+	for _, tc := range []struct {
+		negs, sample, pairs int
+		note                string
+	}{
+		{0, 0, 12 + 12*10, "10 negatives per text"},
+		{5, 0, 12 + 12*5, "5 negatives per text"},
+		{0, 3, 3 + 3*2, "2 negatives per text"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"eval", "edits", "--input", in, "--json", "--profiles", "default", "--measures", "", "--policy=false",
+			"--kinds", "word-delete", "--rates", "0.05", "--negatives", fmt.Sprint(tc.negs), "--sample", fmt.Sprint(tc.sample)}, nil, &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		var rep struct {
+			Pairs int
+			Notes []string
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Pairs != tc.pairs || len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], tc.note) {
+			t.Errorf("--negatives %d --sample %d: %d pairs, notes %q; want %d pairs and %q", tc.negs, tc.sample, rep.Pairs, rep.Notes, tc.pairs, tc.note)
+		}
+	}
+}
+
+// TestEvalNoPositives checks that with no positive pairs the summary shows
+// recall as undefined ("-"), not 1 next to a precision of 0.
+func TestEvalNoPositives(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "p.tsv")
+	os.WriteFile(in, []byte("sentence1\tsentence2\tlabel\n"+
+		"the cat sat on the mat today\tthe cat sat on the mat today\t1\n"+
+		"stocks fell sharply on monday\tthe weather was mild in spring\t0\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"eval", "pairs", "--input", in, "--label-threshold", "2", "--profiles", "default", "--measures", "", "--policy=false"}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "| default | - | 0.000 | - | 0.000 |") {
+		t.Errorf("summary without positives:\n%s", stdout.String())
+	}
+}
+
 func TestEvalCorpus(t *testing.T) {
 	in := evalTexts(t, 30)
 	var stdout, stderr bytes.Buffer
