@@ -21,6 +21,11 @@ import (
 // comparison is what compare reports for a pair of texts, on the terminal
 // or as one JSON object.
 type comparison struct {
+	// Line is the pair's line in the --pairs input (1-based), 0 otherwise.
+	Line int `json:"line,omitempty"`
+	// ID is the pair's "id" field in the --pairs input, as written.
+	ID json.RawMessage `json:"id,omitempty"`
+	// The rest is what compare measures, for one pair or on each line.
 	Profile          string  `json:"profile"`
 	Bits             int     `json:"bits"`
 	A                string  `json:"a_fingerprint"`
@@ -127,9 +132,15 @@ text "@home").
 ` + compareDecisionHelp(neardup.DefaultPolicy()) + `
 
 With --pairs FILE.jsonl (or - for standard input), each line holds a JSON
-object {"a": "...", "b": "..."} (other fields are ignored) and compare prints
-one JSON object per line, in order. Blank lines are skipped. A line that is
-not such an object is an error naming the line (exit status 2).`,
+object {"a": "...", "b": "..."}, optionally with an "id" of any JSON type
+(other fields are ignored), and compare prints one JSON object per pair, in
+order: "line" (the pair's line number in the input, from 1), "id" (as
+given, when the pair has one), then the fields of --json ("profile",
+"bits", "a_fingerprint", "b_fingerprint", "distance", "similarity",
+"jaccard", "cosine", "levenshtein_ratio", "duplicate", and
+"nilsimsa_score" for nilsimsa). Blank lines are skipped, so match output to
+input by "line" or "id". A line that is not such an object is an error
+naming the line (exit status 2).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fp, err := ff.fingerprinter(cmd)
 			if err != nil {
@@ -222,8 +233,9 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 				return nil
 			}
 			var p struct {
-				A json.RawMessage `json:"a"`
-				B json.RawMessage `json:"b"`
+				A  json.RawMessage `json:"a"`
+				B  json.RawMessage `json:"b"`
+				ID json.RawMessage `json:"id"`
 			}
 			if err := json.Unmarshal(line, &p); err != nil {
 				var te *json.UnmarshalTypeError
@@ -252,6 +264,7 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 			if err != nil {
 				return err
 			}
+			c.Line, c.ID = n, p.ID
 			return enc.Encode(c)
 		})
 	})

@@ -93,6 +93,33 @@ func TestComparePairs(t *testing.T) {
 	}
 }
 
+// TestComparePairsLineAndID checks that each --pairs output record names
+// its input line (blank lines are skipped, so output line N need not be
+// input line N) and carries the input's "id", matched as the other fields
+// are (case-insensitively), as written.
+func TestComparePairsLineAndID(t *testing.T) {
+	in := "\n" + `{"a": "x", "b": "x"}` + "\n  \n\r\n" + `{"ID": "k-1", "a": "y", "b": "z"}` + "\n" + `{"id": 7, "a": "y", "b": "z"}` + "\n" + `{"id": {"n": [1, 2]}, "a": "y", "b": "z"}`
+	out, errOut, code := runFP(t, in, "compare", "--pairs", "-")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := []string{`{"line":2,"profile"`, `{"line":5,"id":"k-1","profile"`, `{"line":6,"id":7,"profile"`, `{"line":7,"id":{"n":[1,2]},"profile"`}
+	if len(lines) != len(want) {
+		t.Fatalf("%d output lines, want %d: %q", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("output line %d = %s, want it to start %s", i+1, lines[i], w)
+		}
+	}
+	// A single comparison has neither.
+	out, _, _ = runFP(t, "", "compare", "--json", "x", "y")
+	if strings.Contains(out, `"line"`) || strings.Contains(out, `"id"`) {
+		t.Errorf("compare --json: %s, want no line or id", out)
+	}
+}
+
 func TestComparePairsErrors(t *testing.T) {
 	tests := []struct {
 		stdin string
