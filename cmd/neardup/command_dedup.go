@@ -744,6 +744,9 @@ bar is shown on standard error when it is a terminal.`,
 			if cmd.Flags().Changed("retention") && ef.db == "" {
 				return usagef("--retention needs --db: without a store the run is in memory and keeps nothing to forget")
 			}
+			if cmd.Flags().Changed("min-free") && ef.db == "" {
+				return usagef("--min-free needs --db: without a store the run is in memory and writes nothing to keep space for")
+			}
 			o, err := ef.options()
 			if err != nil {
 				return err

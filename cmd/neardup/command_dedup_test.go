@@ -614,6 +614,8 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}{
 		{[]string{"dedup", "--retention", "24h"}, "--retention needs --db"},
 		{[]string{"dedup", "--retention", "0s"}, "--retention needs --db"},
+		{[]string{"dedup", "--min-free", "1GiB"}, "--min-free needs --db"},
+		{[]string{"dedup", "--min-free", "0"}, "--min-free needs --db"},
 		{[]string{"dedup", "--db", db, "--retention", "-1h"}, "--retention -1h0m0s is negative"},
 		{[]string{"dedup", "--lines", "--format", "csv"}, "--lines conflicts with --format csv"},
 		{[]string{"cluster", "--lines", "--format", "jsonl"}, "--lines conflicts with --format jsonl"},
