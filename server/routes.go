@@ -56,7 +56,15 @@ func (s *Server) buildHandler() http.Handler {
 	// Requests no route takes (unknown paths, other methods, paths to
 	// clean) are counted under one label, which bounds the series.
 	unmatched := s.metrics.route("unmatched")
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// A page of another site must not write to the store through the
+	// visitor's browser (a server on loopback included): browsers mark a
+	// cross-origin request (Sec-Fetch-Site, Origin), and a POST so marked
+	// is refused. Programs and the server's own page are not affected.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, newError(http.StatusForbidden, "cross_origin", "a request from another site's page is refused: the API takes writes from programs and from its own page"))
+	}))
+	return cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			// Handler does not set path values; ServeHTTP does.
@@ -81,7 +89,7 @@ func (s *Server) buildHandler() http.Handler {
 			// Redirects for cleaned paths: pass them on as they are.
 			w.WriteHeader(c.status)
 		}
-	})
+	}))
 }
 
 func (s *Server) addRoute(mux *http.ServeMux, pattern string, documented bool, h http.Handler) {

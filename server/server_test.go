@@ -986,3 +986,42 @@ func TestRefusedWithoutID(t *testing.T) {
 		t.Errorf("a document of 2099 with an id: %d %v", code, v)
 	}
 }
+
+// TestCrossOrigin checks that a write a page of another site makes through
+// the visitor's browser is refused, while the server's own page, programs
+// (no such headers) and cross-site reads are served.
+func TestCrossOrigin(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	do := func(method, path string, hdr map[string]string) (int, string) {
+		req := httptest.NewRequest(method, path, strings.NewReader(`{"text":"planted by another site"}`))
+		req.Host = "127.0.0.1:8080"
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w.Code, w.Body.String()
+	}
+	for _, hdr := range []map[string]string{
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Origin": "http://evil.example"},
+		{"Origin": "http://127.0.0.1:8081"}, // another port is another origin
+	} {
+		if code, body := do("POST", "/v1/documents", hdr); code != 403 || !strings.Contains(body, `"cross_origin"`) {
+			t.Errorf("POST with %v: %d %s, want 403 cross_origin", hdr, code, body)
+		}
+	}
+	for _, hdr := range []map[string]string{
+		nil, // curl, the Go client
+		{"Sec-Fetch-Site": "same-origin"},
+		{"Origin": "http://127.0.0.1:8080"},
+	} {
+		if code, body := do("POST", "/v1/documents", hdr); code != 200 {
+			t.Errorf("POST with %v: %d %s, want 200", hdr, code, body)
+		}
+	}
+	if code, body := do("GET", "/v1/stats", map[string]string{"Sec-Fetch-Site": "cross-site"}); code != 200 {
+		t.Errorf("cross-site GET: %d %s, want 200", code, body)
+	}
+}
