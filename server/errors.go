@@ -39,6 +39,7 @@ var (
 	errUnavailableStarting = newError(http.StatusServiceUnavailable, "unavailable", "the server is starting; retry shortly")
 	errUnavailableDraining = newError(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
 	errOverloaded          = newError(http.StatusTooManyRequests, "overloaded", "too many requests in progress; retry shortly")
+	errOverloadedBytes     = newError(http.StatusTooManyRequests, "overloaded", "too many request bytes in progress; retry shortly")
 	errMissingText         = newError(http.StatusBadRequest, "missing_text", `"text" is missing or empty`)
 	errInvalidUTF8         = newError(http.StatusBadRequest, "invalid_utf8", "the request body is not valid UTF-8")
 )

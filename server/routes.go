@@ -136,20 +136,47 @@ func (s *Server) apiRoute(pattern string, h apiHandler) http.Handler {
 	})
 }
 
-// admit runs h unless MaxInFlight requests that do real work (reading a
-// body, fingerprinting, calling the engine) are already running, in which
-// case it answers 429 at once. The bound also caps the memory held by
-// request bodies at MaxInFlight * MaxBody.
+// admit runs h unless MaxInFlight requests that do real work
+// (fingerprinting, calling the engine) are already running, in which case
+// it answers 429 at once. A POST takes its place only once its body is
+// read (readBody, through the statusWriter instrument gives it), so that
+// clients slow to send their bodies hold no place; the bytes of bodies are
+// bounded by MaxBodyMemory instead. Places and bytes are given back when h
+// returns.
 func (s *Server) admit(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if n := s.inflight.Add(1); n > int64(s.opts.MaxInFlight) {
-			s.inflight.Add(-1)
-			s.metrics.rejected.Inc()
+		sw, _ := w.(*statusWriter)
+		if sw != nil && r.Method == http.MethodPost {
+			defer s.release(sw)
+			h(w, r)
+			return
+		}
+		if !s.takePlace() {
 			writeError(w, errOverloaded)
 			return
 		}
 		defer s.inflight.Add(-1)
 		h(w, r)
+	}
+}
+
+// takePlace takes one of MaxInFlight places, if one is free.
+func (s *Server) takePlace() bool {
+	if n := s.inflight.Add(1); n > int64(s.opts.MaxInFlight) {
+		s.inflight.Add(-1)
+		s.metrics.rejected.Inc()
+		return false
+	}
+	return true
+}
+
+// release gives back the place and the body bytes a request took.
+func (s *Server) release(sw *statusWriter) {
+	if sw.placed {
+		s.inflight.Add(-1)
+	}
+	if sw.bodyBytes > 0 {
+		s.bodyBytes.Add(-sw.bodyBytes)
 	}
 }
 
@@ -182,10 +209,13 @@ func (s *Server) instrument(pattern string, h http.HandlerFunc) http.Handler {
 	})
 }
 
-// statusWriter remembers the status written through it.
+// statusWriter remembers the status written through it, and what the
+// request holds of the server's bounds (admit).
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	status    int
+	placed    bool  // holds one of MaxInFlight places
+	bodyBytes int64 // holds this much of MaxBodyMemory
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -229,6 +259,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	default:
 		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip", enc))
 	}
+	sw, _ := w.(*statusWriter)
+	if sw != nil {
+		// Bytes are counted against MaxBodyMemory as they arrive.
+		body = &budgetReader{r: body, s: s, sw: sw}
+	}
 	// Allocate for the declared length only up to 64 KiB: beyond that the
 	// buffer grows with the bytes that really arrive, so a client cannot
 	// reserve MaxBody of memory by declaring it.
@@ -241,10 +276,19 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		switch {
 		case errors.As(err, &mbe):
 			return nil, tooLarge(limit)
+		case errors.Is(err, errBodyMemory):
+			return nil, errOverloadedBytes
 		case gzipped:
 			return nil, gzipError(err)
 		}
 		return nil, newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
+	}
+	if sw != nil && !sw.placed {
+		// The body is here: now the request takes its place.
+		if !s.takePlace() {
+			return nil, errOverloaded
+		}
+		sw.placed = true
 	}
 	if int64(len(b)) > limit {
 		return nil, newError(http.StatusRequestEntityTooLarge, "body_too_large", fmt.Sprintf("the request body decompresses to more than the limit of %d bytes", limit))
@@ -256,6 +300,29 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	// file's text, is no part of the JSON (RFC 8259 lets a parser skip
 	// it).
 	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
+}
+
+// budgetReader counts the bytes read from r against the server's
+// MaxBodyMemory, and fails with errBodyMemory past it.
+type budgetReader struct {
+	r  io.Reader
+	s  *Server
+	sw *statusWriter
+}
+
+var errBodyMemory = errors.New("request bodies in progress hold MaxBodyMemory")
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		if b.s.bodyBytes.Add(int64(n)) > b.s.opts.MaxBodyMemory {
+			b.s.bodyBytes.Add(-int64(n))
+			b.s.metrics.rejected.Inc()
+			return 0, errBodyMemory
+		}
+		b.sw.bodyBytes += int64(n)
+	}
+	return n, err
 }
 
 // gzipError is the answer to a body sent as gzip that is not.

@@ -36,9 +36,16 @@ type Options struct {
 	// 413 batch_too_large. Default 10000.
 	MaxBatch int
 	// MaxInFlight is the most API requests served at once; a request
-	// arriving when that many are in progress gets 429 overloaded at once.
+	// whose body is read when that many are in progress gets 429
+	// overloaded at once. A request waiting for its body does not count.
 	// Default 1024.
 	MaxInFlight int
+	// MaxBodyMemory bounds the bytes of request bodies held at once, as
+	// they arrive and until their requests end: a body that would pass it
+	// gets 429 overloaded. Handling a document takes memory of 10 to 15
+	// times its bytes (a 4 MiB one 40 to 60 MiB, docs/HTTP.md), so this is
+	// what bounds the memory of requests. Default 64 MiB.
+	MaxBodyMemory int64
 	// MaxConns is the most connections open at once; further connections
 	// wait in the kernel's accept queue. Default 4096.
 	MaxConns int
@@ -73,6 +80,8 @@ const (
 	DefaultMaxBatch    = 10000
 	DefaultMaxInFlight = 1024
 	DefaultMaxConns    = 4096
+	// DefaultMaxBodyMemory is Options.MaxBodyMemory's default: 64 MiB.
+	DefaultMaxBodyMemory = 64 << 20
 )
 
 // withDefaults returns o with every zero field set to its default.
@@ -88,6 +97,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = DefaultMaxConns
+	}
+	if o.MaxBodyMemory == 0 {
+		o.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	setDuration(&o.ReadHeaderTimeout, 5*time.Second)
 	setDuration(&o.ReadTimeout, 30*time.Second)
@@ -124,6 +136,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("server: MaxInFlight %d is negative", o.MaxInFlight)
 	case o.MaxConns < 0:
 		return fmt.Errorf("server: MaxConns %d is negative", o.MaxConns)
+	case o.MaxBodyMemory < 0:
+		return fmt.Errorf("server: MaxBodyMemory %d is negative", o.MaxBodyMemory)
 	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0 || o.DrainDelay < 0:
 		return errors.New("server: timeouts must not be negative")
 	}
@@ -140,12 +154,14 @@ type Server struct {
 	// DrainDelay before shutdown).
 	unready  atomic.Bool
 	inflight atomic.Int64
-	handler  http.Handler
-	routes   []Route
-	metrics  *metrics
-	fps      *fingerprinters
-	ids      idSource
-	bufs     bufferPool
+	// bodyBytes is the bytes of request bodies held (MaxBodyMemory).
+	bodyBytes atomic.Int64
+	handler   http.Handler
+	routes    []Route
+	metrics   *metrics
+	fps       *fingerprinters
+	ids       idSource
+	bufs      bufferPool
 	// statMetrics are the engine statistics exported at /metrics.
 	statMetrics []statMetric
 }

@@ -1025,3 +1025,47 @@ func TestCrossOrigin(t *testing.T) {
 		t.Errorf("cross-site GET: %d %s, want 200", code, body)
 	}
 }
+
+// TestBodyBounds checks the two bounds of requests: a request still
+// waiting for its body holds none of MaxInFlight's places, and the bytes
+// of bodies held at once stay within MaxBodyMemory, given back when their
+// requests end.
+func TestBodyBounds(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxInFlight: 1, MaxBodyMemory: 1000})
+	h := s.Handler()
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() {
+		req := httptest.NewRequest("POST", "/v1/documents", pr)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		done <- w.Code
+	}()
+	// 800 bytes of a body that has not ended: no place, 800 bytes held.
+	head := `{"text":"` + strings.Repeat("a", 791)
+	if _, err := pw.Write([]byte(head)); err != nil {
+		t.Fatal(err)
+	}
+	for s.bodyBytes.Load() < int64(len(head)) {
+		time.Sleep(time.Millisecond)
+	}
+	if code, v := call(t, h, "POST", "/v1/documents", "", `{"text":"a short one"}`); code != 200 {
+		t.Errorf("a post while another waits for its body (MaxInFlight 1): %d %v", code, v)
+	}
+	big := `{"text":"` + strings.Repeat("b", 300) + `"}`
+	code, v := call(t, h, "POST", "/v1/documents", "", big)
+	if msg, _ := v["error"].(map[string]any)["message"].(string); code != 429 || !strings.Contains(msg, "request bytes") {
+		t.Errorf("a body past MaxBodyMemory: %d %v", code, v)
+	}
+	pw.Write([]byte(`"}`))
+	pw.Close()
+	if code := <-done; code != 200 {
+		t.Errorf("the slow post: %d", code)
+	}
+	if n, p := s.bodyBytes.Load(), s.inflight.Load(); n != 0 || p != 0 {
+		t.Errorf("after the requests: %d body bytes and %d places held", n, p)
+	}
+	if code, v := call(t, h, "POST", "/v1/documents", "", big); code != 200 {
+		t.Errorf("the same body once the bytes are back: %d %v", code, v)
+	}
+}

@@ -33,6 +33,7 @@ func newServeCmd() *cobra.Command {
 		{"max-body", "NEARDUP_MAX_BODY"},
 		{"max-batch", "NEARDUP_MAX_BATCH"},
 		{"max-in-flight", "NEARDUP_MAX_IN_FLIGHT"},
+		{"max-body-memory", "NEARDUP_MAX_BODY_MEMORY"},
 		{"durability", "NEARDUP_DURABILITY"},
 		{"compression", "NEARDUP_COMPRESSION"},
 		{"scores", "NEARDUP_SCORES"},
@@ -49,6 +50,7 @@ func newServeCmd() *cobra.Command {
 		addr, data, profile, durability string
 		compression, scores             string
 		maxBody                         byteSize   = server.DefaultMaxBody
+		maxBodyMemory                   byteSize   = server.DefaultMaxBodyMemory
 		minFree                         freeMargin = neardup.DefaultMinFreeBytes
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
@@ -147,10 +149,11 @@ finishes the requests in flight, flushes the store and exits 0.`,
 					eopts.MinFreeBytes = -1
 				}
 				sopts = server.Options{
-					MaxBody:     int64(maxBody),
-					MaxBatch:    maxBatch,
-					MaxInFlight: maxInFlight,
-					DrainDelay:  drainDelay,
+					MaxBody:       int64(maxBody),
+					MaxBodyMemory: int64(maxBodyMemory),
+					MaxBatch:      maxBatch,
+					MaxInFlight:   maxInFlight,
+					DrainDelay:    drainDelay,
 				}
 				// The checks above name the flag of every value these
 				// refuse; they stay as a backstop.
@@ -184,7 +187,8 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")
 	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
-	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
+	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once, counted once their bodies are read; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
+	f.Var(&maxBodyMemory, "max-body-memory", "most bytes of request bodies held at once; a body past it gets 429. Handling a document takes 10 to 15 times its bytes of memory (NEARDUP_MAX_BODY_MEMORY)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
