@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/server"
@@ -401,5 +405,378 @@ func TestBrowserStoreFailed(t *testing.T) {
 	)
 	if msg := get(t, ctx, chromedp.Text(chromedp.ID("doc-error"))); !strings.Contains(msg, "no space left on device") {
 		t.Errorf("error shown after adding: %q", msg)
+	}
+}
+
+// steeredServer is startServer's server behind a handler a test steers: a
+// request whose method and path ("POST /v1/compare") have a hook goes to
+// the hook instead of the server.
+type steeredServer struct {
+	*httptest.Server
+	next  http.Handler
+	mu    sync.Mutex
+	hooks map[string]http.HandlerFunc
+	done  chan struct{} // closed when the test ends: held requests go on
+}
+
+func startSteeredServer(t *testing.T, o server.Options) (*steeredServer, *client.Client) {
+	t.Helper()
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	ss := &steeredServer{next: s.Handler(), hooks: map[string]http.HandlerFunc{}, done: make(chan struct{})}
+	ss.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ss.mu.Lock()
+		h := ss.hooks[r.Method+" "+r.URL.Path]
+		ss.mu.Unlock()
+		if h == nil {
+			h = ss.next.ServeHTTP
+		}
+		h(w, r)
+	}))
+	t.Cleanup(func() {
+		ss.Close()
+		e.Close()
+	})
+	t.Cleanup(func() { close(ss.done) }) // before Close, which waits for held requests
+	return ss, client.New(ss.URL, ss.Client())
+}
+
+// hook sends the requests of route to h, or to the server again when h is
+// nil.
+func (ss *steeredServer) hook(route string, h http.HandlerFunc) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if h == nil {
+		delete(ss.hooks, route)
+	} else {
+		ss.hooks[route] = h
+	}
+}
+
+// hold keeps the requests of route from the server until the returned
+// function is called (or the client gives up), then serves them.
+func (ss *steeredServer) hold(route string) (release func()) {
+	ch := make(chan struct{})
+	ss.hook(route, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-ch:
+		case <-ss.done:
+		case <-r.Context().Done():
+			return
+		}
+		ss.next.ServeHTTP(w, r)
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ss.hook(route, nil)
+			close(ch)
+		})
+	}
+}
+
+// answerError answers as the server does with an error.
+func answerError(status int, code, message string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error":{"code":%q,"message":%q}}`, code, message)
+	}
+}
+
+// waitFor waits up to 10 s for the JavaScript expression js to be true,
+// and fails the test if it does not become so.
+func waitFor(t *testing.T, ctx context.Context, js, what string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// shown tells whether the element with the given id is shown.
+func shown(id string) chromedp.Action[bool] {
+	return chromedp.Evaluate[bool](fmt.Sprintf(`!document.getElementById(%q).hidden`, id))
+}
+
+// TestBrowserStaleResult changes a form's inputs after its result, and
+// while its request is on its way: the result of the inputs before is not
+// shown as the answer for the inputs now.
+func TestBrowserStaleResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startSteeredServer(t, server.Options{})
+	ctx := newBrowser(t)
+	a, b, _ := comparePair(t, c)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		setValue("text-a", a),
+		setValue("text-b", b),
+	)
+	for _, change := range []struct {
+		what string
+		step chromedp.Action[chromedp.Void]
+	}{
+		{"typing into Text A", chromedp.SendKeys(chromedp.ID("text-a"), " Again.")},
+		{"typing into Text B", chromedp.SendKeys(chromedp.ID("text-b"), " Again.")},
+		{"choosing another profile", choose("profile", "classic")},
+		{"choosing another width", choose("bits", "128")},
+	} {
+		do(t, ctx,
+			chromedp.Click(chromedp.ID("compare-btn")),
+			chromedp.WaitVisible(chromedp.ID("compare-result")),
+			change.step,
+		)
+		if get(t, ctx, shown("compare-result")) {
+			t.Errorf("after %s, the result of the texts before is still shown", change.what)
+		}
+	}
+	// An answer that comes after the texts changed is not shown as theirs.
+	release := srv.hold("POST /v1/compare")
+	do(t, ctx, chromedp.Click(chromedp.ID("compare-btn")))
+	waitFor(t, ctx, `document.getElementById("compare-btn").disabled`, "Compare pressed")
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("text-b"), " Once more."))
+	release()
+	waitFor(t, ctx, `!document.getElementById("compare-btn").disabled`, "the held comparison answered")
+	if get(t, ctx, shown("compare-result")) || !get(t, ctx, shown("compare-note")) {
+		t.Errorf("the answer for texts changed while it came: result shown %v, note %q", get(t, ctx, shown("compare-result")), get(t, ctx, chromedp.Evaluate[string](`document.getElementById("compare-note").textContent`)))
+	}
+
+	// The same in Check or add: the text, then the id.
+	do(t, ctx, setValue("doc-text", longText(7, 60)))
+	for _, change := range []struct {
+		what string
+		step chromedp.Action[chromedp.Void]
+	}{
+		{"typing into the text", chromedp.SendKeys(chromedp.ID("doc-text"), " more")},
+		{"typing an id", chromedp.SendKeys(chromedp.ID("doc-id"), "seven")},
+	} {
+		do(t, ctx,
+			chromedp.Click(chromedp.ID("check-btn")),
+			chromedp.WaitVisible(chromedp.ID("doc-result")),
+			change.step,
+		)
+		if get(t, ctx, shown("doc-result")) {
+			t.Errorf("after %s, the result of the document before is still shown", change.what)
+		}
+	}
+	// A document added while its text changed is stored all the same: the
+	// page says so, but not as the answer for the text it holds now.
+	release = srv.hold("POST /v1/documents")
+	do(t, ctx, chromedp.Click(chromedp.ID("add-btn")))
+	waitFor(t, ctx, `document.getElementById("add-btn").disabled`, "Check and add pressed")
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("doc-text"), " and more"))
+	release()
+	waitFor(t, ctx, `!document.getElementById("add-btn").disabled`, "the held document answered")
+	note := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("doc-note").hidden ? "" : document.getElementById("doc-note").textContent`))
+	if get(t, ctx, shown("doc-result")) || !strings.Contains(note, "New: stored as seven.") {
+		t.Errorf("the answer for a text changed while it came: result shown %v, note %q", get(t, ctx, shown("doc-result")), note)
+	}
+}
+
+// TestBrowserFocusAndBusy presses each button with the keyboard: while its
+// request is on its way the button says so and its result is marked busy,
+// the section's last error goes at once, and the focus is on the button
+// again when the answer came. A server that does not answer within the
+// page's wait gets a message that says so.
+func TestBrowserFocusAndBusy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startSteeredServer(t, server.Options{})
+	ctx := newBrowser(t)
+	a, b, _ := comparePair(t, c)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		setValue("text-a", a),
+		setValue("text-b", b),
+		setValue("doc-text", longText(8, 60)),
+	)
+	for _, btn := range []string{"compare-btn", "check-btn", "add-btn", "stats-btn"} {
+		do(t, ctx, chromedp.Focus(chromedp.ID(btn)), chromedp.KeyEvent(kb.Enter))
+		waitFor(t, ctx, `!document.getElementById("`+btn+`").disabled`, "the request of "+btn)
+		if got := get(t, ctx, chromedp.Evaluate[string](`document.activeElement.tagName + "#" + document.activeElement.id`)); got != "BUTTON#"+btn {
+			t.Errorf("after Enter on %s, the focus is on %s", btn, got)
+		}
+	}
+
+	do(t, ctx,
+		setValue("text-b", ""),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-error")),
+	)
+	release := srv.hold("POST /v1/compare")
+	defer release()
+	do(t, ctx,
+		setValue("text-b", b),
+		script(`waits.request = 1000`),
+		chromedp.Click(chromedp.ID("compare-btn")),
+	)
+	const state = `(() => { const b = document.getElementById("compare-btn");
+		return [b.textContent, String(b.disabled), String(document.getElementById("compare-result").getAttribute("aria-busy")), String(document.getElementById("compare-error").hidden)].join(" / "); })()`
+	if got, want := get(t, ctx, chromedp.Evaluate[string](state)), "Comparing… / true / true / true"; got != want {
+		t.Errorf("while comparing: %q (button, disabled, result busy, error hidden), want %q", got, want)
+	}
+	waitFor(t, ctx, `!document.getElementById("compare-error").hidden`, "a message when the server does not answer")
+	if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); msg != "The server did not answer within 1 s." {
+		t.Errorf("when the server does not answer: %q", msg)
+	}
+	if got, want := get(t, ctx, chromedp.Evaluate[string](state)), "Compare / false / null / false"; got != want {
+		t.Errorf("after the server did not answer: %q (button, disabled, result busy, error hidden), want %q", got, want)
+	}
+}
+
+// TestBrowserErrorWording checks that errors read in the page's words: a
+// text too long for the server, a busy server, a server not reached.
+func TestBrowserErrorWording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, _ := startSteeredServer(t, server.Options{MaxBody: 1 << 20})
+	ctx := newBrowser(t)
+	// message is the error's own words, without the code after them.
+	const message = `document.getElementById("%s").firstChild?.textContent ?? ""`
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		setValue("text-a", strings.Repeat("many words ", 100_000)),
+		setValue("text-b", "a few words"),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-error")),
+	)
+	if msg := get(t, ctx, chromedp.Evaluate[string](fmt.Sprintf(message, "compare-error"))); msg != "The text is too long for this server (at most 1 MiB)." {
+		t.Errorf("a text too long: %q", msg)
+	}
+	srv.hook("POST /v1/query", answerError(429, "overloaded", "too many requests in progress; retry shortly"))
+	do(t, ctx,
+		setValue("doc-text", "a document"),
+		chromedp.Click(chromedp.ID("check-btn")),
+		chromedp.WaitVisible(chromedp.ID("doc-error")),
+	)
+	if msg := get(t, ctx, chromedp.Evaluate[string](fmt.Sprintf(message, "doc-error"))); msg != "The server is busy; try again in a moment." {
+		t.Errorf("a busy server: %q", msg)
+	}
+	srv.Close()
+	do(t, ctx,
+		setValue("text-a", "a few other words"),
+		chromedp.Click(chromedp.ID("compare-btn")),
+	)
+	waitFor(t, ctx, `document.getElementById("compare-error").textContent !== "" && !document.getElementById("compare-btn").disabled`, "an error when the server is gone")
+	if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); msg != "The server cannot be reached." {
+		t.Errorf("a server not reached: %q", msg)
+	}
+}
+
+// TestBrowserRecovers loads the page while the server cannot give its
+// stats for a moment: the page asks again and shows them. Then the server
+// is not ready for a while: once it is again, the errors of not reaching
+// it go and the stats are shown again, without a click.
+func TestBrowserRecovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, _ := startSteeredServer(t, server.Options{})
+	var refused atomic.Int32
+	starting := answerError(503, "unavailable", "the server is starting; retry shortly")
+	srv.hook("GET /v1/stats", func(w http.ResponseWriter, r *http.Request) {
+		if refused.Add(1) <= 2 {
+			starting(w, r)
+			return
+		}
+		srv.next.ServeHTTP(w, r)
+	})
+	ctx := newBrowser(t)
+	do(t, ctx, chromedp.Navigate(srv.URL+"/"))
+	waitFor(t, ctx, `document.querySelector('#stats dd[data-stat="documents"]') !== null`, "stats shown after the server could give them")
+	if got := get(t, ctx, chromedp.Evaluate[string](`String(document.getElementById("stats-error").hidden) + " " + document.getElementById("profile").options[0].textContent`)); got != "true server's: default" {
+		t.Errorf("after the stats came: %q (stats error hidden, first profile choice)", got)
+	}
+
+	srv.hook("GET /readyz", starting)
+	srv.hook("GET /v1/stats", starting)
+	srv.hook("POST /v1/compare", starting)
+	do(t, ctx,
+		script(`waits.readyPoll = 300`),
+		setValue("text-a", "some words"),
+		setValue("text-b", "some other words"),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-error")),
+		chromedp.Click(chromedp.ID("stats-btn")),
+		chromedp.WaitVisible(chromedp.ID("stats-error")),
+	)
+	waitFor(t, ctx, `document.getElementById("ready").textContent === "not ready"`, "badge of a server not ready")
+	for _, route := range []string{"GET /readyz", "GET /v1/stats", "POST /v1/compare"} {
+		srv.hook(route, nil)
+	}
+	waitFor(t, ctx, `document.getElementById("ready").textContent === "ready"`, "badge of the server ready again")
+	waitFor(t, ctx, `document.getElementById("compare-error").hidden && document.getElementById("stats-error").hidden && !document.getElementById("stats").hidden`,
+		"errors gone and stats shown once the server is ready again")
+}
+
+// TestBrowserContrast checks the contrast of the page's coloured text
+// against its background (4.5:1 at least) and of a grid's set bit that
+// differs against a set bit that does not, and of a clear bit that differs
+// against one that does not (3:1 at least).
+func TestBrowserContrast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, _ := startServer(t)
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+	)
+	const measure = `(() => {
+		const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
+		const lum = (c) => {
+			const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+			return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+		};
+		const ratio = (x, y) => { const a = lum(x), b = lum(y); return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+		const probe = (tag, cls, parent) => {
+			const el = document.createElement(tag);
+			el.className = cls;
+			el.textContent = "x";
+			parent.appendChild(el);
+			const s = getComputedStyle(el);
+			const c = { color: s.color, bg: s.backgroundColor, outline: s.outlineColor };
+			el.remove();
+			return c;
+		};
+		const card = getComputedStyle(document.getElementById("compare")).backgroundColor;
+		const grid = document.getElementById("grid-a");
+		const badge = probe("span", "badge ready", document.querySelector("header"));
+		const on = probe("span", "cell on", grid), onDiff = probe("span", "cell on diff", grid);
+		const off = probe("span", "cell", grid), offDiff = probe("span", "cell diff", grid);
+		return {
+			"text: verdict of near-duplicates": ratio(probe("p", "verdict dup", document.getElementById("compare")).color, card),
+			"text: verdict of a new text": ratio(probe("p", "verdict new", document.getElementById("compare")).color, card),
+			"text: verdict of a repeat": ratio(probe("p", "verdict same", document.getElementById("compare")).color, card),
+			"text: ready badge": ratio(badge.color, badge.bg),
+			"text: error": ratio(probe("p", "error", document.getElementById("compare")).color, probe("p", "error", document.getElementById("compare")).bg),
+			"cells: set and differs, set": ratio(onDiff.bg, on.bg),
+			"cells: clear and differs (outline), clear": ratio(offDiff.outline, off.bg),
+		};
+	})()`
+	for what, r := range get(t, ctx, chromedp.Evaluate[map[string]float64](measure)) {
+		least := 3.0
+		if strings.HasPrefix(what, "text:") {
+			least = 4.5
+		}
+		if r < least {
+			t.Errorf("%s: contrast %.2f:1, want at least %.1f:1", what, r, least)
+		}
 	}
 }

@@ -1,10 +1,15 @@
 package server
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"io/fs"
 	"net/http"
-	"unicode/utf8"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/neardup/neardup/api"
 )
@@ -27,31 +32,62 @@ func webRoot() fs.FS {
 // contentSecurityPolicy lets the page load only its own files.
 const contentSecurityPolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
 
-func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	b, err := fs.ReadFile(webRoot(), "index.html")
-	if err != nil {
-		writeError(w, newError(http.StatusInternalServerError, "internal", err.Error()))
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", contentSecurityPolicy)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-cache")
-	w.Write(b)
+// webFile is one file of the page and its entity tag.
+type webFile struct {
+	data []byte
+	etag string
 }
 
-// handleStatic serves the page's files. A path that is not valid UTF-8
-// names no file: it is answered 404 here, as the file server would answer
-// the embedded files' refusal of such a name with 500.
-func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
-	if !utf8.ValidString(r.URL.Path) {
+// pageFiles reads the page's files once, by name, and tags each with a
+// hash of its content. Embedded files have no modification time: the tag
+// is what lets a browser revalidate its copy (If-None-Match) and be
+// answered 304 instead of sent the file again.
+var pageFiles = sync.OnceValue(func() map[string]webFile {
+	files := map[string]webFile{}
+	root := webRoot()
+	err := fs.WalkDir(root, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(root, name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		files[name] = webFile{data: b, etag: `"` + hex.EncodeToString(sum[:16]) + `"`}
+		return nil
+	})
+	if err != nil {
+		panic("server: reading the embedded web files: " + err.Error())
+	}
+	return files
+})
+
+// serveWebFile answers with the page's file of the given name, or 404. Every
+// answer carries the page's security policy, whatever it holds.
+func serveWebFile(w http.ResponseWriter, r *http.Request, name string) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	f, ok := pageFiles()[name]
+	if !ok {
 		http.NotFound(w, r)
 		return
 	}
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Cache-Control", "no-cache")
-	http.StripPrefix("/static/", http.FileServerFS(webRoot())).ServeHTTP(w, r)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("ETag", f.etag)
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(f.data))
+}
+
+func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
+	serveWebFile(w, r, "index.html")
+}
+
+// handleStatic serves the page's files by name. A name of no file, the
+// directory itself (/static/) and a path that is not valid UTF-8 among
+// them, is answered 404.
+func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
+	serveWebFile(w, r, strings.TrimPrefix(r.URL.Path, "/static/"))
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {

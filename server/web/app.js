@@ -3,41 +3,103 @@
 
 const $ = (id) => document.getElementById(id);
 
+// How long the page waits, in milliseconds: for an answer to a request;
+// between asks whether the server is ready, while it is not; and before
+// asking for the stats again at load, when the server could not answer.
+const waits = { request: 30000, readyPoll: 5000, statsRetry: 1000 };
+
 // api posts (or gets) JSON and returns the decoded body, or throws an Error
-// whose message is the server's error message.
+// whose message is for the page's user. The Error carries the HTTP status
+// (0 without an answer), the server's error code, and retry: whether the
+// same request may succeed in a moment (no answer, a busy or starting
+// server).
 async function api(method, path, body) {
-  const opts = { method, headers: {} };
+  const opts = { method, headers: {}, signal: AbortSignal.timeout(waits.request) };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  let resp;
+  let resp, data = null;
   try {
     resp = await fetch(path, opts);
-  } catch (e) {
-    throw new Error("The server cannot be reached (" + e.message + ").");
-  }
-  let data = null;
-  try {
     data = await resp.json();
   } catch (e) {
-    throw new Error("The server answered " + resp.status + " without JSON.");
+    if (!resp || e.name === "TimeoutError") throw noAnswer(e);
+    if (resp.ok) throw requestError(resp.status, "", "The server gave an answer the page cannot read.");
   }
   if (!resp.ok) {
-    const err = data && data.error ? data.error : { code: String(resp.status), message: resp.statusText };
-    throw new Error(err.message + " (" + err.code + ", HTTP " + resp.status + ")");
+    const err = data && data.error ? data.error : { code: "", message: "" };
+    throw requestError(resp.status, err.code || "", errorMessage(err.code || "", err.message || ""));
   }
   return data;
 }
 
-function showError(el, err) {
-  if (err) {
-    el.textContent = err.message || String(err);
-    el.hidden = false;
-  } else {
-    el.hidden = true;
-    el.textContent = "";
+// noAnswer is the error of a request the server did not answer.
+function noAnswer(e) {
+  const err = new Error(e.name === "TimeoutError"
+    ? "The server did not answer within " + Math.round(waits.request / 1000) + " s."
+    : "The server cannot be reached.");
+  err.status = 0;
+  err.retry = true;
+  return err;
+}
+
+// requestError is the error of a request the server answered with status.
+function requestError(status, code, message) {
+  const err = new Error(message);
+  err.status = status;
+  err.code = code;
+  err.retry = status === 429 || status === 502 || status === 504 || (status === 503 && code !== "store_failed");
+  return err;
+}
+
+// errorMessage words an error answer for the page's user. Where the API's
+// message speaks of the request, which the user does not see, the code
+// gets the page's own words; other messages are the API's.
+function errorMessage(code, message) {
+  switch (code) {
+    case "body_too_large": {
+      // The limit is the message's last number, in bytes.
+      const n = message.match(/(\d+)\D*$/);
+      return "The text is too long for this server" + (n ? " (at most " + formatBytes(Number(n[1])).replace(/\.0 /, " ") + ")" : "") + ".";
+    }
+    case "overloaded":
+      return "The server is busy; try again in a moment.";
+    case "unavailable":
+      return /shutting down/.test(message) ? "The server is shutting down." : "The server is starting; try again in a moment.";
+    case "bad_json":
+    case "bad_gzip":
+    case "unknown_field":
+    case "unsupported_encoding":
+    case "method_not_allowed":
+    case "no_route":
+      return "The server did not understand the page's request; reloading the page may help.";
   }
+  if (!message) return "The server answered with an error.";
+  message = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(message) ? message : message + ".";
+}
+
+// showError shows err in el, or hides el when err is not given. The
+// server's code and the HTTP status follow the message, in small print.
+function showError(el, err) {
+  el.textContent = "";
+  el.hidden = !err;
+  el.dataset.retry = err && err.retry ? "true" : "";
+  if (!err) return;
+  el.textContent = err.message || String(err);
+  if (err.status) {
+    const code = document.createElement("small");
+    code.className = "code";
+    code.textContent = " (" + (err.code ? err.code + ", " : "") + "HTTP " + err.status + ")";
+    el.appendChild(code);
+  }
+}
+
+// showNote shows text in el, or hides el when text is not given.
+function showNote(el, text) {
+  el.textContent = text || "";
+  el.hidden = !text;
 }
 
 function pct(x) {
@@ -70,16 +132,51 @@ function drawGrid(el, bits, other) {
   el.setAttribute("aria-label", bits.length + " bits, " + differ + " differ from the other text");
 }
 
-// withBusy runs fn with the buttons disabled, then asks the server again
-// whether it is ready: the badge follows what the last request found.
-async function withBusy(buttons, fn) {
+// The parts of each section the page fills: its result, its error and
+// its note (on an answer that came for inputs since changed).
+const sections = {
+  compare: { result: "compare-result", error: "compare-error", note: "compare-note" },
+  doc: { result: "doc-result", error: "doc-error", note: "doc-note" },
+  stats: { result: "stats", error: "stats-error" },
+};
+
+// clearSection hides what a section shows of its last request: once its
+// inputs change, that is no longer the answer for them.
+function clearSection(sec) {
+  $(sec.result).hidden = true;
+  showError($(sec.error));
+  if (sec.note) showNote($(sec.note));
+}
+
+// withBusy runs fn, the request of one section: while it runs, the
+// section's buttons are disabled, the one pressed says what goes on
+// (label) and the section's result is marked busy; its last error and note
+// go at once. Then the pressed button gets the focus back (disabling it
+// took it away), and the page asks the server again whether it is ready:
+// the badge follows what the last request found.
+async function withBusy(sec, buttons, pressed, label, fn) {
+  const focused = document.activeElement, text = pressed.textContent, result = $(sec.result);
   buttons.forEach((b) => (b.disabled = true));
+  pressed.textContent = label;
+  pressed.classList.add("busy");
+  result.setAttribute("aria-busy", "true");
+  showError($(sec.error));
+  if (sec.note) showNote($(sec.note));
   try {
     await fn();
   } finally {
     buttons.forEach((b) => (b.disabled = false));
+    pressed.textContent = text;
+    pressed.classList.remove("busy");
+    result.removeAttribute("aria-busy");
+    if (buttons.includes(focused) && (!document.activeElement || document.activeElement === document.body)) focused.focus();
     checkReady();
   }
+}
+
+// sameInputs tells whether two requests' inputs are the same.
+function sameInputs(x, y) {
+  return JSON.stringify(x) === JSON.stringify(y);
 }
 
 // The server's own profile and width, from its stats: what the compare
@@ -108,16 +205,22 @@ function syncWidths() {
   sel.options[0].textContent = fixed ? widths[0] + " bits" : serverBits ? "server's: " + serverBits + " bits" : "default";
 }
 
-async function compare(ev) {
-  ev.preventDefault();
+// compareInputs returns the compare form's request.
+function compareInputs() {
   const body = { a: $("text-a").value, b: $("text-b").value };
   if ($("profile").value) body.profile = $("profile").value;
   if ($("bits").value && !$("bits").disabled) body.bits = parseInt($("bits").value, 10);
-  await withBusy([$("compare-btn")], async () => {
+  return body;
+}
+
+async function compare(ev) {
+  ev.preventDefault();
+  const body = compareInputs();
+  await withBusy(sections.compare, [$("compare-btn")], $("compare-btn"), "Comparing…", async () => {
     try {
       if (!body.a.trim() || !body.b.trim()) throw new Error("Type a text in both boxes.");
       const r = await api("POST", "/v1/compare", body);
-      showError($("compare-error"));
+      if (!sameInputs(body, compareInputs())) throw new Changed();
       $("distance").textContent = r.distance;
       $("width").textContent = r.bits;
       $("fp-sim").textContent = pct(r.fingerprint_similarity);
@@ -137,13 +240,22 @@ async function compare(ev) {
       drawGrid($("grid-b"), b, a);
       $("compare-result").hidden = false;
     } catch (e) {
-      // The last result is not the answer for these texts: hide it. The
-      // API names the texts "a" and "b"; the page calls them Text A and B.
+      // The last result is not the answer for these texts: hide it.
       $("compare-result").hidden = true;
-      showError($("compare-error"), new Error(e.message.replace(/"a"/g, "Text A").replace(/"b"/g, "Text B")));
+      if (e instanceof Changed || !sameInputs(body, compareInputs())) {
+        showNote($("compare-note"), "The texts, profile or width changed while the server was comparing: press Compare for what the form holds now.");
+        return;
+      }
+      // The API names the texts "a" and "b"; the page calls them Text A and B.
+      e.message = e.message.replace(/"a"/g, "Text A").replace(/"b"/g, "Text B");
+      showError($("compare-error"), e);
     }
   });
 }
+
+// Changed is thrown for an answer that came when the form's inputs were no
+// longer those sent: it is not the answer for what the form holds.
+class Changed extends Error {}
 
 // showMatches fills the match table. Each cell carries its column's name
 // (data-label), which a phone's narrow layout shows above the value in
@@ -169,16 +281,23 @@ function showMatches(matches) {
   $("no-matches").hidden = !none;
 }
 
+// docInputs returns the request of Check and add (insert) or Check only.
+function docInputs(insert) {
+  const body = { text: $("doc-text").value };
+  if (insert && $("doc-id").value.trim()) body.id = $("doc-id").value.trim();
+  return body;
+}
+
 async function submitDoc(insert) {
-  const text = $("doc-text").value;
-  await withBusy([$("check-btn"), $("add-btn")], async () => {
+  const body = docInputs(insert), text = body.text;
+  const pressed = insert ? $("add-btn") : $("check-btn");
+  await withBusy(sections.doc, [$("check-btn"), $("add-btn")], pressed, insert ? "Adding…" : "Checking…", async () => {
+    const v = $("doc-verdict");
     try {
       if (!text.trim()) throw new Error("Type a document first.");
-      const v = $("doc-verdict");
       if (insert) {
-        const body = { text };
-        if ($("doc-id").value.trim()) body.id = $("doc-id").value.trim();
         const r = await api("POST", "/v1/documents", body);
+        loadStats();
         if (r.duplicate) {
           v.textContent = "Duplicate of " + r.duplicate_of + " (distance " + r.distance + ", similarity " + pct(r.similarity) + "); not stored.";
           v.className = "verdict dup";
@@ -193,7 +312,8 @@ async function submitDoc(insert) {
         }
         showMatches(r.matches);
       } else {
-        const r = await api("POST", "/v1/query", { text });
+        const r = await api("POST", "/v1/query", body);
+        loadStats();
         const m = r.duplicate ? (r.matches || []).find((x) => x.id === r.duplicate_of) : null;
         if (m) {
           v.textContent = "Would be a duplicate of " + r.duplicate_of + " (distance " + m.distance + ", similarity " + pct(m.similarity) + ").";
@@ -207,12 +327,18 @@ async function submitDoc(insert) {
         }
         showMatches(r.matches);
       }
-      showError($("doc-error"));
+      if (!sameInputs(body, docInputs(insert))) throw new Changed();
       $("doc-result").hidden = false;
-      loadStats();
     } catch (e) {
       $("doc-result").hidden = true; // not the answer for this text
-      showError($("doc-error"), e);
+      if (e instanceof Changed && insert) {
+        // The document was added all the same: say what became of it.
+        showNote($("doc-note"), "The text or id changed while the server was adding the document. The document as sent: " + v.textContent);
+      } else if (e instanceof Changed || !sameInputs(body, docInputs(insert))) {
+        showNote($("doc-note"), "The text changed while the server was " + (insert ? "adding" : "checking") + " it: press " + (insert ? "Check and add" : "Check only") + " for the text the form holds now.");
+      } else {
+        showError($("doc-error"), e);
+      }
     }
   });
 }
@@ -284,40 +410,69 @@ function flatStats(prefix, obj, out) {
   return out;
 }
 
-async function loadStats() {
-  try {
-    const s = await api("GET", "/v1/stats");
-    // The compare form's first choices are the server's own: name them.
-    serverProfile = s.profile || "";
-    serverBits = s.bits || 0;
-    if (s.profile) $("profile").options[0].textContent = "server's: " + s.profile;
-    syncWidths();
-    const dl = $("stats");
-    dl.textContent = "";
-    for (const [k, v] of flatStats("", s, [])) {
-      const div = document.createElement("div");
-      const dt = document.createElement("dt");
-      const dd = document.createElement("dd");
-      dt.textContent = statLabel(k);
-      if (statTitles[k]) dt.title = statTitles[k];
-      dd.textContent = formatStat(k, v);
-      if (dd.textContent !== String(v)) dd.title = String(v);
-      dd.dataset.stat = k;
-      div.append(dt, dd);
-      dl.appendChild(div);
+// loadStats shows the server's stats. It asks up to tries times while the
+// server cannot answer for the moment (at load, a server starting or busy
+// answers in a while), waiting a little longer each time.
+async function loadStats(tries = 1) {
+  for (let i = 1; ; i++) {
+    try {
+      showStats(await api("GET", "/v1/stats"));
+      return;
+    } catch (e) {
+      if (i < tries && e.retry) {
+        await new Promise((done) => setTimeout(done, i * waits.statsRetry));
+        continue;
+      }
+      $("stats").hidden = true; // figures of another moment
+      showError($("stats-error"), e);
+      return;
     }
-    dl.hidden = false;
-    showError($("stats-error"));
-  } catch (e) {
-    $("stats").hidden = true; // figures of another moment
-    showError($("stats-error"), e);
   }
 }
 
+// statsShown tells whether the stats section shows the server's stats.
+let statsShown = false;
+
+// showStats fills the stats section with the server's stats s.
+function showStats(s) {
+  // The compare form's first choices are the server's own: name them.
+  serverProfile = s.profile || "";
+  serverBits = s.bits || 0;
+  if (s.profile) $("profile").options[0].textContent = "server's: " + s.profile;
+  syncWidths();
+  const dl = $("stats");
+  dl.textContent = "";
+  for (const [k, v] of flatStats("", s, [])) {
+    const div = document.createElement("div");
+    const dt = document.createElement("dt");
+    const dd = document.createElement("dd");
+    dt.textContent = statLabel(k);
+    if (statTitles[k]) dt.title = statTitles[k];
+    dd.textContent = formatStat(k, v);
+    if (dd.textContent !== String(v)) dd.title = String(v);
+    dd.dataset.stat = k;
+    div.append(dt, dd);
+    dl.appendChild(div);
+  }
+  dl.hidden = false;
+  statsShown = true;
+  showError($("stats-error"));
+}
+
+// readyTimer is the next ask whether the server is ready, while it is not.
+let readyTimer = 0;
+
+// checkReady asks the server whether it is ready and shows the answer in
+// the badge. While the server is not ready, it asks again now and then;
+// once the server is ready again, the errors of not reaching it go, and
+// stats it could not give are asked for again.
 async function checkReady() {
   const badge = $("ready");
+  const wasDown = badge.classList.contains("down");
+  let ready = false;
   try {
-    const resp = await fetch("/readyz");
+    const resp = await fetch("/readyz", { signal: AbortSignal.timeout(waits.request) });
+    ready = resp.ok;
     let code = "", message = "";
     if (!resp.ok) {
       try {
@@ -333,6 +488,18 @@ async function checkReady() {
     badge.textContent = "unreachable";
     badge.className = "badge down";
   }
+  clearTimeout(readyTimer);
+  if (!ready) {
+    if (!document.hidden) readyTimer = setTimeout(checkReady, waits.readyPoll);
+    return;
+  }
+  if (!wasDown) return;
+  const statsMissing = !statsShown || !$("stats-error").hidden;
+  for (const sec of Object.values(sections)) {
+    const el = $(sec.error);
+    if (el.dataset.retry) showError(el);
+  }
+  if (statsMissing) loadStats();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -342,11 +509,19 @@ document.addEventListener("DOMContentLoaded", () => {
     submitDoc(true);
   });
   $("check-btn").addEventListener("click", () => submitDoc(false));
-  $("stats-btn").addEventListener("click", () => withBusy([$("stats-btn")], loadStats));
-  $("profile").addEventListener("change", syncWidths);
+  $("stats-btn").addEventListener("click", () => withBusy(sections.stats, [$("stats-btn")], $("stats-btn"), "Refreshing…", () => loadStats()));
+  // A result is the answer for the inputs it was asked for: once they
+  // change, it goes.
+  for (const id of ["text-a", "text-b"]) $(id).addEventListener("input", () => clearSection(sections.compare));
+  $("profile").addEventListener("change", () => {
+    syncWidths();
+    clearSection(sections.compare);
+  });
+  $("bits").addEventListener("change", () => clearSection(sections.compare));
+  for (const id of ["doc-text", "doc-id"]) $(id).addEventListener("input", () => clearSection(sections.doc));
   document.addEventListener("visibilitychange", () => {
     if (!document.hidden) checkReady();
   });
   checkReady();
-  loadStats();
+  loadStats(3);
 });
