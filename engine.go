@@ -1170,6 +1170,9 @@ func (e *Engine) CheckBatch(ctx context.Context, ds []Document) ([]Result, error
 	errs := make([]error, len(ds))
 	dups := make([]uint64, len(ds)) // the seq each duplicate names
 	for c := 0; c < len(ps); c += decideChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err // between chunks: a long batch can be stopped
+		}
 		chunk := ps[c:min(len(ps), c+decideChunk)]
 		ms := e.queryBatch(chunk)
 		parallel(len(chunk), func(i int) {

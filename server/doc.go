@@ -36,6 +36,7 @@
 //	501 not_implemented       the engine cannot answer a query by fingerprint
 //	503 unavailable           the server is starting (no engine yet) or draining
 //	503 store_failed          a write to the store failed; only a restart mends it
+//	503 timeout               the request's work took longer than Options.WriteTimeout
 //	507 insufficient_storage  the disk has less free space than the engine keeps
 //	500 internal              a bug; the request is logged
 //

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -39,6 +40,7 @@ var (
 	errUnavailableStarting = newError(http.StatusServiceUnavailable, "unavailable", "the server is starting; retry shortly")
 	errUnavailableDraining = newError(http.StatusServiceUnavailable, "unavailable", "the server is shutting down")
 	errOverloaded          = newError(http.StatusTooManyRequests, "overloaded", "too many requests in progress; retry shortly")
+	errTimeout             = newError(http.StatusServiceUnavailable, "timeout", "the request's work took longer than the server allows (its write timeout); send fewer queries or documents at once")
 	errOverloadedBytes     = newError(http.StatusTooManyRequests, "overloaded", "too many request bytes in progress; retry shortly")
 	errMissingText         = newError(http.StatusBadRequest, "missing_text", `"text" is missing or empty`)
 	errInvalidUTF8         = newError(http.StatusBadRequest, "invalid_utf8", "the request body is not valid UTF-8")
@@ -89,6 +91,12 @@ func engineError(err error) *apiError {
 		return newError(http.StatusInsufficientStorage, "insufficient_storage", m)
 	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
 		return badRequest(m)
+	case errors.Is(err, context.DeadlineExceeded):
+		return errTimeout
+	case errors.Is(err, context.Canceled):
+		// The server cut the request off at its shutdown timeout, or the
+		// client went away (and reads no answer).
+		return newError(http.StatusServiceUnavailable, "unavailable", "the request was cut off: the server is shutting down")
 	}
 	return newError(http.StatusInternalServerError, "internal", m)
 }

@@ -12,7 +12,8 @@ import (
 
 // fakeEngine is an in-memory Engine for handler tests: two texts are
 // duplicates when they are equal after lower-casing and folding white
-// space. When block is not nil, CheckAndInsert waits for it to close.
+// space. When block is not nil, CheckAndInsert waits for it to close, or
+// for its context to end.
 type fakeEngine struct {
 	mu      sync.Mutex
 	docs    map[string]neardup.Document
@@ -59,7 +60,11 @@ func (f *fakeEngine) decide(d neardup.Document, insert bool) (neardup.Result, er
 func (f *fakeEngine) CheckAndInsert(ctx context.Context, d neardup.Document) (neardup.Result, error) {
 	if f.block != nil {
 		f.entered <- struct{}{}
-		<-f.block
+		select {
+		case <-f.block:
+		case <-ctx.Done():
+			return neardup.Result{}, ctx.Err()
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -518,14 +518,21 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 			ds, at = append(ds, neardup.Document{Text: qs[i].text}), append(at, i)
 		}
 	}
+	// Many queries against a large store can take long: the work stops
+	// when its answer could no longer be written (WriteTimeout).
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.WriteTimeout)
+	defer cancel()
 	for i, q := range qs {
 		if q.fp.Bits() != 0 {
-			if out.Results[i], err = queryFingerprint(r.Context(), e, q); err != nil {
+			if out.Results[i], err = queryFingerprint(ctx, e, q); err != nil {
+				if ctx.Err() != nil {
+					return err // the whole request's, not this query's
+				}
 				return prefixError(itemName(queryNoun, lines, i), engineError(err))
 			}
 		}
 	}
-	res, errs, err := checkAll(r.Context(), e, ds)
+	res, errs, err := checkAll(ctx, e, ds)
 	if err != nil {
 		return err
 	}

@@ -186,6 +186,8 @@ func (s *Server) instrument(pattern string, h http.HandlerFunc) http.Handler {
 	rm := s.metrics.route(pattern)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		s.active.Add(1)
+		defer s.active.Add(-1)
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {

@@ -55,7 +55,9 @@ type Options struct {
 	// 5 s, 30 s, 60 s and 120 s.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ShutdownTimeout bounds how long Serve waits for in-flight requests
-	// once its context ends. Default 30 s.
+	// once its context ends; requests still running then are cut off
+	// (their contexts end and their connections close), and Serve returns
+	// once they have returned. Default 30 s.
 	ShutdownTimeout time.Duration
 	// DrainDelay is how long Serve keeps serving after its context ends
 	// with /readyz already answering 503, so that a load balancer stops
@@ -156,12 +158,14 @@ type Server struct {
 	inflight atomic.Int64
 	// bodyBytes is the bytes of request bodies held (MaxBodyMemory).
 	bodyBytes atomic.Int64
-	handler   http.Handler
-	routes    []Route
-	metrics   *metrics
-	fps       *fingerprinters
-	ids       idSource
-	bufs      bufferPool
+	// active counts the requests in the server's handlers.
+	active  atomic.Int64
+	handler http.Handler
+	routes  []Route
+	metrics *metrics
+	fps     *fingerprinters
+	ids     idSource
+	bufs    bufferPool
 	// statMetrics are the engine statistics exported at /metrics.
 	statMetrics []statMetric
 }
@@ -219,7 +223,12 @@ func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 // the engine: the caller does, after Serve returns, so the store is flushed
 // after the last request.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// Requests' contexts derive from base, which is cancelled when the
+	// shutdown timeout has passed with requests still running.
+	base, cutOff := context.WithCancel(context.Background())
+	defer cutOff()
 	hs := &http.Server{
+		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		ReadTimeout:       s.opts.ReadTimeout,
@@ -258,6 +267,23 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	err := hs.Shutdown(sctx)
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Requests still running at the timeout are cut off: their
+		// contexts end (the engine stops queries and checks between
+		// documents) and their connections close. What they stored is
+		// stored; the store closes once they have returned.
+		s.opts.Logger.Warn("shutdown timeout: cutting off the requests still running", "timeout", s.opts.ShutdownTimeout, "running", s.active.Load())
+		cutOff()
+		hs.Close()
+		deadline := time.Now().Add(s.opts.ShutdownTimeout)
+		for s.active.Load() > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := s.active.Load(); n > 0 {
+			return fmt.Errorf("server: shutdown: %d requests still running after being cut off", n)
+		}
+		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("server: shutdown: %w", err)

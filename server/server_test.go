@@ -1069,3 +1069,65 @@ func TestBodyBounds(t *testing.T) {
 		t.Errorf("the same body once the bytes are back: %d %v", code, v)
 	}
 }
+
+// TestShutdownCutsOff checks what happens when a request still runs at
+// the shutdown timeout: it is cut off (its context ends), it answers 503
+// or loses its connection, and Serve returns nil once it has returned, so
+// that the store is closed after its handlers, and neardup serve exits 0.
+func TestShutdownCutsOff(t *testing.T) {
+	var logs lockedBuffer
+	s, e := newTestServer(t, Options{ShutdownTimeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	e.block, e.entered = make(chan struct{}), make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln) }()
+	got := make(chan int)
+	go func() {
+		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/documents", "application/json", strings.NewReader(`{"text":"never let through"}`))
+		if err != nil {
+			got <- 0 // the connection closed first
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got <- resp.StatusCode
+	}()
+	<-e.entered
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil after cutting the request off", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if n := s.active.Load(); n != 0 {
+		t.Errorf("%d requests still in handlers when Serve returned", n)
+	}
+	if code := <-got; code != 0 && code != 503 {
+		t.Errorf("the cut-off request got %d, want 503 or a closed connection", code)
+	}
+	if !strings.Contains(logs.String(), "cutting off the requests still running") {
+		t.Errorf("no log line of the cut; log:\n%s", logs.String())
+	}
+}
+
+// TestQueryBatchTimeout checks that a batch of queries stops once its
+// answer could no longer be written (WriteTimeout), with 503 timeout.
+func TestQueryBatchTimeout(t *testing.T) {
+	s, err := New(Options{WriteTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(memEngine(t))
+	h := s.Handler()
+	code, v := call(t, h, "POST", "/v1/query/batch", "", `[{"fingerprint":"4f9c82369cd87f01","k":64},{"text":"some text to check"}]`)
+	if code != 503 || errorCode(v) != "timeout" {
+		t.Errorf("a query batch past WriteTimeout: %d %v, want 503 timeout", code, v)
+	}
+}
