@@ -5,37 +5,93 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // limitListener caps the number of connections open at once: Accept blocks
 // while n connections are open, so excess clients wait in the kernel's
-// backlog instead of each costing a goroutine and buffers here.
+// backlog instead of each costing a goroutine and buffers here. When the
+// cap is reached, Accept first closes a connection that is idle between
+// requests (the http.Server reports states through connState), so that
+// clients holding idle keep-alive connections cannot keep out the others,
+// a health probe among them.
 type limitListener struct {
 	net.Listener
 	sem chan struct{}
+	mu  sync.Mutex
+	all map[*limitConn]struct{} // the open connections
 }
 
-func newLimitListener(ln net.Listener, n int) net.Listener {
-	return &limitListener{Listener: ln, sem: make(chan struct{}, n)}
+func newLimitListener(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, sem: make(chan struct{}, n), all: make(map[*limitConn]struct{})}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	l.sem <- struct{}{}
 	c, err := l.Listener.Accept()
 	if err != nil {
-		<-l.sem
 		return nil, err
 	}
-	return &limitConn{Conn: c, release: func() { <-l.sem }}, nil
+	// A connection waits for a slot here (and those after it in the
+	// kernel's backlog), while idle ones are closed to make room.
+	select {
+	case l.sem <- struct{}{}:
+	default:
+		for {
+			l.closeIdle()
+			select {
+			case l.sem <- struct{}{}:
+			case <-time.After(20 * time.Millisecond):
+				continue
+			}
+			break
+		}
+	}
+	lc := &limitConn{Conn: c}
+	lc.release = func() {
+		l.mu.Lock()
+		delete(l.all, lc)
+		l.mu.Unlock()
+		<-l.sem
+	}
+	l.mu.Lock()
+	l.all[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc, nil
+}
+
+// closeIdle closes one connection that is idle between requests, if any.
+func (l *limitListener) closeIdle() {
+	l.mu.Lock()
+	var victim *limitConn
+	for c := range l.all {
+		if c.idle.Load() {
+			victim = c
+			break
+		}
+	}
+	l.mu.Unlock()
+	if victim != nil {
+		victim.Close()
+	}
+}
+
+// connState is the http.Server's ConnState hook: it marks the connections
+// idle between requests.
+func (l *limitListener) connState(c net.Conn, st http.ConnState) {
+	if lc, ok := c.(*limitConn); ok {
+		lc.idle.Store(st == http.StateIdle)
+	}
 }
 
 // limitConn gives its slot back exactly once, on the first Close.
 type limitConn struct {
 	net.Conn
+	idle    atomic.Bool // between requests (connState)
 	once    sync.Once
 	release func()
 }

@@ -46,8 +46,10 @@ type Options struct {
 	// times its bytes (a 4 MiB one 40 to 60 MiB, docs/HTTP.md), so this is
 	// what bounds the memory of requests. Default 64 MiB.
 	MaxBodyMemory int64
-	// MaxConns is the most connections open at once; further connections
-	// wait in the kernel's accept queue. Default 4096.
+	// MaxConns is the most connections open at once; at the cap, a
+	// connection idle between requests is closed to make room, and without
+	// one, further connections wait in the kernel's accept queue. Default
+	// 4096.
 	MaxConns int
 	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound the
 	// time spent on one request's headers, on reading a whole request, on
@@ -237,8 +239,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
 	}
+	ll := newLimitListener(ln, s.opts.MaxConns)
+	hs.ConnState = ll.connState
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(newLimitListener(ln, s.opts.MaxConns)) }()
+	go func() { errc <- hs.Serve(ll) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -1129,5 +1130,45 @@ func TestQueryBatchTimeout(t *testing.T) {
 	code, v := call(t, h, "POST", "/v1/query/batch", "", `[{"fingerprint":"4f9c82369cd87f01","k":64},{"text":"some text to check"}]`)
 	if code != 503 || errorCode(v) != "timeout" {
 		t.Errorf("a query batch past WriteTimeout: %d %v, want 503 timeout", code, v)
+	}
+}
+
+// TestIdleConnsMakeRoom checks that at the connection cap a connection
+// idle between requests is closed to let a new one in: clients holding
+// idle keep-alive connections cannot keep out the others.
+func TestIdleConnsMakeRoom(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxConns: 2})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error)
+	go func() { served <- s.Serve(ctx, ln) }()
+	defer func() { cancel(); <-served }()
+	// Two connections each make a request and stay open, idle.
+	for range 2 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	time.Sleep(50 * time.Millisecond) // the server marks them idle
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatalf("a third client at the cap of 2, with 2 idle connections open: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("healthz: %d", resp.StatusCode)
 	}
 }
