@@ -218,6 +218,7 @@ type statusWriter struct {
 	status    int
 	placed    bool  // holds one of MaxInFlight places
 	bodyBytes int64 // holds this much of MaxBodyMemory
+	budget    budgetReader
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -263,8 +264,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	}
 	sw, _ := w.(*statusWriter)
 	if sw != nil {
-		// Bytes are counted against MaxBodyMemory as they arrive.
-		body = &budgetReader{r: body, s: s, sw: sw}
+		// Bytes are counted against MaxBodyMemory as they arrive. The
+		// reader lives in the statusWriter: no allocation of its own.
+		sw.budget = budgetReader{r: body, s: s, sw: sw}
+		body = &sw.budget
 	}
 	// Allocate for the declared length only up to 64 KiB: beyond that the
 	// buffer grows with the bytes that really arrive, so a client cannot
