@@ -421,12 +421,7 @@ type steeredServer struct {
 
 func startSteeredServer(t *testing.T, o server.Options) (*steeredServer, *client.Client) {
 	t.Helper()
-	opts := neardup.DefaultOptions()
-	opts.InMemory = true
-	e, err := neardup.Open("", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := openMemEngine(t)
 	s, err := server.New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -507,6 +502,22 @@ func shown(id string) chromedp.Action[bool] {
 	return chromedp.Evaluate[bool](fmt.Sprintf(`!document.getElementById(%q).hidden`, id))
 }
 
+// steeredComparePage opens the page of a steered server in a browser, with
+// two near texts, a and b, typed into the compare form.
+func steeredComparePage(t *testing.T) (srv *steeredServer, ctx context.Context, a, b string) {
+	t.Helper()
+	srv, c := startSteeredServer(t, server.Options{})
+	ctx = newBrowser(t)
+	a, b, _ = comparePair(t, c)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		setValue("text-a", a),
+		setValue("text-b", b),
+	)
+	return srv, ctx, a, b
+}
+
 // TestBrowserStaleResult changes a form's inputs after its result, and
 // while its request is on its way: the result of the inputs before is not
 // shown as the answer for the inputs now.
@@ -514,15 +525,7 @@ func TestBrowserStaleResult(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
 	}
-	srv, c := startSteeredServer(t, server.Options{})
-	ctx := newBrowser(t)
-	a, b, _ := comparePair(t, c)
-	do(t, ctx,
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.ID("compare-btn")),
-		setValue("text-a", a),
-		setValue("text-b", b),
-	)
+	srv, ctx, _, _ := steeredComparePage(t)
 	for _, change := range []struct {
 		what string
 		step chromedp.Action[chromedp.Void]
@@ -593,16 +596,8 @@ func TestBrowserFocusAndBusy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
 	}
-	srv, c := startSteeredServer(t, server.Options{})
-	ctx := newBrowser(t)
-	a, b, _ := comparePair(t, c)
-	do(t, ctx,
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.ID("compare-btn")),
-		setValue("text-a", a),
-		setValue("text-b", b),
-		setValue("doc-text", longText(8, 60)),
-	)
+	srv, ctx, _, b := steeredComparePage(t)
+	do(t, ctx, setValue("doc-text", longText(8, 60)))
 	for _, btn := range []string{"compare-btn", "check-btn", "add-btn", "stats-btn"} {
 		do(t, ctx, chromedp.Focus(chromedp.ID(btn)), chromedp.KeyEvent(kb.Enter))
 		waitFor(t, ctx, `!document.getElementById("`+btn+`").disabled`, "the request of "+btn)

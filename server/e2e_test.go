@@ -85,9 +85,9 @@ func runChild(dir string) int {
 	return 0
 }
 
-// startServer serves a fresh in-memory engine through a real loopback
-// listener and returns the server and a client of it.
-func startServer(t *testing.T) (*httptest.Server, *client.Client) {
+// openMemEngine opens an engine with its store in memory, with the
+// default options; the caller closes it.
+func openMemEngine(t *testing.T) *neardup.Engine {
 	t.Helper()
 	opts := neardup.DefaultOptions()
 	opts.InMemory = true
@@ -95,6 +95,14 @@ func startServer(t *testing.T) (*httptest.Server, *client.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return e
+}
+
+// startServer serves a fresh in-memory engine through a real loopback
+// listener and returns the server and a client of it.
+func startServer(t *testing.T) (*httptest.Server, *client.Client) {
+	t.Helper()
+	e := openMemEngine(t)
 	s, err := server.New(server.Options{})
 	if err != nil {
 		t.Fatal(err)

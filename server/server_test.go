@@ -344,16 +344,24 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func TestServeShutdown(t *testing.T) {
-	s, e := newTestServer(t, Options{})
-	e.block, e.entered = make(chan struct{}), make(chan struct{})
+// serveLoopback runs s.Serve on a loopback listener until cancel is
+// called; Serve's result comes on served.
+func serveLoopback(t *testing.T, s *Server) (ln net.Listener, cancel context.CancelFunc, served chan error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error)
+	served = make(chan error)
 	go func() { served <- s.Serve(ctx, ln) }()
+	return ln, cancel, served
+}
+
+func TestServeShutdown(t *testing.T) {
+	s, e := newTestServer(t, Options{})
+	e.block, e.entered = make(chan struct{}), make(chan struct{})
+	ln, cancel, served := serveLoopback(t, s)
 	url := "http://" + ln.Addr().String()
 	got := make(chan int)
 	go func() {
@@ -1079,13 +1087,7 @@ func TestShutdownCutsOff(t *testing.T) {
 	var logs lockedBuffer
 	s, e := newTestServer(t, Options{ShutdownTimeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	e.block, e.entered = make(chan struct{}), make(chan struct{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error)
-	go func() { served <- s.Serve(ctx, ln) }()
+	ln, cancel, served := serveLoopback(t, s)
 	got := make(chan int)
 	go func() {
 		resp, err := http.Post("http://"+ln.Addr().String()+"/v1/documents", "application/json", strings.NewReader(`{"text":"never let through"}`))
@@ -1138,13 +1140,7 @@ func TestQueryBatchTimeout(t *testing.T) {
 // idle keep-alive connections cannot keep out the others.
 func TestIdleConnsMakeRoom(t *testing.T) {
 	s, _ := newTestServer(t, Options{MaxConns: 2})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error)
-	go func() { served <- s.Serve(ctx, ln) }()
+	ln, cancel, served := serveLoopback(t, s)
 	defer func() { cancel(); <-served }()
 	// Two connections each make a request and stay open, idle.
 	for range 2 {
