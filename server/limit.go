@@ -36,21 +36,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A connection waits for a slot here (and those after it in the
-	// kernel's backlog), while idle ones are closed to make room.
-	select {
-	case l.sem <- struct{}{}:
-	default:
-		for {
-			l.closeIdle()
-			select {
-			case l.sem <- struct{}{}:
-			case <-time.After(20 * time.Millisecond):
-				continue
-			}
-			break
-		}
-	}
+	l.acquire()
 	lc := &limitConn{Conn: c}
 	lc.release = func() {
 		l.mu.Lock()
@@ -62,6 +48,25 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	l.all[lc] = struct{}{}
 	l.mu.Unlock()
 	return lc, nil
+}
+
+// acquire takes a slot for a connection just accepted, which waits here
+// (and those after it in the kernel's backlog) while connections idle
+// between requests are closed to make room.
+func (l *limitListener) acquire() {
+	for {
+		select {
+		case l.sem <- struct{}{}:
+			return
+		default:
+		}
+		l.closeIdle()
+		select {
+		case l.sem <- struct{}{}:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // closeIdle closes one connection that is idle between requests, if any.
