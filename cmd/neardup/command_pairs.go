@@ -181,16 +181,12 @@ func parse64(s string) (uint64, bool) {
 	return f.Uint64(), true
 }
 
-// quoteCut quotes s for a message, cut to its first 40 bytes.
+// quoteCut quotes s for a message, cut to its first 40 characters.
 func quoteCut(s string) string {
-	if len(s) <= 40 {
+	if utf8.RuneCountInString(s) <= 40 {
 		return strconv.Quote(s)
 	}
-	cut := 40
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "..."
+	return fmt.Sprintf("%.40q...", s)
 }
 
 // pair is a pair of entries (their places in the input) and their
