@@ -236,7 +236,7 @@ func New(baseURL string, hc *http.Client) *Client {
 
 // CheckAndInsert checks d against the store and stores it if it is new.
 func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error) {
-	if err := checkUTF8("", "id", d.ID, "text", d.Text); err != nil {
+	if err := checkUTF8("", 0, "id", d.ID, "text", d.Text); err != nil {
 		return Result{}, err
 	}
 	var r Result
@@ -247,10 +247,11 @@ func (c *Client) CheckAndInsert(ctx context.Context, d Document) (Result, error)
 // checkUTF8 returns an error wrapping ErrInvalidUTF8 for the first of the
 // named strings (name, value, name, value...) that is not valid UTF-8:
 // JSON cannot carry it, and the server would get U+FFFD in place of each
-// bad byte. item names the batch item they belong to, if any.
-func checkUTF8(item string, fields ...string) error {
-	for i := 0; i+1 < len(fields); i += 2 {
-		v := fields[i+1]
+// bad byte. noun and i name the batch item they belong to ("document",
+// 3); an empty noun names none.
+func checkUTF8(noun string, i int, fields ...string) error {
+	for f := 0; f+1 < len(fields); f += 2 {
+		v := fields[f+1]
 		if utf8.ValidString(v) {
 			continue
 		}
@@ -262,7 +263,11 @@ func checkUTF8(item string, fields ...string) error {
 			}
 			off += n
 		}
-		return fmt.Errorf("client: %s%s has an invalid byte at offset %d: %w", item, fields[i], off, ErrInvalidUTF8)
+		item := ""
+		if noun != "" {
+			item = fmt.Sprintf("%s %d's ", noun, i)
+		}
+		return fmt.Errorf("client: %s%s has an invalid byte at offset %d: %w", item, fields[f], off, ErrInvalidUTF8)
 	}
 	return nil
 }
@@ -272,7 +277,7 @@ func checkUTF8(item string, fields ...string) error {
 // has a result with Error set; the others are processed all the same.
 func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
 	for i, d := range ds {
-		if err := checkUTF8(fmt.Sprintf("document %d's ", i), "id", d.ID, "text", d.Text); err != nil {
+		if err := checkUTF8("document", i, "id", d.ID, "text", d.Text); err != nil {
 			return nil, err
 		}
 	}
@@ -286,7 +291,7 @@ func checkID(id string) error {
 	if id == "" {
 		return fmt.Errorf("%w: the id is empty", ErrNotFound)
 	}
-	return checkUTF8("", "id", id)
+	return checkUTF8("", 0, "id", id)
 }
 
 // docPath is the path of the document id: its id escaped as a path
@@ -320,7 +325,7 @@ func postBatch[R, T any](ctx context.Context, c *Client, path string, items []T,
 
 // Query returns the stored documents near q without inserting anything.
 func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
-	if err := checkUTF8("", "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
+	if err := checkUTF8("", 0, "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
 		return QueryResult{}, err
 	}
 	var r QueryResult
@@ -334,7 +339,7 @@ func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
 // the same.
 func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, error) {
 	for i, q := range qs {
-		if err := checkUTF8(fmt.Sprintf("query %d's ", i), "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
+		if err := checkUTF8("query", i, "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
 			return nil, err
 		}
 	}
@@ -370,7 +375,7 @@ func (c *Client) Compare(ctx context.Context, a, b, profile string, bits int) (C
 		Profile string `json:"profile,omitempty"`
 		Bits    int    `json:"bits,omitempty"`
 	}{a, b, profile, bits}
-	if err := checkUTF8("", "text a", a, "text b", b, "profile", profile); err != nil {
+	if err := checkUTF8("", 0, "text a", a, "text b", b, "profile", profile); err != nil {
 		return Comparison{}, err
 	}
 	var r Comparison
@@ -380,7 +385,7 @@ func (c *Client) Compare(ctx context.Context, a, b, profile string, bits int) (C
 
 // Fingerprint returns the fingerprint of a text.
 func (c *Client) Fingerprint(ctx context.Context, req FingerprintRequest) (FingerprintResult, error) {
-	if err := checkUTF8("", "text", req.Text, "profile", req.Profile, "algo", req.Algo); err != nil {
+	if err := checkUTF8("", 0, "text", req.Text, "profile", req.Profile, "algo", req.Algo); err != nil {
 		return FingerprintResult{}, err
 	}
 	var r FingerprintResult
