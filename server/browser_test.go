@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/neardup/neardup"
@@ -308,9 +310,10 @@ func TestBrowserPhone(t *testing.T) {
 		t.Errorf("page shows distance %q, API says %d", d, want.Distance)
 	}
 	// fits lists what sticks out of the phone's 390 pixels sideways, or is
-	// too short to tap (buttons under 40 CSS pixels), among the visible
-	// elements. (A mobile browser widens the page's layout to what sticks
-	// out, so window.innerWidth is no measure.)
+	// too short to tap (buttons, links, text boxes and menus under 44 CSS
+	// pixels, the size WCAG 2.5.5 asks for), among the visible elements.
+	// (A mobile browser widens the page's layout to what sticks out, so
+	// window.innerWidth is no measure.)
 	const fits = `(() => {
 		const w = 390, bad = [];
 		if (document.documentElement.scrollWidth > w) bad.push("page " + document.documentElement.scrollWidth + "px wide");
@@ -319,7 +322,7 @@ func TestBrowserPhone(t *testing.T) {
 			if (r.width === 0 && r.height === 0) continue;
 			const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "");
 			if (r.left < -0.5 || r.right > w + 0.5) bad.push(name + " spans " + Math.round(r.left) + "-" + Math.round(r.right) + "px");
-			if (el.tagName === "BUTTON" && r.height < 40) bad.push(name + " " + Math.round(r.height) + "px tall");
+			if (["BUTTON", "A", "INPUT", "SELECT"].includes(el.tagName) && r.height < 43.5) bad.push(name + " " + Math.round(r.height) + "px tall");
 		}
 		return bad.slice(0, 10).join("; ");
 	})()`
@@ -719,20 +722,45 @@ func TestBrowserRecovers(t *testing.T) {
 		"errors gone and stats shown once the server is ready again")
 }
 
-// TestBrowserContrast checks the contrast of the page's coloured text
-// against its background (4.5:1 at least) and of a grid's set bit that
-// differs against a set bit that does not, and of a clear bit that differs
-// against one that does not (3:1 at least).
+// colorScheme makes the page's prefers-color-scheme the given one
+// ("light" or "dark"), as a system setting would.
+func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		})
+		return err
+	})
+}
+
+// TestBrowserContrast checks, in the light and the dark colour scheme, the
+// contrast of the page's text against its background (4.5:1 at least) and
+// of a grid's set bit that differs against a set bit that does not, and of
+// a clear bit that differs against one that does not (3:1 at least).
 func TestBrowserContrast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
 	}
 	srv, _ := startServer(t)
 	ctx := newBrowser(t)
-	do(t, ctx,
-		chromedp.Navigate(srv.URL+"/"),
-		chromedp.WaitVisible(chromedp.ID("compare-btn")),
-	)
+	for _, scheme := range []string{"light", "dark"} {
+		do(t, ctx,
+			colorScheme(scheme),
+			chromedp.Navigate(srv.URL+"/"),
+			chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		)
+		dark := get(t, ctx, chromedp.Evaluate[bool](`matchMedia("(prefers-color-scheme: dark)").matches`))
+		if dark != (scheme == "dark") {
+			t.Fatalf("%s scheme asked for, the page's media query says dark %v", scheme, dark)
+		}
+		checkContrast(t, ctx, scheme)
+	}
+}
+
+// checkContrast measures the contrasts TestBrowserContrast asks for in the
+// page as it is shown.
+func checkContrast(t *testing.T, ctx context.Context, scheme string) {
+	t.Helper()
 	const measure = `(() => {
 		const rgb = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number);
 		const lum = (c) => {
@@ -751,11 +779,20 @@ func TestBrowserContrast(t *testing.T) {
 			return c;
 		};
 		const card = getComputedStyle(document.getElementById("compare")).backgroundColor;
+		const page = getComputedStyle(document.body).backgroundColor;
+		const button = getComputedStyle(document.getElementById("compare-btn"));
+		const quiet = getComputedStyle(document.getElementById("stats-btn"));
+		const text = getComputedStyle(document.getElementById("text-a"));
 		const grid = document.getElementById("grid-a");
 		const badge = probe("span", "badge ready", document.querySelector("header"));
 		const on = probe("span", "cell on", grid), onDiff = probe("span", "cell on diff", grid);
 		const off = probe("span", "cell", grid), offDiff = probe("span", "cell diff", grid);
 		return {
+			"text: body": ratio(getComputedStyle(document.body).color, page),
+			"text: muted": ratio(probe("p", "tagline", document.querySelector("header")).color, card),
+			"text: button": ratio(button.color, button.backgroundColor),
+			"text: secondary button": ratio(quiet.color, quiet.backgroundColor),
+			"text: text box": ratio(text.color, text.backgroundColor),
 			"text: verdict of near-duplicates": ratio(probe("p", "verdict dup", document.getElementById("compare")).color, card),
 			"text: verdict of a new text": ratio(probe("p", "verdict new", document.getElementById("compare")).color, card),
 			"text: verdict of a repeat": ratio(probe("p", "verdict same", document.getElementById("compare")).color, card),
@@ -763,15 +800,24 @@ func TestBrowserContrast(t *testing.T) {
 			"text: error": ratio(probe("p", "error", document.getElementById("compare")).color, probe("p", "error", document.getElementById("compare")).bg),
 			"cells: set and differs, set": ratio(onDiff.bg, on.bg),
 			"cells: clear and differs (outline), clear": ratio(offDiff.outline, off.bg),
+			"page: luminance of the background": lum(page),
 		};
 	})()`
 	for what, r := range get(t, ctx, chromedp.Evaluate[map[string]float64](measure)) {
+		if strings.HasPrefix(what, "page:") {
+			// A dark scheme's background is near black, a light one's
+			// near white.
+			if dark := r < 0.05; dark != (scheme == "dark") || !dark && r < 0.8 {
+				t.Errorf("%s scheme: the page's background has luminance %.3f", scheme, r)
+			}
+			continue
+		}
 		least := 3.0
 		if strings.HasPrefix(what, "text:") {
 			least = 4.5
 		}
 		if r < least {
-			t.Errorf("%s: contrast %.2f:1, want at least %.1f:1", what, r, least)
+			t.Errorf("%s scheme, %s: contrast %.2f:1, want at least %.1f:1", scheme, what, r, least)
 		}
 	}
 }
