@@ -196,7 +196,9 @@ type pair struct{ a, b, d uint32 }
 func (x pair) cmp(y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) }
 
 // pairsRun is how many pairs writePairs sorts in memory before it moves
-// them, sorted, to a temporary file: 48 MiB of them.
+// them, sorted, to a temporary file: 48 MiB of them. The file is unlinked
+// as soon as it is made (where the system allows), so a run cut short by
+// a signal or a closed pipe leaves nothing behind.
 var pairsRun = 1 << 22
 
 // writePairs prints the pairs in input order of their first, then second,
@@ -254,13 +256,17 @@ func writePairs(w io.Writer, ids []string, es []index.Entry, k int) error {
 
 // pairRun is a sorted run of pairs in a temporary file.
 type pairRun struct {
-	f *os.File
-	r *bufio.Reader
+	f    *os.File
+	r    *bufio.Reader
+	name string // the file's name while it is still linked, else ""
 }
 
+// close closes the run's file and removes it if it is still linked.
 func (r *pairRun) close() {
 	r.f.Close()
-	os.Remove(r.f.Name())
+	if r.name != "" {
+		os.Remove(r.name)
+	}
 }
 
 // spillPairs sorts ps and writes it to a new temporary file, 12 bytes a
@@ -271,7 +277,10 @@ func spillPairs(ps []pair) (*pairRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("a temporary file for sorted pairs: %w", err)
 	}
-	r := &pairRun{f: f}
+	r := &pairRun{f: f, name: f.Name()}
+	if os.Remove(f.Name()) == nil {
+		r.name = "" // the open file lives on, nameless, until closed
+	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	var b [12]byte
 	for _, p := range ps {

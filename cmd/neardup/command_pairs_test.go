@@ -94,7 +94,9 @@ func TestPairsAmbiguous(t *testing.T) {
 
 // TestPairsSpill checks that pairs past what is sorted in memory go
 // through sorted runs in temporary files, merged into the same output as
-// a sort in memory, and that the files are gone afterwards.
+// a sort in memory, and that the files have no names in the temporary
+// directory even while they are merged (a run killed there, or cut off by
+// a closed pipe, leaves nothing behind).
 func TestPairsSpill(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var in strings.Builder
@@ -102,19 +104,23 @@ func TestPairsSpill(t *testing.T) {
 		// Few distinct fingerprints: many pairs, many at distance 0.
 		fmt.Fprintf(&in, "%016x\n", uint64(r.IntN(40))<<8|uint64(r.IntN(4)))
 	}
-	pairsOut := func() string {
-		var stdout, stderr bytes.Buffer
-		if code := run([]string{"pairs", "--k", "2"}, strings.NewReader(in.String()), &stdout, &stderr); code != 0 {
+	tmp := t.TempDir()
+	pairsOut := func() (string, int) {
+		stdout := &watchDir{dir: tmp}
+		var stderr bytes.Buffer
+		if code := run([]string{"pairs", "--k", "2"}, strings.NewReader(in.String()), stdout, &stderr); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr.String())
 		}
-		return stdout.String()
+		return stdout.String(), stdout.most
 	}
-	want := pairsOut()
-	tmp := t.TempDir()
+	want, _ := pairsOut()
 	t.Setenv("TMPDIR", tmp)
 	defer func(n int) { pairsRun = n }(pairsRun)
 	pairsRun = 1000
-	got := pairsOut()
+	got, most := pairsOut()
+	if most != 0 {
+		t.Errorf("%d temporary files named in %s while the output was written", most, tmp)
+	}
 	if n := strings.Count(want, "\n"); n < 20*pairsRun {
 		t.Fatalf("only %d pairs; the test needs many runs", n)
 	}
@@ -124,6 +130,21 @@ func TestPairsSpill(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("%d temporary files left", len(left))
 	}
+}
+
+// watchDir is a buffer that notes, at each write, the most entries dir
+// has held.
+type watchDir struct {
+	bytes.Buffer
+	dir  string
+	most int
+}
+
+func (w *watchDir) Write(p []byte) (int, error) {
+	if es, _ := os.ReadDir(w.dir); len(es) > w.most {
+		w.most = len(es)
+	}
+	return w.Buffer.Write(p)
 }
 
 func TestPairsCommandErrors(t *testing.T) {
