@@ -30,12 +30,16 @@ func TestNormalize(t *testing.T) {
 		{"中文，测试。", "中文,测试。"},
 		{"a\u00a0b\u3000c", "a b c"},
 		{"\x00\x01\x7f", ""},
-		{"I\u0307stanbul \u0130zmir", "istanbul izmir"},      // NFD and NFC of the dotted capital I
-		{"I\x01\u0307", "i"},                                 // a control between them
-		{"i\u0307", "i\u0307"},                               // a small i keeps its dot
-		{"北 京 时间\n今天　上午 。", "北京时间今天上午。"},                     // no spaces between Chinese characters
-		{"東京 タワー の よる", "東京タワーのよる"},                          // nor Japanese
-		{"中文 English 中文 123 한국 어", "中文 english 中文 123 한국 어"}, // but next to others, and in Korean
+		{"I\u0307stanbul \u0130zmir", "istanbul izmir"},   // NFD and NFC of the dotted capital I
+		{"I\x01\u0307", "i"},                              // a control between them
+		{"i\u0307", "i\u0307"},                            // a small i keeps its dot
+		{"北 京 时间\n今天　上午 。", "北京时间今天上午。"},                  // no spaces between Chinese characters
+		{"東京 タワー の よる", "東京タワーのよる"},                       // nor Japanese
+		{"中文 English 中文 123 한국 어", "中文english中文123 한국 어"}, // nor next to them, but in Korean
+		{"在 GitHub 上，从 7 月 1 日起", "在github上,从7月1日起"},      // spaced from Latin words and numbers
+		{"床前明月光，\n疑是地上霜。 你好！ 世界", "床前明月光,疑是地上霜。你好!世界"}, // after punctuation folded to ASCII
+		{"中 \u0301", "中 \u0301"}, // a space before a combining mark stays
+		{"x 中 , y", "x中, y"},
 	}
 	var s Scratch
 	for _, tt := range tests {
@@ -222,7 +226,8 @@ func TestSegmenter(t *testing.T) {
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345", " \t a \x01 \n b  ", "\x01 \x02", "a \x7f",
 		"か ゙", "か\u309b", "か \u3099", "中 \u302a", // a space before a combining mark stays
-		"Q\u0385", "xQ\u0385y"} { // a capital before a run that cannot combine with it
+		"Q\u0385", "xQ\u0385y", // a capital before a run that cannot combine with it
+		"中 a", "a 中", "中 ,", "中 \u0301 中", "ｶ ﾞ", "中 ｶ"} { // spaces next to Chinese and Japanese
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

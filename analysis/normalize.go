@@ -27,10 +27,12 @@ type CharFilter interface {
 //   - Unicode NFKC, which also folds full-width and half-width forms;
 //   - simple case folding to lower case, with ß and ẞ folded to "ss";
 //   - every run of white space (Unicode White_Space) replaced by one ASCII
-//     space, with no space at the start or the end, and none between two
-//     characters of Chinese or Japanese (Han, Kana, CJK punctuation), which
+//     space, with no space at the start or the end, and none next to a
+//     character of Chinese or Japanese (Han, Kana, CJK punctuation), which
 //     put no spaces between words: there a space or a line break is
-//     layout (text wrapped by hand, or spaced out).
+//     layout (text wrapped by hand, spaced out, or spaced from Latin words
+//     and numbers, as in "在 GitHub 上" for "在GitHub上"). A space before a
+//     combining mark stays.
 //
 // Normalize is idempotent: normalizing its output again changes nothing.
 // Its output is valid UTF-8. ASCII text takes a byte-at-a-time fast path
@@ -152,6 +154,9 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 	// by index into the spare capacity.
 	out := dst[:cap(dst)]
 	j := start
+	// pend is where a space after a Chinese or Japanese character would
+	// go: it is written only if a combining mark follows (see unspaced).
+	pend := -1
 	for i := 0; i < len(src); {
 		v := asciiNorm[src[i]]
 		if v > normSlow {
@@ -165,8 +170,12 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 			// A space goes out at once unless one is there already; a
 			// trailing one is cut at the end.
 			if j > start && out[j-1] != ' ' {
-				out[j] = ' '
-				j++
+				if out[j-1] >= utf8.RuneSelf && spacedFrom(out[start:j]) {
+					pend = j
+				} else {
+					out[j] = ' '
+					j++
+				}
 			}
 			i++
 		case normDrop:
@@ -179,20 +188,30 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 			for k < len(src) && (src[k] >= utf8.RuneSelf || asciiNorm[src[k]] == normDrop) {
 				k++
 			}
-			space := j > start && out[j-1] == ' '
-			held := false
-			if space {
+			space, held := pend == j, false
+			pend = -1
+			switch {
+			case space:
+			case j > start && out[j-1] == ' ':
+				space = true
 				j--
-			} else if c := lastKept(src[:i]); 'A' <= c && c <= 'Z' {
-				// The letter just written goes to the slow path as it
-				// was: the marks that follow may compose with it, and
-				// I with a dot above composes into U+0130, which folds
-				// to "i", where "i" and the dot stay two characters.
-				out[j-1], held = c, true
+			default:
+				if c := lastKept(src[:i]); 'A' <= c && c <= 'Z' {
+					// The letter just written goes to the slow path as
+					// it was: the marks that follow may compose with it,
+					// and I with a dot above composes into U+0130, which
+					// folds to "i", where "i" and the dot stay two
+					// characters.
+					out[j-1], held = c, true
+				}
 			}
 			dst, space = s.slow(out[:j], start, space, src[i:k], held)
 			if space {
-				dst = append(dst, ' ')
+				if spacedFrom(dst[start:]) {
+					pend = len(dst)
+				} else {
+					dst = append(dst, ' ')
+				}
 			}
 			i = k
 			dst = slices.Grow(dst, len(src)-i)
@@ -343,13 +362,21 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte, held bool)
 }
 
 // unspaced reports whether the white space between the normalized text
-// out and the rune r goes: when r and the last rune of out are both of
-// the scripts written without spaces between words (see spaceless), where
-// a space is a line wrapped by hand or spacing out, not a word boundary.
+// out and the rune r goes: when r or the last rune of out is of the
+// scripts written without spaces between words (see spaceless), where a
+// space is a line wrapped by hand or spacing out, not a word boundary. A
+// space before a combining mark stays (see spaceless).
 func unspaced(out []byte, r rune) bool {
-	if !spaceless(r) {
-		return false
+	if spaceless(r) {
+		return true
 	}
+	return !unicode.Is(unicode.M, r) && spacedFrom(out)
+}
+
+// spacedFrom reports whether out ends with a rune of the scripts written
+// without spaces (see spaceless): a space after it goes unless a
+// combining mark follows.
+func spacedFrom(out []byte) bool {
 	last, _ := utf8.DecodeLastRune(out)
 	return spaceless(last)
 }
