@@ -40,6 +40,8 @@ func TestNormalize(t *testing.T) {
 		{"床前明月光，\n疑是地上霜。 你好！ 世界", "床前明月光,疑是地上霜。你好!世界"}, // after punctuation folded to ASCII
 		{"中 \u0301", "中 \u0301"}, // a space before a combining mark stays
 		{"x 中 , y", "x中, y"},
+		{"I don’t ‘know’ “why” „he‟ said‚ ‛so”", "i don't 'know' \"why\" \"he\" said' 'so\""}, // curly quotation marks
+		{"“中文”́", "\"中文\"́"},
 	}
 	var s Scratch
 	for _, tt := range tests {
@@ -227,7 +229,8 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"Hello", "ＨＥＬＬＯ", "e\u0301", "\xff\xfe", "a\x01\u0301", "ﬁ ß ẞ", "<p>x</p>", "Σ\u0345", " \t a \x01 \n b  ", "\x01 \x02", "a \x7f",
 		"か ゙", "か\u309b", "か \u3099", "中 \u302a", // a space before a combining mark stays
 		"Q\u0385", "xQ\u0385y", // a capital before a run that cannot combine with it
-		"中 a", "a 中", "中 ,", "中 \u0301 中", "ｶ ﾞ", "中 ｶ"} { // spaces next to Chinese and Japanese
+		"中 a", "a 中", "中 ,", "中 \u0301 中", "ｶ ﾞ", "中 ｶ", // spaces next to Chinese and Japanese
+		"’́", "ŉ", "“中”"} { // quotation marks
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -20,9 +20,10 @@ import (
 // true. Otherwise it returns dst (its spare capacity overwritten) and
 // false. For such text, the tokens of Words in Normalize(src) are the
 // tokens CJKSpans finds in the result, with the ASCII letters of each
-// lowered: Normalize changes nothing else in such text but case and white
-// space runs, the ideographs are tokens of their own, and the punctuation
-// above is a word boundary that no UAX #29 rule joins across.
+// lowered: Normalize changes nothing else in such text but case, white
+// space and the quotation marks “” (to ASCII "), which change no token; the
+// ideographs are tokens of their own, and the punctuation above is a word
+// boundary that no UAX #29 rule joins across.
 func FoldCJK(dst, src []byte) ([]byte, bool) {
 	// The output is never longer than src: it is written by index into
 	// spare capacity, four bytes at a time (one more than a character).

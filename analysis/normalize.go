@@ -25,6 +25,9 @@ type CharFilter interface {
 //     words they are invisible, and copies with them strewn in (or left
 //     out, as Persian often writes them) are the same text;
 //   - Unicode NFKC, which also folds full-width and half-width forms;
+//   - the curly quotation marks ‘ ’ ‚ ‛ read as the ASCII apostrophe ',
+//     and “ ” „ ‟ as the ASCII quotation mark ": word processors and
+//     content systems curl them, so "don’t" and "don't" are one word;
 //   - simple case folding to lower case, with ß and ẞ folded to "ss";
 //   - every run of white space (Unicode White_Space) replaced by one ASCII
 //     space, with no space at the start or the end, and none next to a
@@ -293,7 +296,8 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte, held bool)
 	for k := 0; k < len(seg); {
 		r, n := decodeRune(seg[k:])
 		fullWidth := r >= 0xff01 && r <= 0xff5e
-		if !fullWidth && r != 0x3000 && !dropRune(r) && (r != utf8.RuneError || n > 1) {
+		quote := r >= 0x2018 && r <= 0x201f
+		if !fullWidth && !quote && r != 0x3000 && !dropRune(r) && (r != utf8.RuneError || n > 1) {
 			inert = inert && isInert(r)
 			k += n
 			continue
@@ -306,6 +310,10 @@ func (s *Scratch) slow(dst []byte, start int, space bool, seg []byte, held bool)
 			// mapping it (and folding its case) here gives the result of
 			// NFKC and folding without their slow paths.
 			a = append(a, asciiNorm[r-0xfee0])
+		case quote:
+			// Curly quotation marks, likewise: no character's NFKC form
+			// holds one, and the ASCII marks compose with nothing.
+			a = append(a, "''''\"\"\"\""[r-0x2018])
 		case r == 0x3000:
 			a = append(a, ' ') // IDEOGRAPHIC SPACE, likewise
 			inert = false      // white space to fold
@@ -470,8 +478,7 @@ func isInert(r rune) bool {
 		return true
 	}
 	switch r {
-	case 0x3001, 0x3002, 0x300a, 0x300b, 0x300c, 0x300d, 0x300e, 0x300f, 0x3010, 0x3011,
-		0x2014, 0x2018, 0x2019, 0x201c, 0x201d:
+	case 0x3001, 0x3002, 0x300a, 0x300b, 0x300c, 0x300d, 0x300e, 0x300f, 0x3010, 0x3011, 0x2014:
 		return true
 	}
 	return false
