@@ -179,6 +179,10 @@ func TestStripHTML(t *testing.T) {
 		{"fish &amp; chips &lt;3 &eacute;t&#233; &#x4E2D; &bogus; & x", "fish & chips <3 été 中 &bogus; & x"},
 		{"1 < 2 <", "1 < 2 <"},
 		{"unterminated <a href='x'", "unterminated "},
+		{`<a href="/" onclick="if(w>768){m()}">Home</a> <p title = 'a>b' x=y>z`, "Home  z"}, // '>' in quoted values
+		{`<a b=>c<a b= >d<a x"y>e`, "cde"},                                                  // unquoted: '>' ends the tag
+		{"a<template><p>t</p></template>b<NOSCRIPT>Enable JavaScript</NOSCRIPT>c", "a b c"},
+		{"<a title='never closed>text", ""},
 	}
 	for _, tt := range tests {
 		if got := string(StripHTML(nil, []byte(tt.in))); got != tt.want {

@@ -7,8 +7,10 @@ import (
 )
 
 // StripHTML appends to dst the text of the HTML document src and returns
-// the extended slice: tags and comments are dropped, the contents of script
-// and style elements are dropped, character references (&amp;, &#233;,
+// the extended slice: tags and comments are dropped (a '>' inside a quoted
+// attribute value does not end a tag), the contents of script, style,
+// template and noscript elements, which a browser does not show as text,
+// are dropped, character references (&amp;, &#233;,
 // &#xE9;, and the named references of HTML5) are decoded. Block-level tags
 // (everything but a short list of inline ones such as <b> and <a>) become a
 // space, so words in separate paragraphs or cells do not run together.
@@ -46,7 +48,7 @@ func skipTag(src []byte, i int, dst *[]byte) int {
 		*dst = append(*dst, '<')
 		return i + 1
 	}
-	end := bytes.IndexByte(rest, '>')
+	end := tagEnd(rest)
 	if end < 0 {
 		return len(src)
 	}
@@ -60,12 +62,8 @@ func skipTag(src []byte, i int, dst *[]byte) int {
 	}
 	name = name[:n]
 	next := i + end + 1
-	if rest[1] != '/' && (asciiEqualFold(name, "script") || asciiEqualFold(name, "style")) {
-		// Raw text: skip to the matching end tag.
-		closeTag := []byte("</script")
-		if len(name) == 5 {
-			closeTag = []byte("</style")
-		}
+	if closeTag := hiddenEnd(name); rest[1] != '/' && closeTag != nil {
+		// Not shown as text: skip to the matching end tag.
 		k := indexFold(src[next:], closeTag)
 		if k < 0 {
 			return len(src)
@@ -82,6 +80,47 @@ func skipTag(src []byte, i int, dst *[]byte) int {
 	}
 	return next
 }
+
+// tagEnd returns the index in tag (which starts with '<') of the '>' that
+// ends it, or -1: the first one outside a quoted attribute value (a quote
+// right after '=' and optional white space, up to the same quote).
+func tagEnd(tag []byte) int {
+	for k := 1; k < len(tag); k++ {
+		switch tag[k] {
+		case '>':
+			return k
+		case '=':
+			v := k + 1
+			for v < len(tag) && (tag[v] == ' ' || tag[v] == '\t' || tag[v] == '\n' || tag[v] == '\r' || tag[v] == '\f') {
+				v++
+			}
+			if v < len(tag) && (tag[v] == '"' || tag[v] == '\'') {
+				q := bytes.IndexByte(tag[v+1:], tag[v])
+				if q < 0 {
+					return -1
+				}
+				k = v + 1 + q // the closing quote
+			}
+		}
+	}
+	return -1
+}
+
+// hiddenEnd returns the start of the end tag of the element name if its
+// content is not shown as text (script, style, template, noscript), else
+// nil.
+func hiddenEnd(name []byte) []byte {
+	for _, t := range hiddenTags {
+		if asciiEqualFold(name, t[2:]) {
+			return []byte(t)
+		}
+	}
+	return nil
+}
+
+// hiddenTags are the end tags of the elements whose content StripHTML
+// drops.
+var hiddenTags = []string{"</script", "</style", "</template", "</noscript"}
 
 // inlineTags are the elements that do not separate words.
 var inlineTags = []string{"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font",
