@@ -600,6 +600,7 @@ type engineFlags struct {
 	minFree   freeMargin // --min-free; 0: no margin
 	memLimit  memoryLimit
 	pipe      pipelineFlags
+	policy    policyFlags
 }
 
 func (ef *engineFlags) addFlags(cmd *cobra.Command) {
@@ -607,6 +608,7 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles()))
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
 	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates, in bits per 64 (doubled at --bits 128; 0: the default policy's)")
+	ef.policy.addFlags(f, false)
 	ef.pipe.addFlags(f)
 	f.Var(&ef.memLimit, "memory-limit", "soft limit of the Go heap: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB")
 }
@@ -624,6 +626,9 @@ func (ef *engineFlags) options() (neardup.Options, error) {
 	o := neardup.DefaultOptions()
 	o.Fingerprint = neardup.Config{Profile: ef.profile, Bits: ef.bits, Pipeline: pipe}
 	o.K = ef.k
+	if err := ef.policy.apply(&o); err != nil {
+		return o, err
+	}
 	o.RuleScoreOnly = true // the report and clusters use the rule's score only
 	o.ExpiryInterval = -1
 	o.Retention = -1

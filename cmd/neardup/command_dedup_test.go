@@ -619,6 +619,9 @@ func TestDedupFlagConflicts(t *testing.T) {
 		{[]string{"dedup", "--db", db, "--retention", "-1h"}, "--retention -1h0m0s is negative"},
 		{[]string{"dedup", "--lines", "--format", "csv"}, "--lines conflicts with --format csv"},
 		{[]string{"cluster", "--lines", "--format", "jsonl"}, "--lines conflicts with --format jsonl"},
+		{[]string{"dedup", "--long-min", "1.5"}, "--long-min 1.5: want a score from 0 to 1"},
+		{[]string{"cluster", "--short-min", "-0.1"}, "--short-min -0.1: want a score from 0 to 1"},
+		{[]string{"dedup", "--short-k", "33"}, "--short-k 33: want 0 to 32"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
@@ -630,6 +633,38 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Errorf("a refused run created the store %s", db)
+	}
+}
+
+// TestDedupPolicyFlags checks that --short-k, --short-min and --long-min
+// change dedup's decisions as they say: a short pair 11 bits apart is kept
+// apart at the default short distance (10) and joined at --short-k 12, and
+// pairs whose measure passes the default threshold are kept apart when the
+// threshold is raised above their score.
+func TestDedupPolicyFlags(t *testing.T) {
+	long := strings.Repeat("Markets fell on Monday as investors weighed the central bank's next move on rates. ", 8)
+	longEdited := strings.Replace(long, "Monday", "Tuesday", 1)
+	tests := []struct {
+		a, b string
+		args []string
+		dup  bool
+	}{
+		{"the cat sat on the mat", "the cat sat on a mat", nil, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-k", "12"}, true},
+		{fox, fox2, nil, true},
+		{fox, strings.Replace(fox, "river", "lake", 1), []string{"--short-min", "0.99"}, false},
+		{long, longEdited, nil, true},
+		{long, longEdited, []string{"--long-min", "0.999"}, false},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		in := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", tc.a, tc.b)
+		if code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errb.String())
+		}
+		if kept := strings.Count(out.String(), "\n"); (kept == 1) != tc.dup {
+			t.Errorf("%v on %.30q and %.30q: kept %d, want a duplicate %v", tc.args, tc.a, tc.b, kept, tc.dup)
+		}
 	}
 }
 

@@ -27,6 +27,8 @@ func newServeCmd() *cobra.Command {
 		{"retention", "NEARDUP_RETENTION"},
 		{"k", "NEARDUP_K"},
 		{"short-k", "NEARDUP_SHORT_K"},
+		{"short-min", "NEARDUP_SHORT_MIN"},
+		{"long-min", "NEARDUP_LONG_MIN"},
 		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},
 		{"bits", "NEARDUP_BITS"},
@@ -46,6 +48,7 @@ func newServeCmd() *cobra.Command {
 		{"pipeline", "NEARDUP_PIPELINE"},
 	}
 	var pipe pipelineFlags
+	var policy policyFlags
 	var (
 		addr, data, profile, durability string
 		compression, scores             string
@@ -54,7 +57,7 @@ func newServeCmd() *cobra.Command {
 		minFree                         freeMargin = neardup.DefaultMinFreeBytes
 		retention, drainDelay           time.Duration
 		k, bits, maxBatch, maxInFlight  int
-		shortK, expectedDocs            int
+		expectedDocs                    int
 		inMemory                        bool
 		memLimit                        memoryLimit
 	)
@@ -106,9 +109,6 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				if err := checkDistance("k", k, def.Long.MaxDistance); err != nil {
 					return eopts, sopts, err
 				}
-				if err := checkDistance("short-k", shortK, def.Short.MaxDistance); err != nil {
-					return eopts, sopts, err
-				}
 				for _, c := range []struct {
 					flag, zero string
 					v          int
@@ -131,9 +131,8 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				eopts = neardup.DefaultOptions()
 				eopts.Fingerprint = neardup.Config{Profile: profile, Bits: bits, Pipeline: p}
 				eopts.K = k
-				if shortK != 0 {
-					eopts.Policy = def
-					eopts.Policy.Short.MaxDistance = shortK
+				if err := policy.apply(&eopts); err != nil {
+					return eopts, sopts, err
 				}
 				eopts.ExpectedDocuments = expectedDocs
 				eopts.Retention = retention
@@ -181,7 +180,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&data, "data", "./neardup-data", "directory of the store, created if missing (NEARDUP_DATA)")
 	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
 	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
-	f.IntVar(&shortK, "short-k", 0, "Hamming distance within which short texts are candidates; 0 means the policy's default (NEARDUP_SHORT_K)")
+	policy.addFlags(f, true)
 	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the id map and lock stripes (the index sizes itself); 0 means 1M (NEARDUP_EXPECTED_DOCS)")
 	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles())+" (NEARDUP_PROFILE)")
 	f.IntVar(&bits, "bits", 64, "fingerprint width, 64 or 128 (NEARDUP_BITS)")

@@ -191,6 +191,8 @@ func TestServeFlagErrors(t *testing.T) {
 		{nil, map[string]string{"NEARDUP_K": "99"}, `NEARDUP_K="99": --k 99: want 0 to 32`},
 		{[]string{"--short-k", "-1"}, nil, "--short-k -1: want 0 to 32"},
 		{nil, map[string]string{"NEARDUP_SHORT_K": "33"}, `NEARDUP_SHORT_K="33": --short-k 33`},
+		{[]string{"--long-min", "2"}, nil, "--long-min 2: want a score from 0 to 1"},
+		{nil, map[string]string{"NEARDUP_SHORT_MIN": "-1"}, `NEARDUP_SHORT_MIN="-1": --short-min -1: want a score from 0 to 1`},
 		{[]string{"--expected-docs", "-5"}, nil, "--expected-docs -5 is negative"},
 		{nil, map[string]string{"NEARDUP_EXPECTED_DOCS": "-5"}, `NEARDUP_EXPECTED_DOCS="-5": --expected-docs -5`},
 		{[]string{"--max-batch", "-1"}, nil, "--max-batch -1 is negative"},

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/neardup/neardup"
+	"github.com/spf13/pflag"
+)
+
+// policyFlags are the thresholds of the engine's policy that dedup,
+// cluster and serve take beyond --k: --short-k, and the smallest score of
+// each rule's measure, --short-min and --long-min.
+type policyFlags struct {
+	shortK            int
+	shortMin, longMin float64
+}
+
+// addFlags defines the flags on f; env, if true, names each flag's
+// environment variable in its help (serve reads them).
+func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
+	def := neardup.DefaultPolicy()
+	note := func(name string) string {
+		if !env {
+			return ""
+		}
+		return " (" + name + ")"
+	}
+	f.IntVar(&pf.shortK, "short-k", 0, fmt.Sprintf("Hamming distance within which short texts (under %d characters) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.ShortLength, def.Short.MaxDistance)+note("NEARDUP_SHORT_K"))
+	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
+	f.Float64Var(&pf.longMin, "long-min", def.Long.MinSimilarity, "smallest "+string(def.Long.Measure)+" score that confirms a long text's candidate as a duplicate, 0 to 1; a higher value (0.7) turns down more pairs of different mails that share boilerplate"+note("NEARDUP_LONG_MIN"))
+}
+
+// apply checks the flags and sets o.Policy from them, leaving it zero (the
+// default policy) when none differs from the default.
+func (pf *policyFlags) apply(o *neardup.Options) error {
+	def := neardup.DefaultPolicy()
+	if err := checkDistance("short-k", pf.shortK, def.Short.MaxDistance); err != nil {
+		return err
+	}
+	for _, m := range []struct {
+		flag string
+		v    float64
+	}{{"short-min", pf.shortMin}, {"long-min", pf.longMin}} {
+		if !(m.v >= 0 && m.v <= 1) {
+			return usagef("--%s %v: want a score from 0 to 1", m.flag, m.v)
+		}
+	}
+	p := def
+	if pf.shortK != 0 {
+		p.Short.MaxDistance = pf.shortK
+	}
+	p.Short.MinSimilarity = pf.shortMin
+	p.Long.MinSimilarity = pf.longMin
+	if p != def {
+		o.Policy = p
+	}
+	return nil
+}
