@@ -25,11 +25,15 @@ const fingerprinterMeta = "fingerprinter"
 // profile, width, tokens, shingles or weights gives at least one of them
 // another fingerprint. They hold common English and Chinese words, so
 // that weights read from a table of document frequencies apply to them,
-// and a short line, where a changed feature weighs most.
+// and a short line, where a changed feature weighs most. Probes are only
+// ever added at the end (see checkFingerprinter): the fourth came with the
+// normalizer's reading of curly quotation marks as ASCII ones, and of
+// quoted attributes and template and noscript elements in HTML.
 var probeTexts = []string{
 	"The quick brown fox jumps over the lazy dog, and then it runs back into the woods where the other animals of the forest are waiting for it to come home before the night falls.",
 	"今天天气很好，我们一起去公园散步，然后在湖边的小饭馆吃了午饭。下午大家回到家里，继续学习和工作。",
 	"Re: your order #1234 has shipped",
+	"I don’t know ‘why’ <a title=\"a>b\">it’s</a> <noscript>so</noscript> <template>late</template>",
 }
 
 // fingerprinterRecord is what the store keeps of the fingerprinter its
@@ -94,6 +98,19 @@ func (e *Engine) profile() string {
 	return e.opts.Fingerprint.Profile
 }
 
+// readsText reports whether the profile of that name (as a
+// fingerprinterRecord has it) reads texts through neardup's own
+// normalizer and tokenizer, whose changes its probes recognise; the
+// compatibility profiles reproduce other tools and never change. A
+// caller's Fingerprinter ("") may use them.
+func readsText(profile string) bool {
+	switch profile {
+	case "classic", "py-simhash", "go-mfonda":
+		return false
+	}
+	return true
+}
+
 // checkFingerprinter compares the engine's fingerprinter with the one the
 // store's documents were made with, and records it in a store that has no
 // record yet (a new one, or one written before stores kept it). It
@@ -117,6 +134,15 @@ func (e *Engine) checkFingerprinter() error {
 	}
 	if slices.Equal(was.Probes, now.Probes) && was.HTML == now.HTML {
 		return nil
+	}
+	if n := len(was.Probes); n < len(now.Probes) && slices.Equal(was.Probes, now.Probes[:n]) && was.HTML == now.HTML && !readsText(was.Profile) {
+		// A record from before the later probes, of a fingerprinter
+		// that no change they recognise can touch: it gains them.
+		b, err := json.Marshal(now)
+		if err != nil {
+			return err
+		}
+		return e.db.SetMeta(fingerprinterMeta, b)
 	}
 	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.HTML == now.HTML && was.Bits == now.Bits {
 		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was)

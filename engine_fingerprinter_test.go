@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/store"
 )
 
 // TestStoreKeepsFingerprinter checks that a store refuses an engine whose
@@ -134,6 +136,37 @@ func TestStoreFingerprinterRecord(t *testing.T) {
 	dir, err = reopen(func([]byte) []byte { return []byte("{") })
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "record of its fingerprinter is damaged") {
 		t.Fatalf("damaged record: %v", err)
+	}
+	// A record of the first three probes alone: written before the
+	// fourth, which the normalizer's later changes alter.
+	fewer := func(rec []byte) []byte {
+		var r fingerprinterRecord
+		if err := json.Unmarshal(rec, &r); err != nil {
+			t.Fatal(err)
+		}
+		r.Probes = r.Probes[:3]
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if dir, err = reopen(fewer); !errors.Is(err, ErrFingerprinterChanged) || !strings.Contains(err.Error(), dir+`: profile "default" at 64 bits makes other fingerprints now`) {
+		t.Fatalf("default profile, a record of fewer probes: %v", err)
+	}
+	// A compatibility profile never changes: its record gains the probe.
+	o.Fingerprint = Config{Profile: "classic"}
+	if dir, err = reopen(fewer); err != nil {
+		t.Fatalf("classic profile, a record of fewer probes: %v", err)
+	}
+	db, err := store.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var r fingerprinterRecord
+	if b, err := db.Meta(fingerprinterMeta); err != nil || json.Unmarshal(b, &r) != nil || len(r.Probes) != len(probeTexts) {
+		t.Fatalf("classic profile's record after the open: %d probes, %v; want %d", len(r.Probes), err, len(probeTexts))
 	}
 }
 
