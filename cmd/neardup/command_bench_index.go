@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +21,13 @@ import (
 	"github.com/neardup/neardup/internal/cputime"
 	"github.com/neardup/neardup/internal/testtext"
 	"github.com/spf13/cobra"
+)
+
+// benchIndexLimits bound the flags of `neardup bench index`: the
+// fingerprints and the queries are generated in memory.
+const (
+	maxBenchIndexN       = 1_000_000_000
+	maxBenchIndexQueries = 100_000_000
 )
 
 // benchIndexConfig holds the flags of `neardup bench index`.
@@ -42,9 +50,13 @@ type benchIndexConfig struct {
 
 // benchIndexResult is the report of `neardup bench index`.
 type benchIndexResult struct {
+	benchBuild
 	N                int     `json:"n"`
 	K                int     `json:"k"`
 	TableK           int     `json:"table_k"`
+	Wide             bool    `json:"wide"`
+	Seed             uint64  `json:"seed"`
+	Queries          int     `json:"queries"`
 	Data             string  `json:"data"`
 	Design           string  `json:"design"`
 	Tables           int     `json:"tables"`
@@ -53,6 +65,7 @@ type benchIndexResult struct {
 	BuildSeconds     float64 `json:"build_seconds"`
 	BuildCPUSeconds  float64 `json:"build_cpu_seconds"` // process CPU time of the build, all cores
 	InsertsPerSecond float64 `json:"inserts_per_second"`
+	Adds             int     `json:"adds"` // online adds timed: --adds, at most -n
 	AddsPerSecond    float64 `json:"adds_per_second"`
 	AddCPUNs         float64 `json:"add_cpu_ns"` // process CPU time per online add
 	QueryP50Ns       float64 `json:"query_p50_ns"`
@@ -126,12 +139,16 @@ scheme is measured in the same run as a baseline.`,
 			switch {
 			case c.batch < 0:
 				return usagef("bench index: --batch %d is negative; want 0 (skip) or more", c.batch)
+			case c.batch > maxBenchIndexQueries:
+				return usagef("bench index: --batch %d: want 0 (skip) to %d", c.batch, maxBenchIndexQueries)
 			case c.n < 1:
 				return usagef("bench index: -n %d: want at least 1 fingerprint", c.n)
+			case c.n > maxBenchIndexN:
+				return usagef("bench index: -n %d: want at most %d fingerprints", c.n, maxBenchIndexN)
 			case c.k < 0 || c.k > index.MaxK:
 				return usagef("bench index: -k %d: want 0 to %d", c.k, index.MaxK)
-			case c.queries < 1:
-				return usagef("bench index: --queries %d: want at least 1", c.queries)
+			case c.queries < 1 || c.queries > maxBenchIndexQueries:
+				return usagef("bench index: --queries %d: want at least 1, at most %d", c.queries, maxBenchIndexQueries)
 			case c.adds < 0:
 				return usagef("bench index: --adds %d is negative; want 0 (skip) or more", c.adds)
 			case c.tableK < -1:
@@ -155,7 +172,28 @@ scheme is measured in the same run as a baseline.`,
 			if !d.IsZero() && d.MaxK() < c.tableK {
 				return usagef("bench index: --design %s answers k <= %d, not --table-k (or -k) %d", d, d.MaxK(), c.tableK)
 			}
-			res, err := runBenchIndex(c, d, cmd.ErrOrStderr())
+			log := cmd.ErrOrStderr()
+			if c.baseline && c.k > 3 {
+				// The 4 x 16-bit scheme finds every match within k <= 3
+				// only (pigeonhole over four blocks).
+				if cmd.Flags().Changed("baseline") {
+					return usagef("bench index: --baseline with -k %d: the 4 x 16 baseline answers k <= 3 only; want -k 3 or less, or --baseline=false", c.k)
+				}
+				fmt.Fprintf(log, "bench index: note: the 4 x 16 baseline answers k <= 3 only; skipped at -k %d\n", c.k)
+				c.baseline = false
+			}
+			if c.adds > c.n {
+				// The report gives the number timed; a count asked for
+				// explicitly gets a note too.
+				if cmd.Flags().Changed("adds") {
+					fmt.Fprintf(log, "bench index: note: --adds %d is above -n %d; the %d generated fingerprints are added, and timed\n", c.adds, c.n, c.n)
+				}
+				c.adds = c.n
+			}
+			// SIGINT and SIGTERM stop the run between two of its parts.
+			ctx, stop := benchContext(cmd)
+			defer stop()
+			res, err := runBenchIndex(ctx, c, d, log)
 			if err != nil {
 				return err
 			}
@@ -172,16 +210,18 @@ scheme is measured in the same run as a baseline.`,
 	f.StringVar(&c.data, "data", "random", "fingerprints: random, or text (SimHash of generated English)")
 	f.Uint64Var(&c.seed, "seed", 1, "random seed")
 	f.BoolVar(&c.json, "json", false, "print one JSON line")
-	f.BoolVar(&c.baseline, "baseline", true, "also measure the 4 x 16-bit map baseline")
+	f.BoolVar(&c.baseline, "baseline", true, "also measure the 4 x 16-bit map baseline (at -k 3 or less; skipped above unless given)")
 	f.BoolVar(&c.pairs, "pairs", false, "also time all-pairs over the same fingerprints")
 	f.BoolVar(&c.snapshot, "snapshot", false, "also time writing and loading a snapshot (in a temporary file)")
-	f.IntVar(&c.adds, "adds", 1_000_000, "entries added one at a time into a fresh index to measure online adds")
+	f.IntVar(&c.adds, "adds", 1_000_000, "entries added one at a time into a fresh index to measure online adds (at most -n: the generated fingerprints)")
 	f.BoolVar(&c.expire, "expire", false, "also time expiring the older half of the entries while queries run")
 	f.Float64Var(&c.maxBytes, "max-bytes", 0, "memory budget in bytes per entry for the automatic design (0: the index default)")
 	f.IntVar(&c.batch, "batch", 0, "also time the queries asked in calls of QueryBatch of this many (0: skip)")
 	return cmd
 }
 
+// printBenchIndex writes the report r: one JSON line, or text, the build
+// first.
 func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 	if asJSON {
 		b, err := json.Marshal(r)
@@ -191,10 +231,14 @@ func printBenchIndex(w io.Writer, r benchIndexResult, asJSON bool) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(w, "n=%d k=%d data=%s design=%s tables=%d gomaxprocs=%d kernel=%s\n", r.N, r.K, r.Data, r.Design, r.Tables, r.GOMAXPROCS, r.Kernel)
+	fmt.Fprintln(w, r.benchBuild.line())
+	fmt.Fprintf(w, "n=%d k=%d table_k=%d wide=%t data=%s design=%s tables=%d gomaxprocs=%d kernel=%s\n", r.N, r.K, r.TableK, r.Wide, r.Data, r.Design, r.Tables, r.GOMAXPROCS, r.Kernel)
 	adds := "not measured (--adds 0)"
 	if r.AddsPerSecond > 0 {
 		adds = fmt.Sprintf("%.0f/s, %.0f ns CPU each", r.AddsPerSecond, r.AddCPUNs)
+		if r.Adds > 0 {
+			adds = fmt.Sprintf("%d at %s", r.Adds, adds)
+		}
 	}
 	fmt.Fprintf(w, "build          %.2f s, %.2f s CPU (%.0f inserts/s); online adds %s\n", r.BuildSeconds, r.BuildCPUSeconds, r.InsertsPerSecond, adds)
 	fmt.Fprintf(w, "query          p50 %.0f ns, p99 %.0f ns, %.0f ns CPU, %.0f queries/s, %.2f matches/query\n", r.QueryP50Ns, r.QueryP99Ns, r.QueryCPUNs, r.QueriesPerSecond, r.MatchesPerQuery)
@@ -239,8 +283,18 @@ func timesFaster(ratio float64) string {
 	return fmt.Sprintf("%.0fx %s", ratio, word)
 }
 
-func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {
-	res := benchIndexResult{N: c.n, K: c.k, TableK: c.tableK, Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: index.Kernel()}
+// runBenchIndex runs `neardup bench index` as c says, logging its parts
+// to log. When ctx is cancelled it stops after the part in progress and
+// returns an *interruptedError.
+func runBenchIndex(ctx context.Context, c benchIndexConfig, d index.Design, log io.Writer) (benchIndexResult, error) {
+	res := benchIndexResult{benchBuild: benchBuildInfo(), N: c.n, K: c.k, TableK: c.tableK, Wide: c.wide, Seed: c.seed, Queries: c.queries,
+		Data: c.data, GOMAXPROCS: runtime.GOMAXPROCS(0), Kernel: index.Kernel()}
+	part := "generating the fingerprints"
+	// stopped reports whether ctx is cancelled, checked between parts.
+	stopped := func() bool { return ctx.Err() != nil }
+	interrupted := func() (benchIndexResult, error) {
+		return res, benchInterrupted(ctx, "bench index", "stopped after "+part+"; nothing is reported")
+	}
 	fmt.Fprintf(log, "bench index: generating %d %s fingerprints\n", c.n, c.data)
 	var es []index.Entry
 	var err error
@@ -266,6 +320,10 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		queries[i], fresh = fresh[0], fresh[1:]
 	}
 
+	if stopped() {
+		return interrupted()
+	}
+	part = "building"
 	fmt.Fprintf(log, "bench index: building\n")
 	before := heapAfterGC()
 	start := time.Now()
@@ -281,6 +339,10 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 	res.BytesPerFingerprint = float64(heapAfterGC()-before) / float64(c.n)
 	res.Design, res.Tables = ix.Design().String(), ix.Tables()
 
+	if stopped() {
+		return interrupted()
+	}
+	part = "querying"
 	fmt.Fprintf(log, "bench index: querying\n")
 	var buf []index.Match
 	matches := 0
@@ -320,20 +382,33 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		return ids
 	})
 
+	if stopped() {
+		return interrupted()
+	}
 	if c.snapshot {
+		part = "the snapshot"
 		fmt.Fprintf(log, "bench index: snapshot\n")
 		if err := benchSnapshot(ix, &res); err != nil {
 			return res, err
 		}
 	}
+	if stopped() {
+		return interrupted()
+	}
 	if c.expire {
+		part = "expiring"
 		fmt.Fprintf(log, "bench index: expire\n")
 		benchExpire(ix, queries, c.k, int64(c.n/2), &res)
 	}
 	ix = nil
+	if stopped() {
+		return interrupted()
+	}
 	if c.adds > 0 {
+		part = "online adds"
 		fmt.Fprintf(log, "bench index: online adds\n")
 		m := min(c.adds, len(es))
+		res.Adds = m
 		fresh, _ := index.New(index.Options{K: c.tableK, Wide: c.wide, ExpectedN: m, Design: ix0Design(d, res.Design)})
 		start = time.Now()
 		cpu = cputime.Process()
@@ -347,16 +422,27 @@ func runBenchIndex(c benchIndexConfig, d index.Design, log io.Writer) (benchInde
 		// baseline's memory is measured (it read less than nothing).
 		fresh.AddBatch(nil)
 	}
+	if stopped() {
+		return interrupted()
+	}
 	if c.pairs {
+		part = "pairs"
 		fmt.Fprintf(log, "bench index: pairs\n")
 		start = time.Now()
 		index.Pairs(es, c.k, func(a, b index.Entry, d int) { res.PairsFound++ })
 		res.PairsSeconds = time.Since(start).Seconds()
 	}
+	if stopped() {
+		return interrupted()
+	}
 	if c.baseline && c.k <= 3 {
+		part = "the baseline"
 		fmt.Fprintf(log, "bench index: 4 x 16 baseline\n")
 		es = nil
 		res.Baseline = benchBaseline(fps, queries, c.k, res.QueryP50Ns)
+	}
+	if stopped() {
+		return interrupted()
 	}
 	return res, nil
 }
@@ -545,13 +631,23 @@ func recall(fps, queries []uint64, k int, query func(uint64) []uint64) float64 {
 	return float64(found) / float64(want)
 }
 
+// benchSnapshot times writing ix to a temporary file and reading it back.
+// The file is removed as soon as it is created, and used through its
+// handle: however the process ends, it leaves nothing behind.
 func benchSnapshot(ix *index.Index, res *benchIndexResult) error {
 	f, err := os.CreateTemp("", "neardup-bench-*.idx")
 	if err != nil {
 		return fmt.Errorf("bench index: %w", err)
 	}
-	defer os.Remove(f.Name())
-	defer f.Close()
+	// Where an open file cannot be removed (Windows), it is removed once
+	// closed.
+	removed := os.Remove(f.Name()) == nil
+	defer func() {
+		f.Close()
+		if !removed {
+			os.Remove(f.Name())
+		}
+	}()
 	start := time.Now()
 	n, err := ix.WriteTo(f)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -71,6 +72,37 @@ func TestBenchIndexBeyondTables(t *testing.T) {
 	if r.K != 10 || r.TableK != 3 || r.Tables != 4 || r.Recall != 1 || r.SnapshotBytes <= 0 || r.Batch != 64 || r.BatchQueriesPerSecond <= 0 {
 		t.Fatalf("report %+v", r)
 	}
+	// The run's settings and the build are in the report.
+	if !r.Wide || r.Seed != 1 || r.Queries != 300 || r.Adds != 300 || r.benchBuild != benchBuildInfo() || r.GoVersion != runtime.Version() {
+		t.Fatalf("report %+v; want wide, seed 1, 300 queries and adds, and the build %+v", r, benchBuildInfo())
+	}
+	for _, field := range []string{`"wide":true`, `"seed":1,`, `"queries":300,`, `"go_version":`, `"goamd64":`, `"vcs_revision":`, `"cpu_model":`} {
+		if !strings.Contains(stdout.String(), field) {
+			t.Errorf("JSON lacks %s: %s", field, stdout.String())
+		}
+	}
+}
+
+// TestBenchIndexAdjusts checks the runs bench index adjusts, each with a
+// note on standard error: at -k 4 the baseline, on by default, is skipped
+// (it answers k <= 3 only), and --adds above -n times the -n generated
+// fingerprints; the text report starts with the build and shows
+// --table-k and --wide.
+func TestBenchIndexAdjusts(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"bench", "index", "-n", "1000", "-k", "4", "--queries", "100", "--adds", "1000000"}
+	if code := run(args, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"bench index: note: the 4 x 16 baseline answers k <= 3 only; skipped at -k 4\n", "bench index: note: --adds 1000000 is above -n 1000; the 1000 generated fingerprints are added, and timed\n"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q: %s", want, stderr.String())
+		}
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, benchBuildInfo().line()+"\nn=1000 k=4 table_k=4 wide=false data=random ") || !strings.Contains(out, "online adds 1000 at ") || strings.Contains(out, "baseline") {
+		t.Errorf("report:\n%s", out)
+	}
 }
 
 // TestBenchIndexErrors checks that bad flags exit 2 with one line naming
@@ -94,6 +126,12 @@ func TestBenchIndexErrors(t *testing.T) {
 		{[]string{"-k", "3", "--table-k", "4"}, "--table-k 4 is above -k 3"},
 		{[]string{"-k", "10", "--table-k", "4", "--design", "seed"}, "--table-k (or -k) 4"},
 		{[]string{"--batch", "-1"}, "--batch -1 is negative"},
+		// Values that panicked (makeslice) or had no bound.
+		{[]string{"-n", "1152921504606846976"}, "-n 1152921504606846976: want at most 1000000000"},
+		{[]string{"--queries", "1152921504606846976"}, "--queries 1152921504606846976: want at least 1, at most 100000000"},
+		{[]string{"--batch", "1152921504606846976"}, "--batch 1152921504606846976: want 0 (skip) to 100000000"},
+		// A baseline asked for where it does not answer.
+		{[]string{"-k", "4", "--baseline"}, "--baseline with -k 4: the 4 x 16 baseline answers k <= 3 only"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"bench", "index"}, tt.args...), nil, &stdout, &stderr)

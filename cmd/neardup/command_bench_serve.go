@@ -31,7 +31,72 @@ import (
 const (
 	maxBenchConns    = 1024
 	maxBenchDuration = 10 * time.Minute
+	// maxBenchBodyMemory bounds the request bodies the connections of
+	// one mode hold at once (each connection builds its own).
+	maxBenchBodyMemory = 1 << 30
+	// transportBackoff is how long a connection waits after a transport
+	// error before it dials again: a dead or refusing server fails at
+	// once, and the loop would otherwise redial thousands of times a
+	// second.
+	transportBackoff = 20 * time.Millisecond
 )
+
+// benchBodyBytes estimates the bytes of a request body of n documents of
+// words words each as docGen.body writes them, erring a little high for
+// bodies of thousands of words: each document's frame, tag and number,
+// and its words of a space and 2 to 4 benchSyllables (3 on average, of
+// their mean length).
+func benchBodyBytes(n, words int) float64 {
+	syll := strings.Fields(benchSyllables)
+	letters := 0
+	for _, s := range syll {
+		letters += len(s)
+	}
+	// 1% over the mean: a body of thousands of words is within a few
+	// tenths of a percent of it.
+	word := (1 + 3*float64(letters)/float64(len(syll))) * 1.01
+	// {"text":"r<6 hex>-w<worker>-<number>"}, and a comma.
+	const frame = len(`{"text":""},`) + len("r123456-w1024-") + 10
+	return float64(n)*(float64(frame)+float64(words)*word) + 2
+}
+
+// benchSize writes a size in bytes in KiB below a MiB, else in MiB.
+func benchSize(b float64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", b/(1<<20))
+}
+
+// checkBenchBodies refuses request bodies the modes to run cannot send:
+// with the in-process server (local), batch bodies over its body limit,
+// server.DefaultMaxBody, which would fail every request; and in any case,
+// bodies that the connections of a mode together could not hold in
+// maxBenchBodyMemory.
+func checkBenchBodies(local, single, batchMode bool, conns, batchConns, batch, words int) error {
+	if batchMode {
+		size := benchBodyBytes(batch, words)
+		if local && size > server.DefaultMaxBody {
+			// --words is at most 100,000, a document of under 1 MiB: a
+			// batch of one always fits.
+			most := 1
+			for most < batch && benchBodyBytes(most+1, words) <= server.DefaultMaxBody {
+				most++
+			}
+			return usagef("bench serve: --batch %d of --words %d makes request bodies of about %s, over the server's body limit of %d bytes (%.0f MiB); want --batch at most %d at --words %d, or fewer --words",
+				batch, words, benchSize(size), server.DefaultMaxBody, float64(server.DefaultMaxBody)/(1<<20), most, words)
+		}
+		if size*float64(batchConns) > maxBenchBodyMemory {
+			return usagef("bench serve: --batch-conns %d, each building bodies of --batch %d documents of --words %d (about %s), would hold %.1f GiB; want at most %d GiB: fewer connections, documents or words",
+				batchConns, batch, words, benchSize(size), size*float64(batchConns)/(1<<30), maxBenchBodyMemory>>30)
+		}
+	}
+	if size := benchBodyBytes(1, words); single && size*float64(conns) > maxBenchBodyMemory {
+		return usagef("bench serve: --conns %d, each building bodies of --words %d (about %s), would hold %.1f GiB; want at most %d GiB: fewer connections or words",
+			conns, words, benchSize(size), size*float64(conns)/(1<<30), maxBenchBodyMemory>>30)
+	}
+	return nil
+}
 
 func newBenchServeCmd() *cobra.Command {
 	var (
@@ -50,10 +115,12 @@ func newBenchServeCmd() *cobra.Command {
 throughput and latency percentiles, for single-document requests
 (POST /v1/documents) and for batches (POST /v1/documents/batch).
 
-With --url it loads a running server, which must be on a loopback address;
-without, it starts one in this process on 127.0.0.1 with a temporary store,
-removed afterwards. Every document is new (a distinct synthetic text of
---words words), so every request writes to the store. With --query the
+With --url it loads a running server, which must answer plain http on a
+loopback address (GET /v1/stats is asked once first); without, it starts
+one in this process on 127.0.0.1 with a temporary store, removed
+afterwards, whose body limit (4 MiB) bounds --batch times --words. Every
+document is new (a distinct synthetic text of --words words), so every
+request writes to the store. With --query the
 documents are sent as queries instead (POST /v1/query, and
 /v1/query/batch for batches): each is checked against the store and none
 is stored, so the store keeps its size and the rates stay comparable.
@@ -66,7 +133,12 @@ latency counts from the scheduled time, so it includes any wait for a
 connection that was still busy: the latency a client sees at that load.
 It also gives the latency from each request's actual send, which leaves
 out the generator's own late wake-ups (a sleep can overshoot by
-milliseconds on a virtual machine).
+milliseconds on a virtual machine). A request due after the end of the
+run is not sent, so the rate must schedule at least one in --duration.
+
+SIGINT or SIGTERM stops the runs: the rows measured before it are
+printed, the in-process server's store is removed, and neardup exits with
+128 plus the signal's number.
 
 The cpu/doc column is this process's CPU time (user and system) over the
 measured time per document answered: the load generator's and, without
@@ -99,48 +171,78 @@ under on this machine.`,
 				return usagef("bench serve: --words %d: want 1 to 100000", words)
 			case !(rate >= 0 && rate <= 1e7):
 				return usagef("bench serve: --rate %v: want 0 (back to back) to 1e7 requests a second", rate)
+			case rate > 0 && rate*duration.Seconds() < 1:
+				// Below one request a run the schedule sends nothing, and
+				// the interval between a connection's requests overflows.
+				return usagef("bench serve: --rate %v: want 0 (back to back) or at least %g requests a second, one over --duration %v", rate, 1/duration.Seconds(), duration)
 			case query && noEngine:
 				return usagef("--query needs an engine: --no-engine answers documents only")
 			}
 			if !cmd.Flags().Changed("single") && !cmd.Flags().Changed("batch-mode") {
 				single, batchMode = true, true
 			}
+			if !single && !batchMode {
+				return usagef("bench serve: --single=%t, --batch-mode=%t: no mode left to run; want --single, --batch-mode, or neither for both", single, batchMode)
+			}
+			dur, err := parseDurability(durability)
+			if err != nil {
+				return err
+			}
+			if target != "" {
+				for _, name := range []string{"no-engine", "durability", "in-memory"} {
+					if cmd.Flags().Changed(name) {
+						return usagef("--%s applies to the in-process server, not to --url", name)
+					}
+				}
+				if err := checkLoopback(target); err != nil {
+					return err
+				}
+			}
+			if err := checkBenchBodies(target == "", single, batchMode, conns, batchConns, batch, words); err != nil {
+				return err
+			}
 			stopProfile, err := startCPUProfile(cpuProf)
 			if err != nil {
 				return err
 			}
 			defer stopProfile()
-			ctx := cmd.Context()
+			// SIGINT and SIGTERM stop the load (loadServer); the server
+			// keeps running until the report is written, and is then
+			// stopped and its store removed by the deferred stop.
+			ctx, stopSignals := benchContext(cmd)
+			defer stopSignals()
 			base := target
 			if base == "" {
-				dur, err := parseDurability(durability)
-				if err != nil {
-					return err
-				}
 				var u string
 				var stop func()
 				if noEngine {
-					u, stop, err = startNullServer(ctx)
+					u, stop, err = startNullServer(context.WithoutCancel(ctx))
 				} else {
-					u, stop, err = startBenchServer(ctx, dur, inMemory)
+					u, stop, err = startBenchServer(context.WithoutCancel(ctx), dur, inMemory)
 				}
 				if err != nil {
 					return err
 				}
 				defer stop()
 				base = u
-			} else if noEngine {
-				return usagef("--no-engine applies to the in-process server, not to --url")
-			} else if err := checkLoopback(base); err != nil {
-				return err
 			}
-			out := cmd.OutOrStdout()
+			// One probe before anything is printed: a URL where no server
+			// answers fails here, with its address, not after an empty
+			// table of transport errors.
+			if _, err := storedDocuments(ctx, base); err != nil {
+				if ctx.Err() != nil {
+					return benchInterrupted(ctx, "bench serve", "nothing was measured")
+				}
+				return fmt.Errorf("bench serve: no neardup server answers at %s: %v", base, err)
+			}
+			out, log := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintln(out, benchBuildInfo().line())
 			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d", base, words, duration, warmup, runtime.GOMAXPROCS(0))
 			if noEngine {
 				fmt.Fprint(out, ", no engine (HTTP and JSON alone)")
 			} else if target == "" {
-				fmt.Fprintf(out, ", bit tests in %s", index.Kernel())
+				fmt.Fprintf(out, ", kernel %s", index.Kernel())
 			}
 			if query {
 				fmt.Fprint(out, ", sent as queries (nothing stored)")
@@ -155,13 +257,27 @@ under on this machine.`,
 			// overshoots by milliseconds on a busy or virtual machine)
 			// count in the latency from the schedule, not in this one.
 			var sentNotes []string
+			rows := 0
 			steal := startSteal()
 			began := time.Now()
 			run := func(mode string, c, per int) error {
+				docs := "one document"
+				if per > 1 {
+					docs = strconv.Itoa(per) + " documents"
+				}
+				fmt.Fprintf(log, "bench serve: %s: %d connections, %s a request, %v after %v warm-up\n", mode, c, docs, duration, warmup)
 				r, err := loadServer(ctx, loadSpec{base: base, conns: c, perReq: per, words: words, duration: duration, warmup: warmup, rate: rate, query: query})
 				if err != nil {
+					if ctx.Err() != nil {
+						done := "nothing was measured"
+						if rows > 0 {
+							done = fmt.Sprintf("the rows above were measured before it (%s was not)", mode)
+						}
+						return benchInterrupted(ctx, "bench serve", done)
+					}
 					return err
 				}
+				rows++
 				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0f\t%.0f\t%v\t%v\t%v\t%s\t%s\t\n", mode, c, per, r.requests,
 					float64(r.requests)/r.elapsed.Seconds(), float64(r.requests*per)/r.elapsed.Seconds(),
 					r.pct(0.50), r.pct(0.99), r.pct(1), r.cpuPerDoc(per), r.errorSummary())
@@ -171,7 +287,12 @@ under on this machine.`,
 				}
 				return nil
 			}
+			// The report is written when the runs end, however they end:
+			// an interrupted run still shows the rows measured before it.
 			defer func() {
+				if rows == 0 {
+					return
+				}
 				tw.Flush()
 				if len(sentNotes) > 0 {
 					fmt.Fprintln(out, "latency from the actual send (the schedule's delays left out):")
@@ -187,7 +308,7 @@ under on this machine.`,
 				if !noEngine {
 					// The store's size is part of the result: every query
 					// scans buckets that fill as it grows.
-					if n, err := storedDocuments(ctx, base); err == nil {
+					if n, err := storedDocuments(context.WithoutCancel(ctx), base); err == nil {
 						fmt.Fprintf(out, "store after the runs: %d documents\n", n)
 					} else {
 						fmt.Fprintf(out, "store after the runs: unknown (%v)\n", err)
@@ -302,12 +423,16 @@ func (nullEngine) Get(string) (neardup.Document, error) {
 func (nullEngine) Delete(string) error  { return neardup.ErrNotFound }
 func (nullEngine) Stats() neardup.Stats { return neardup.Stats{} }
 
-// checkLoopback refuses URLs whose host is not a loopback address: the
-// benchmark is a load generator, not to be pointed at other machines.
+// checkLoopback refuses URLs that are not plain http (the load generator
+// speaks HTTP/1.1 on bare TCP) or whose host is not a loopback address:
+// the benchmark is a load generator, not to be pointed at other machines.
 func checkLoopback(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return usagef("--url %q: want a base URL such as http://127.0.0.1:8080", raw)
+	}
+	if u.Scheme != "http" {
+		return usagef("--url %q: want an http:// URL such as http://127.0.0.1:8080 (bench serve speaks plain HTTP, not %s)", raw, u.Scheme)
 	}
 	host := u.Hostname()
 	if host == "localhost" {
@@ -355,6 +480,7 @@ func (r *loadResult) cpuPerDoc(perReq int) string {
 }
 
 // sleepUntil sleeps until t and reports whether ctx was still live then.
+// A time already past returns at once.
 func sleepUntil(ctx context.Context, t time.Time) bool {
 	timer := time.NewTimer(time.Until(t))
 	defer timer.Stop()
@@ -412,6 +538,17 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 		path += "/batch"
 	}
 	target := spec.base + path
+	var interval time.Duration
+	if spec.rate > 0 {
+		// The time between the requests of one connection; the command
+		// refuses rates that send nothing in a run, which also keeps this
+		// far from overflowing a time.Duration.
+		iv := float64(time.Second) * float64(spec.conns) / spec.rate
+		if !(iv < 1<<62) {
+			return nil, usagef("bench serve: --rate %v: too low for %d connections", spec.rate, spec.conns)
+		}
+		interval = time.Duration(iv)
+	}
 	runID := rand.Uint64()
 	start := time.Now()
 	measureFrom := start.Add(spec.warmup)
@@ -445,22 +582,25 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 			c := &rawClient{host: u.Host, path: path}
 			defer c.close()
 			var body []byte
-			var interval time.Duration
 			next := start
-			if spec.rate > 0 {
-				interval = time.Duration(float64(time.Second) * float64(spec.conns) / spec.rate)
+			if interval > 0 {
 				next = start.Add(interval * time.Duration(w) / time.Duration(spec.conns))
 			}
 			for ctx.Err() == nil {
 				body = gen.body(body[:0], spec.perReq)
 				t0 := time.Now()
 				if interval > 0 {
-					if wait := next.Sub(t0); wait > 0 {
-						time.Sleep(wait)
+					// A request scheduled past the end is not sent: the
+					// run never sleeps beyond its end.
+					if !next.Before(end) {
+						break
+					}
+					if next.After(t0) && !sleepUntil(ctx, next) {
+						break
 					}
 					t0, next = next, next.Add(interval)
 				}
-				if t0.After(end) {
+				if !t0.Before(end) {
 					break
 				}
 				sentAt := time.Now()
@@ -468,10 +608,21 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 				t1 := time.Now()
 				if err != nil {
 					res.errors["transport"]++
+					wake := t1.Add(transportBackoff)
+					if wake.After(end) {
+						wake = end
+					}
+					if !sleepUntil(ctx, wake) {
+						break
+					}
 					continue
 				}
 				if status != http.StatusOK {
-					res.errors[strconv.Itoa(status)]++
+					key := strconv.Itoa(status)
+					if status == http.StatusRequestEntityTooLarge {
+						key += "-body-too-large"
+					}
+					res.errors[key]++
 					continue
 				}
 				if t0.After(measureFrom) && t1.Before(end) {
@@ -499,6 +650,10 @@ func loadServer(ctx context.Context, spec loadSpec) (*loadResult, error) {
 	slices.Sort(r.sent)
 	r.requests = len(r.latencies)
 	if r.requests == 0 {
+		if r.errors["413-body-too-large"] > 0 {
+			return nil, fmt.Errorf("bench serve: %s answered 413, body too large, to requests of about %s (%d documents of %d words): want fewer documents a request or words, or a server with a larger body limit (errors: %s)",
+				target, benchSize(benchBodyBytes(spec.perReq, spec.words)), spec.perReq, spec.words, r.errorSummary())
+		}
 		return nil, fmt.Errorf("bench serve: no request to %s succeeded (errors: %s)", target, r.errorSummary())
 	}
 	return r, nil
@@ -537,7 +692,15 @@ func (c *rawClient) post(body []byte, timeout time.Duration) (int, error) {
 	c.head = append(c.head, "\r\n\r\n"...)
 	bufs := net.Buffers{c.head, body}
 	if _, err := bufs.WriteTo(c.conn); err != nil {
+		// A server may answer before it has read the body, as one
+		// refusing a body over its limit (413) does, and close the
+		// connection: its answer, if it is there, says more than the
+		// failed write.
+		status, _, rerr := readAnswer(c.br)
 		c.close()
+		if rerr == nil {
+			return status, nil
+		}
 		return 0, err
 	}
 	status, closing, err := readAnswer(c.br)
