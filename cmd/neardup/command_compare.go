@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -36,9 +37,31 @@ type comparison struct {
 	Cosine           float64 `json:"cosine"`
 	LevenshteinRatio float64 `json:"levenshtein_ratio"`
 	Duplicate        bool    `json:"duplicate"`
+	// Empty is set when A or B has nothing to compare once normalized
+	// (emptyText): such a pair is never a duplicate, as in cluster.
+	Empty bool `json:"empty,omitempty"`
 	// NilsimsaScore is the nilsimsa reference's score, 128 - distance, for
 	// the nilsimsa profile only.
 	NilsimsaScore *int `json:"nilsimsa_score,omitempty"`
+
+	emptyA, emptyB bool // which of A and B is empty (Empty)
+}
+
+// emptyNote explains, for compare's table, why a pair with an empty text
+// is no duplicate, or returns "" when neither text is empty.
+func (c *comparison) emptyNote() string {
+	which := ""
+	switch {
+	case c.emptyA && c.emptyB:
+		which = "A and B are"
+	case c.emptyA:
+		which = "A is"
+	case c.emptyB:
+		which = "B is"
+	default:
+		return ""
+	}
+	return which + " empty once normalized: nothing to compare, so no duplicate (as in cluster)"
 }
 
 // isDuplicate is compare's decision for a pair: the engine's default
@@ -78,13 +101,18 @@ func compareDecisionHelp(p neardup.Policy) string {
 }
 
 // compareTexts fingerprints and measures a pair of texts; html measures
-// their visible text, as the pipeline reads them (--html).
+// their visible text, as the pipeline reads them (--html). A pair where a
+// text is empty once normalized (emptyText: white space or invisible
+// characters only, or markup only with html) is no duplicate whatever
+// the measures say, as cluster, which never groups such texts, decides.
 func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []byte) (comparison, error) {
 	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
 	d, err := fingerprintDistance(fa, fb)
 	if err != nil {
 		return comparison{}, err
 	}
+	var sc analysis.Scratch
+	emptyA, emptyB := emptyText(&sc, string(a), html), emptyText(&sc, string(b), html)
 	if html {
 		a, b = analysis.StripHTML(nil, a), analysis.StripHTML(nil, b)
 	}
@@ -106,10 +134,14 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 		Jaccard:          s.Jaccard,
 		Cosine:           s.Cosine,
 		LevenshteinRatio: s.Levenshtein,
-		Duplicate:        isDuplicate(sa, sb, d, fp.Bits()),
+		Duplicate:        !emptyA && !emptyB && isDuplicate(sa, sb, d, fp.Bits()),
+		Empty:            emptyA || emptyB,
+		emptyA:           emptyA,
+		emptyB:           emptyB,
 	}, nil
 }
 
+// newCompareCmd returns `neardup compare`.
 func newCompareCmd() *cobra.Command {
 	var (
 		ff      fingerprintFlags
@@ -137,10 +169,17 @@ object {"a": "...", "b": "..."}, optionally with an "id" of any JSON type
 order: "line" (the pair's line number in the input, from 1), "id" (as
 given, when the pair has one), then the fields of --json ("profile",
 "bits", "a_fingerprint", "b_fingerprint", "distance", "similarity",
-"jaccard", "cosine", "levenshtein_ratio", "duplicate", and
-"nilsimsa_score" for nilsimsa). Blank lines are skipped, so match output to
-input by "line" or "id". A line that is not such an object is an error
-naming the line (exit status 2).`,
+"jaccard", "cosine", "levenshtein_ratio", "duplicate", "empty" when a text
+is empty, and "nilsimsa_score" for nilsimsa). Blank lines are skipped, so
+match output to input by "line" or "id"; a byte order mark at the start of
+the file is ignored. A line that is not such an object, or whose "id" is
+not valid UTF-8 (it could not be copied into JSON output as it is), is an
+error naming the line (exit status 2).
+
+A text that is empty once normalized (white space or invisible characters
+only, or with --html markup only) has nothing to compare: a pair with one
+is no duplicate, as cluster never groups such texts, whatever the measures
+say; the table adds a note, JSON output "empty": true.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fp, err := ff.fingerprinter(cmd)
 			if err != nil {
@@ -184,6 +223,9 @@ naming the line (exit status 2).`,
 				c.Profile, c.Bits, c.A, c.B, c.Distance, c.Similarity, c.Jaccard, c.Cosine, c.LevenshteinRatio, c.Duplicate)
 			if err == nil && c.NilsimsaScore != nil {
 				_, err = fmt.Fprintf(out, "nilsimsa_score     %d\n", *c.NilsimsaScore)
+			}
+			if note := c.emptyNote(); err == nil && note != "" {
+				_, err = fmt.Fprintf(out, "note               %s\n", note)
 			}
 			return err
 		},
@@ -229,6 +271,9 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 	enc := json.NewEncoder(out)
 	err := withInput(cmd, name, func(r io.Reader) error {
 		return eachLine(r, name, maxLine, func(n int, line []byte) error {
+			if n == 1 {
+				line = bytes.TrimPrefix(line, []byte(utf8BOM))
+			}
 			if len(bytes.TrimSpace(line)) == 0 {
 				return nil
 			}
@@ -246,6 +291,11 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 			}
 			if jsonKind(line) == "null" {
 				return usagef(`%s: line %d: want an object {"a": ..., "b": ...}, got null`, inputName(name), n)
+			}
+			if !utf8.Valid(p.ID) {
+				// It is copied to the output as written, which would not
+				// be JSON.
+				return usagef(`%s: line %d: field "id" is not valid UTF-8`, inputName(name), n)
 			}
 			var ab [2]string
 			for i, v := range []json.RawMessage{p.A, p.B} {

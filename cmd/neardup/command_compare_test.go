@@ -131,7 +131,7 @@ func TestComparePairsErrors(t *testing.T) {
 		{`{"a": 1, "b": "y"}` + "\n", []string{"compare", "--pairs", "-"}, `line 1: field "a" is a number; want a string`},
 		{"", []string{"compare", "--pairs", "-", "extra"}, "takes no text arguments"},
 		{"", []string{"compare", "only-one"}, "needs two texts"},
-		{"", []string{"compare", "--profile", "nope", "a", "b"}, `unknown profile or unsupported width: no profile is called "nope"`},
+		{"", []string{"compare", "--profile", "nope", "a", "b"}, `--profile "nope": no such profile; want default, classic, py-simhash, go-mfonda or nilsimsa`},
 		{"", []string{"compare", "@/nonexistent/file", "b"}, "/nonexistent/file"},
 		{"", []string{"compare", "--pairs", "/nonexistent/pairs.jsonl"}, "/nonexistent/pairs.jsonl"},
 	}
@@ -213,4 +213,61 @@ func TestCompareAtEscape(t *testing.T) {
 	}
 	_, errOut, code = runFP(t, text, "compare", "@-", "@-")
 	wantUsageError(t, errOut, code, `A and B are both "@-"`)
+}
+
+// TestCompareEmptyTexts checks that a pair where a text is empty once
+// normalized (white space, a zero-width space, markup only with --html)
+// is no duplicate, as cluster never groups such texts, and that compare
+// says why: a note in the table, "empty" in JSON.
+func TestCompareEmptyTexts(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", "   ", "\u200b"},
+		{"compare", "--html", "<script>a</script>", "<style>b</style>"},
+		{"compare", "", "\t\n"},
+	} {
+		out, errOut, code := runFP(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		if !strings.Contains(out, "duplicate          false\n") || !strings.Contains(out, "note               A and B are empty once normalized") {
+			t.Errorf("%q: %s; want no duplicate and a note saying why", args, out)
+		}
+		out, _, _ = runFP(t, "", append([]string{args[0], "--json"}, args[1:]...)...)
+		var c map[string]any
+		if err := json.Unmarshal([]byte(out), &c); err != nil || c["duplicate"] != false || c["empty"] != true {
+			t.Errorf("%q --json: %s (%v); want duplicate false and empty true", args, out, err)
+		}
+	}
+	out, _, _ := runFP(t, "", "compare", "--json", "the same text", "the same text")
+	if strings.Contains(out, `"empty"`) || !strings.Contains(out, `"duplicate":true`) {
+		t.Errorf("two equal texts: %s; want a duplicate and no empty field", out)
+	}
+	out, _, _ = runFP(t, `{"a": " ", "b": "\u200b"}`+"\n", "compare", "--pairs", "-")
+	if !strings.Contains(out, `"duplicate":false,"empty":true`) {
+		t.Errorf("--pairs: %s; want duplicate false and empty true", out)
+	}
+}
+
+// TestComparePairsBOM checks that a byte order mark at the start of a
+// --pairs file is ignored, as dedup and cluster ignore it.
+func TestComparePairsBOM(t *testing.T) {
+	out, errOut, code := runFP(t, "\ufeff"+`{"a": "x", "b": "x"}`+"\n"+`{"a": "y", "b": "y"}`+"\n", "compare", "--pairs", "-")
+	if code != 0 || strings.Count(out, "\n") != 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want two lines", code, out, errOut)
+	}
+	_, errOut, code = runFP(t, `{"a": "x", "b": "x"}`+"\n\ufeff"+`{"a": "y", "b": "y"}`+"\n", "compare", "--pairs", "-")
+	wantUsageError(t, errOut, code, "standard input: line 2: ")
+}
+
+// TestComparePairsBadID checks that an id that is not valid UTF-8, which
+// would be copied into the output as it is and make it invalid JSON, is
+// refused, naming the line and the field.
+func TestComparePairsBadID(t *testing.T) {
+	for _, in := range []string{"{\"id\": \"\xff\", \"a\": \"x\", \"b\": \"x\"}\n", "{\"id\": {\"k\": [\"\xc3\"]}, \"a\": \"x\", \"b\": \"x\"}\n"} {
+		out, errOut, code := runFP(t, `{"a": "x", "b": "x"}`+"\n"+in, "compare", "--pairs", "-")
+		wantUsageError(t, errOut, code, `standard input: line 2: field "id" is not valid UTF-8`)
+		if !json.Valid([]byte(strings.TrimSpace(out))) {
+			t.Errorf("output %q is not JSON", out)
+		}
+	}
 }

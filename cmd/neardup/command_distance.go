@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// newDistanceCmd returns `neardup distance`.
 func newDistanceCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "distance HEX HEX",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ type fingerprintFlags struct {
 	pipe    pipelineFlags
 }
 
+// register adds the flags to cmd.
 func (f *fingerprintFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.profile, "profile", "default", "fingerprint profile: default, classic, py-simhash, go-mfonda or nilsimsa")
@@ -62,6 +64,9 @@ func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprin
 		}
 		return nil, usagef("--bits %d conflicts with %s: nilsimsa digests are 256 bits", f.bits, by)
 	}
+	if err := checkProfileBits(profile, f.bits); err != nil {
+		return nil, err
+	}
 	pipe, err := f.pipe.pipeline(profile)
 	if err != nil {
 		return nil, err
@@ -73,6 +78,38 @@ func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprin
 	return fp, nil
 }
 
+// checkProfileBits returns a usage error naming --profile or --bits, as
+// cluster's are worded, unless profile is known and, a SimHash profile,
+// makes fingerprints bits wide (nilsimsa's width is checked by the caller).
+func checkProfileBits(profile string, bits int) error {
+	if !slices.Contains(neardup.Profiles(), profile) {
+		return usagef("--profile %q: no such profile; want %s", profile, orList(neardup.Profiles()))
+	}
+	if profile == "nilsimsa" {
+		return nil
+	}
+	if bits != 64 && bits != 128 {
+		return usagef("--bits %d: want 64 or 128", bits)
+	}
+	if (neardup.Config{Profile: profile, Bits: bits}).Validate() != nil {
+		var widths []string
+		for _, w := range []int{64, 128} {
+			if (neardup.Config{Profile: profile, Bits: w}).Validate() == nil {
+				widths = append(widths, strconv.Itoa(w))
+			}
+		}
+		return usagef("--bits %d: profile %q makes %s-bit fingerprints only", bits, profile, orList(widths))
+	}
+	return nil
+}
+
+// maxWorkers is the most goroutines fingerprint --workers may ask for:
+// each holds batches of up to a megabyte in flight, so that a mistyped
+// count cannot take gigabytes of memory, and more than this many gain
+// nothing on any machine neardup runs on.
+const maxWorkers = 1024
+
+// newFingerprintCmd returns `neardup fingerprint`.
 func newFingerprintCmd() *cobra.Command {
 	var (
 		ff      fingerprintFlags
@@ -85,13 +122,15 @@ func newFingerprintCmd() *cobra.Command {
 		Short: "Print the fingerprint of each document",
 		Long: `Fingerprint prints one line per document: the fingerprint in lower-case hex,
 zero-padded to the full width (16, 32 or 64 digits), a tab, and the document's
-name. A name with a tab or a line break in it is written with \t, \n and \r
-for them (and \\ for its backslashes), so that every line has one tab.
+name. In the name, a backslash is written \\, and a tab or a line break \t,
+\n or \r, so that every line has one tab and each name is written one way
+only ('neardup pairs' reads names so and writes them back the same).
 
 Each FILE is one document, its exact bytes, named by the FILE argument; "-" or
-no FILE at all reads standard input. With --lines, each line of each input is
-a document, without its line terminator ("\n" or "\r\n"), named by its 1-based
-line number (FILE:N when more than one input is given). --lines streams: memory
+no FILE at all reads standard input, named "-" ("-" can be given once). With
+--lines, each line of each input is a document, without its line terminator
+("\n" or "\r\n"), named by its 1-based line number (FILE:N, or -:N for
+standard input, when more than one input is given). --lines streams: memory
 stays bounded by --max-line whatever the size of the input, and a longer line
 is an error that names it. Without --lines a SimHash profile reads each
 document into memory; nilsimsa digests whole documents as they stream by.
@@ -109,11 +148,14 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 			if maxLine < 1 {
 				return usagef("--max-line must be positive, not %d", maxLine)
 			}
-			if workers < 1 {
-				return usagef("--workers must be positive, not %d", workers)
+			if workers < 1 || workers > maxWorkers {
+				return usagef("--workers %d: want 1 to %d", workers, maxWorkers)
 			}
 			if len(args) == 0 {
 				args = []string{"-"}
+			}
+			if n := countStdin(args); n > 1 {
+				return usagef(`fingerprint: "-" is given %d times, but standard input can be read once; give it once`, n)
 			}
 			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 			for _, name := range args {
@@ -146,7 +188,7 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 	ff.register(cmd)
 	cmd.Flags().BoolVar(&lines, "lines", false, "each line of the input is a document, named by its line number")
 	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, in bytes")
-	cmd.Flags().IntVar(&workers, "workers", runtime.GOMAXPROCS(0), "goroutines fingerprinting --lines documents (output stays in input order)")
+	cmd.Flags().IntVar(&workers, "workers", min(runtime.GOMAXPROCS(0), maxWorkers), fmt.Sprintf("goroutines fingerprinting --lines documents, 1 to %d (output stays in input order)", maxWorkers))
 	return cmd
 }
 
@@ -289,14 +331,58 @@ func printFingerprint(w *bufio.Writer, f neardup.Fingerprint, name string) error
 // tsvEscaper writes tabs, line breaks and backslashes as escapes.
 var tsvEscaper = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
 
-// tsvField returns s as a field of a line of tab-separated values: as it
-// is, unless it holds a tab or a line break, which would break the line's
-// columns; then with \t, \n and \r for them and \\ for its backslashes.
+// tsvField returns s as a field of a line of tab-separated values: with
+// \\ for its backslashes and \t, \n and \r for its tabs and line breaks,
+// which would break the line's columns. Backslashes are escaped always, so
+// that two names never give one field (a name holding a backslash and a
+// "t" is not written as one holding a tab); tsvUnescape reads it back.
 func tsvField(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
 		return s
 	}
 	return tsvEscaper.Replace(s)
+}
+
+// tsvUnescape undoes tsvField: \\, \t, \n and \r are a backslash, a tab
+// and line breaks. A backslash before anything else, or at the end, is
+// kept as it is, so that a field written by other tools reads as written.
+func tsvUnescape(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '\\':
+			case 't':
+				c = '\t'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			default:
+				b.WriteByte(c)
+				continue
+			}
+			i++
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// countStdin returns how many of the inputs args are "-", standard input.
+func countStdin(args []string) int {
+	n := 0
+	for _, a := range args {
+		if a == "-" {
+			n++
+		}
+	}
+	return n
 }
 
 // withInput calls f with the named input: standard input for "-", else the

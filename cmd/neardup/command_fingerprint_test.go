@@ -155,9 +155,10 @@ func TestFingerprintErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"fingerprint", "--profile", "simhash"}, `unknown profile or unsupported width: no profile is called "simhash"`},
-		{[]string{"fingerprint", "--bits", "32"}, "not 32"},
-		{[]string{"fingerprint", "--profile", "go-mfonda", "--bits", "128"}, "not 128"},
+		{[]string{"fingerprint", "--profile", "simhash"}, `--profile "simhash": no such profile; want default, classic, py-simhash, go-mfonda or nilsimsa`},
+		{[]string{"fingerprint", "--bits", "32"}, "--bits 32: want 64 or 128"},
+		{[]string{"fingerprint", "--profile", "go-mfonda", "--bits", "128"}, `--bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
+		{[]string{"compare", "--bits", "32", "a", "b"}, "--bits 32: want 64 or 128"},
 		{[]string{"fingerprint", "--algo", "md5"}, `unknown --algo "md5"`},
 		{[]string{"fingerprint", "--algo", "nilsimsa", "--profile", "classic"}, "conflicts"},
 		{[]string{"fingerprint", "--algo", "simhash", "--profile", "nilsimsa"}, "conflicts"},
@@ -167,7 +168,10 @@ func TestFingerprintErrors(t *testing.T) {
 		{[]string{"fingerprint", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
 		{[]string{"fingerprint", "--bogus"}, "unknown flag: --bogus"},
 		{[]string{"fingerprint", "--lines", "--max-line", "0"}, "--max-line must be positive"},
-		{[]string{"fingerprint", "--lines", "--workers", "0"}, "--workers must be positive"},
+		{[]string{"fingerprint", "--lines", "--workers", "0"}, "--workers 0: want 1 to 1024"},
+		{[]string{"fingerprint", "--lines", "--workers", "1000000"}, "--workers 1000000: want 1 to 1024"},
+		{[]string{"fingerprint", "-", "-"}, `fingerprint: "-" is given 2 times, but standard input can be read once`},
+		{[]string{"fingerprint", "--lines", "-", "x", "-"}, `fingerprint: "-" is given 2 times, but standard input can be read once`},
 	}
 	for _, tt := range tests {
 		out, errOut, code := runFP(t, "text", tt.args...)
@@ -235,5 +239,68 @@ func TestFingerprintNameEscaped(t *testing.T) {
 	var pairs bytes.Buffer
 	if code := run([]string{"pairs", "--k", "0"}, strings.NewReader(out.String()), &pairs, &errb); code != 0 || strings.Count(pairs.String(), "\t") != 2 {
 		t.Fatalf("pairs: exit %d, %q, %s", code, pairs.String(), errb.String())
+	}
+}
+
+// TestFingerprintNameUnambiguous checks that two names that differ, one
+// holding a backslash and a "t", the other a tab, are written differently
+// (backslashes are escaped always), and that pairs, reading the lines,
+// writes the names back as fingerprint wrote them.
+func TestFingerprintNameUnambiguous(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"x\\ty", "x\ty", "back\\slash", "plain"}
+	want := []string{`x\\ty`, `x\ty`, `back\\slash`, "plain"}
+	var paths []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, []byte("the same text in every file"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var out, errb bytes.Buffer
+	if code := run(append([]string{"fingerprint"}, paths...), nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(names) {
+		t.Fatalf("output %q", out.String())
+	}
+	for i, l := range lines {
+		if _, name, _ := strings.Cut(l, "\t"); !strings.HasSuffix(name, string(filepath.Separator)+want[i]) {
+			t.Errorf("name %q is written %q; want it to end in %q", names[i], name, want[i])
+		}
+	}
+	if lines[0] == lines[1] {
+		t.Errorf("%q and %q are written alike: %q", names[0], names[1], lines[0])
+	}
+	var pairs bytes.Buffer
+	errb.Reset()
+	if code := run([]string{"pairs", "--k", "0"}, strings.NewReader(out.String()), &pairs, &errb); code != 0 {
+		t.Fatalf("pairs: exit %d: %s", code, errb.String())
+	}
+	got := strings.Split(strings.TrimSuffix(pairs.String(), "\n"), "\n")
+	if len(got) != 6 {
+		t.Fatalf("pairs: %q; want the 6 pairs of 4 names", pairs.String())
+	}
+	_, first, _ := strings.Cut(lines[0], "\t")
+	_, second, _ := strings.Cut(lines[1], "\t")
+	if want := first + "\t" + second + "\t0"; got[0] != want {
+		t.Errorf("pairs wrote %q; want %q, the names as fingerprint wrote them", got[0], want)
+	}
+}
+
+// TestTSVUnescape checks that tsvUnescape undoes tsvField and keeps a
+// backslash before anything else.
+func TestTSVUnescape(t *testing.T) {
+	for _, s := range []string{"", "plain", "a\tb", "a\\tb", "a\\\\b\r\n", "end\\", "\\\t"} {
+		if got := tsvUnescape(tsvField(s)); got != s {
+			t.Errorf("tsvUnescape(tsvField(%q)) = %q", s, got)
+		}
+	}
+	for in, want := range map[string]string{`C:\docs`: `C:\docs`, `a\`: `a\`, `a\qb`: `a\qb`} {
+		if got := tsvUnescape(in); got != want {
+			t.Errorf("tsvUnescape(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -25,14 +25,23 @@ func newPairsCmd() *cobra.Command {
 	var k int
 	var layout string
 	cmd := &cobra.Command{
-		Use:   "pairs [FILE]",
+		Use:   "pairs [FILE...]",
 		Short: "Print every pair of fingerprints within distance K",
 		Long: `Pairs reads 64-bit fingerprints, one a line, as HEX (the id is the 1-based
 line number), ID<TAB>HEX, or HEX<TAB>ID as 'neardup fingerprint' writes them,
-from FILE or standard input, and prints ID_A<TAB>ID_B<TAB>DISTANCE for every
-unordered pair within distance K, ID_A being the one that comes first in the
-input, in input order of ID_A, then of ID_B. Blank lines are skipped, so
-'neardup fingerprint --lines F | neardup pairs' works.
+from the FILEs or standard input ("-", which can be given once), and prints
+ID_A<TAB>ID_B<TAB>DISTANCE for every unordered pair within distance K, ID_A
+being the one that comes first in the input, in input order of ID_A, then
+of ID_B. Blank lines are skipped, so 'neardup fingerprint --lines F |
+neardup pairs' works, and a byte order mark at the start of a file is
+ignored. Several FILEs are read in order as one input, one after the
+other: a HEX line's id is its line number in the whole input, and ids are
+not told apart by the file they come from.
+
+Ids are read and written with the escapes 'neardup fingerprint' uses for
+names: \\ for a backslash, \t for a tab, \n and \r for line breaks (a
+backslash before anything else is kept as it is), so that every output
+line has three fields and a name comes out as fingerprint wrote it.
 
 In a line with a tab, the field that is a 64-bit fingerprint is the
 fingerprint and the other the id. Where both are (ids of 16 hex digits),
@@ -44,10 +53,13 @@ It sorts one permuted copy of the fingerprints per table of a multi-table
 design and compares only entries whose keys agree, on all cores. Pairs are
 sorted in memory up to 4 million at a time; beyond that, sorted runs go to
 temporary files (in TMPDIR) and are merged, so memory stays bounded however
-many pairs there are (12 bytes a pair on disk). An empty text's fingerprint
-is 0 in every profile: a list with many empty lines has that many pairs at
-distance 0.`,
-		Args: cobra.MaximumNArgs(1),
+many pairs there are (12 bytes a pair on disk). Texts with the same
+fingerprint make a pair for every two of them: n of them make n(n-1)/2
+pairs at distance 0. Empty texts do so in every profile, which gives
+them all one fingerprint (0 for default, ffffffffffffffff for classic and
+go-mfonda, e9800998ecf8427e for py-simhash): n empty lines fingerprinted
+with --lines make n(n-1)/2 pairs, so leave blank lines out first.`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if k < 0 || k > 64 {
 				return usagef("pairs: --k %d out of range 0..64", k)
@@ -62,17 +74,33 @@ distance 0.`,
 			default:
 				return usagef("pairs: --layout %q: want auto, hex-id or id-hex", layout)
 			}
-			in := cmd.InOrStdin()
-			name := "standard input"
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return usageError{fmt.Errorf("pairs: %w", err)}
-				}
-				defer f.Close()
-				in, name = f, args[0]
+			if len(args) == 0 {
+				args = []string{"-"}
 			}
-			ids, es, err := readFingerprintList(in, name, lay, cmd.ErrOrStderr())
+			if n := countStdin(args); n > 1 {
+				return usagef(`pairs: "-" is given %d times, but standard input can be read once; give it once`, n)
+			}
+			var lines []fpLine
+			base := 0 // lines of the inputs read
+			for _, name := range args {
+				var n int
+				var err error
+				if name == "-" {
+					lines, n, err = scanFingerprintLines(cmd.InOrStdin(), "standard input", base, lines)
+				} else {
+					f, oerr := os.Open(name)
+					if oerr != nil {
+						return usageError{fmt.Errorf("pairs: %w", oerr)}
+					}
+					lines, n, err = scanFingerprintLines(f, name, base, lines)
+					f.Close()
+				}
+				if err != nil {
+					return err
+				}
+				base += n
+			}
+			ids, es, err := parseFingerprintList(lines, inputsName(args), lay, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -96,35 +124,63 @@ const (
 // maxPairsLine is the longest input line pairs reads.
 const maxPairsLine = 1 << 20
 
-// readFingerprintList parses `HEX`, `ID<TAB>HEX` or `HEX<TAB>ID` lines
-// (layout, when not layoutUnknown, says which of the last two); entry i
-// has ID i (its place in the input) and ids[i] is its printed id. A
-// warning goes to warn when the layout had to be guessed.
-func readFingerprintList(r io.Reader, name string, layout pairsLayout, warn io.Writer) ([]string, []index.Entry, error) {
-	type line struct {
-		n      int
-		f1, f2 string
-		tab    bool
+// fpLine is a non-blank line of the input of pairs, cut at its first tab.
+type fpLine struct {
+	name   string // the input it is in ("standard input" for "-")
+	n      int    // its number in that input, from 1
+	id     int    // its number in the whole input (the inputs one after another)
+	f1, f2 string
+	tab    bool
+}
+
+// inputsName names the inputs of pairs in a message: a file, standard
+// input, or the files joined by commas.
+func inputsName(args []string) string {
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = inputName(a)
 	}
-	var lines []line
+	return strings.Join(names, ", ")
+}
+
+// scanFingerprintLines appends the non-blank lines of r, the input name,
+// to lines, and returns them and the number of lines r had (blank ones
+// included). Lines are numbered within r (n) and, in the whole input, on
+// from base, the number of lines of the inputs before (id). A UTF-8 byte
+// order mark at the start of r is dropped, as dedup and cluster do.
+func scanFingerprintLines(r io.Reader, name string, base int, lines []fpLine) ([]fpLine, int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxPairsLine)
 	n := 0
 	for sc.Scan() {
 		n++
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if n == 1 {
+			text = strings.TrimPrefix(text, utf8BOM)
+		}
+		text = strings.TrimSpace(text)
 		if text == "" {
 			continue
 		}
 		f1, f2, tab := strings.Cut(text, "\t")
-		lines = append(lines, line{n, strings.TrimSpace(f1), strings.TrimSpace(f2), tab})
+		lines = append(lines, fpLine{name, n, base + n, strings.TrimSpace(f1), strings.TrimSpace(f2), tab})
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, nil, usagef("pairs: %s: line %d is longer than %d bytes", name, n+1, maxPairsLine)
+			return nil, 0, usagef("pairs: %s: line %d is longer than %d bytes", name, n+1, maxPairsLine)
 		}
-		return nil, nil, usagef("pairs: %s: %w", name, err)
+		return nil, 0, usagef("pairs: %s: %v", name, ioCause(err))
 	}
+	return lines, n, nil
+}
+
+// parseFingerprintList parses `HEX`, `ID<TAB>HEX` or `HEX<TAB>ID` lines
+// (layout, when not layoutUnknown, says which of the last two) of the
+// inputs named names; entry i has ID i (its place in the input) and
+// ids[i] is its id as printed: read with tsvUnescape, written with
+// tsvField, so that an id holding a tab is one field. A warning goes to warn when
+// the layout had to be guessed.
+func parseFingerprintList(lines []fpLine, names string, layout pairsLayout, warn io.Writer) ([]string, []index.Entry, error) {
 	// The layout: the first line where one field only is a fingerprint.
 	guessed := false
 	if layout == layoutUnknown {
@@ -146,28 +202,28 @@ func readFingerprintList(r io.Reader, name string, layout pairsLayout, warn io.W
 	ids := make([]string, 0, len(lines))
 	es := make([]index.Entry, 0, len(lines))
 	for _, l := range lines {
-		id, hex := fmt.Sprint(l.n), l.f1
+		id, hex := strconv.Itoa(l.id), l.f1
 		switch {
 		case l.tab && layout == hexFirst:
-			id = l.f2
+			id = tsvUnescape(l.f2)
 		case l.tab:
-			id, hex = l.f1, l.f2
+			id, hex = tsvUnescape(l.f1), l.f2
 		}
 		fp, ok := parse64(hex)
 		if !ok {
 			if f, err := neardup.ParseFingerprint(hex); err == nil {
-				return nil, nil, usagef("pairs: %s: line %d: %d-bit fingerprint; pairs handles 64-bit fingerprints", name, l.n, f.Bits())
+				return nil, nil, usagef("pairs: %s: line %d: %d-bit fingerprint; pairs handles 64-bit fingerprints", l.name, l.n, f.Bits())
 			}
 			if l.tab {
-				return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint (the line's other field is not either, or earlier lines have it in the other field: see --layout)", name, l.n, quoteCut(hex))
+				return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint (the line's other field is not either, or earlier lines have it in the other field: see --layout)", l.name, l.n, quoteCut(hex))
 			}
-			return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint", name, l.n, quoteCut(hex))
+			return nil, nil, usagef("pairs: %s: line %d: %s is not a 64-bit hex fingerprint", l.name, l.n, quoteCut(hex))
 		}
-		ids = append(ids, id)
+		ids = append(ids, tsvField(id))
 		es = append(es, index.Entry{ID: uint64(len(es)), FP: fp})
 	}
 	if guessed && len(es) > 0 && lines[0].tab {
-		fmt.Fprintf(warn, "neardup: pairs: %s: both fields of every line are fingerprints; taking the first as the fingerprint, as 'neardup fingerprint' writes it (--layout id-hex if it is the second)\n", name)
+		fmt.Fprintf(warn, "neardup: pairs: %s: both fields of every line are fingerprints; taking the first as the fingerprint, as 'neardup fingerprint' writes it (--layout id-hex if it is the second)\n", names)
 	}
 	return ids, es, nil
 }
@@ -193,6 +249,7 @@ func quoteCut(s string) string {
 // distance, a before b.
 type pair struct{ a, b, d uint32 }
 
+// cmp orders pairs by their first, then second, entry.
 func (x pair) cmp(y pair) int { return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b)) }
 
 // pairsRun is how many pairs writePairs sorts in memory before it moves

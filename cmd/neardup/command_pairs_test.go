@@ -162,6 +162,8 @@ func TestPairsCommandErrors(t *testing.T) {
 		{"long bad line quoted cut", strings.Repeat("z", 5000) + "\n", nil, `line 1: "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"... is not`},
 		{"line too long", "0000000000000001\n" + strings.Repeat("0", 2<<20) + "\n", nil, "line 2 is longer than 1048576 bytes"},
 		{"missing file", "", []string{"/nonexistent/fps"}, "no such file"},
+		{"standard input twice", "", []string{"-", "-"}, `pairs: "-" is given 2 times, but standard input can be read once`},
+		{"byte order mark not on line 1", "0000000000000001\n\ufeff0000000000000002\n", nil, "line 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,5 +173,91 @@ func TestPairsCommandErrors(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+// TestPairsEscapedIDs checks that ids are written with fingerprint's
+// escapes, so that an id holding a tab stays one field, and that escaped
+// ids (as fingerprint writes names) come out as they went in.
+func TestPairsEscapedIDs(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"a tab in an id", "0000000000000001\ta\tb\n0000000000000001\tc\n", "a\\tb\tc\t0\n"},
+		{"escapes kept", "0000000000000001\tx\\ty\n0000000000000001\tx\\\\ty\n0000000000000001\tC:\\d\n", "x\\ty\tx\\\\ty\t0\nx\\ty\tC:\\\\d\t0\nx\\\\ty\tC:\\\\d\t0\n"},
+		{"id first", "a\\tb\t0000000000000001\nc\t0000000000000001\n", "a\\tb\tc\t0\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"pairs", "--k", "0"}, strings.NewReader(tc.in), &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr.String())
+		}
+		if stdout.String() != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, stdout.String(), tc.want)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {
+			if strings.Count(l, "\t") != 2 {
+				t.Errorf("%s: line %q has not three fields", tc.name, l)
+			}
+		}
+	}
+}
+
+// TestPairsBOM checks that a byte order mark at the start of the input,
+// as some editors write, is not part of the first fingerprint or id.
+func TestPairsBOM(t *testing.T) {
+	for _, in := range []string{"\ufeff8606000000000000\n8606000000000001\n", "\ufeffa\t8606000000000000\nb\t8606000000000001\n"} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"pairs", "--k", "1"}, strings.NewReader(in), &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", in, code, stderr.String())
+		}
+		if got := stdout.String(); got != "1\t2\t1\n" && got != "a\tb\t1\n" {
+			t.Errorf("%q: got %q", in, got)
+		}
+	}
+}
+
+// TestPairsSeveralFiles checks that several files are read in order as one
+// input, a HEX line's id being its line number in the whole input, with
+// standard input among them; errors name the file and its own line.
+func TestPairsSeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.txt")
+	b := filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte("0000000000000001\n\n"), 0o644)
+	os.WriteFile(b, []byte("\ufeff0000000000000003\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"pairs", "--k", "1", a, "-", b}, strings.NewReader("0000000000000000\n"), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := "1\t3\t1\n1\t4\t1\n"; stdout.String() != want {
+		t.Errorf("got %q, want %q", stdout.String(), want)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0000000000000001\nzz\n"), 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	code := run([]string{"pairs", a, bad}, nil, &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, "pairs: "+bad+": line 2: \"zz\" is not a 64-bit hex fingerprint")
+}
+
+// TestPairsHelp checks the help's account of empty texts: their
+// fingerprints are not 0 in every profile, and n of them make n(n-1)/2
+// pairs.
+func TestPairsHelp(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	run([]string{"pairs", "--help"}, nil, &stdout, &stderr)
+	help := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, want := range []string{"n(n-1)/2", "ffffffffffffffff for classic and go-mfonda", "e9800998ecf8427e for py-simhash"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("pairs --help does not say %q", want)
+		}
+	}
+	if strings.Contains(help, "0 in every profile") {
+		t.Error("pairs --help still says an empty text's fingerprint is 0 in every profile")
+	}
+	for _, p := range []struct{ profile, want string }{{"default", "0000000000000000"}, {"classic", "ffffffffffffffff"}, {"go-mfonda", "ffffffffffffffff"}, {"py-simhash", "e9800998ecf8427e"}} {
+		stdout.Reset()
+		run([]string{"fingerprint", "--profile", p.profile}, strings.NewReader(""), &stdout, &stderr)
+		if got := strings.Split(stdout.String(), "\t")[0]; got != p.want {
+			t.Errorf("an empty text's %s fingerprint is %s; the help says %s", p.profile, got, p.want)
+		}
 	}
 }
