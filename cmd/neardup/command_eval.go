@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -42,6 +46,12 @@ type evalFlags struct {
 	sample     int
 	seed       uint64
 	workers    int
+
+	// Set by check from the command run.
+	profilesGiven bool      // --profiles was given
+	stdin         io.Reader // the command's standard input, for --input -
+	stderr        io.Writer // where notes go
+	path          string    // the file read: --input, or standard input's copy (openInput)
 }
 
 // register adds the flags; withMeasures adds --measures (pairs and edits
@@ -49,11 +59,11 @@ type evalFlags struct {
 // are too slow and say nothing the pair runs do not).
 func (f *evalFlags) register(cmd *cobra.Command, withMeasures bool) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.input, "input", "", "input file or directory (required)")
+	fl.StringVar(&f.input, "input", "", `input file or directory (required; "-" reads standard input)`)
 	fl.StringVar(&f.name, "name", "", "dataset name in the report (default: the input's base name)")
 	fl.StringVar(&f.out, "out", "", "directory for report.json, summary.md and PNG plots (created)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the JSON report on stdout instead of Markdown tables")
-	fl.StringSliceVar(&f.profiles, "profiles", neardup.Profiles(), "fingerprint profiles to score (comma-separated; empty for none)")
+	fl.StringSliceVar(&f.profiles, "profiles", neardup.Profiles(), "fingerprint profiles to score (comma-separated; empty for none; by default those that make --bits)")
 	fl.IntVar(&f.bits, "bits", 64, "SimHash width for the profiles and policies: 64 or 128")
 	fl.IntVar(&f.k, "k", 3, "default decision of SimHash profiles: distance <= k at 64 bits (scaled for 128)")
 	fl.IntVar(&f.nilsimsaK, "nilsimsa-k", 64, "default decision of nilsimsa: distance <= k of 256 bits (score >= 128-k)")
@@ -71,6 +81,8 @@ func (f *evalFlags) register(cmd *cobra.Command, withMeasures bool) {
 	fl.IntVar(&f.workers, "workers", 0, "goroutines (default GOMAXPROCS)")
 }
 
+// newEvalCmd returns `neardup eval`, which groups the pairs, edits and
+// corpus evaluations.
 func newEvalCmd() *cobra.Command {
 	cmd := groupCmd(&cobra.Command{
 		Use:   "eval",
@@ -87,23 +99,32 @@ profiles, similarity measures and verification policies.
 	return cmd
 }
 
+// newEvalPairsCmd returns `neardup eval pairs`.
 func newEvalPairsCmd() *cobra.Command {
 	var f evalFlags
 	var po eval.PairOptions
 	cmd := &cobra.Command{
 		Use:   "pairs --input FILE",
 		Short: "Evaluate on labelled pairs (tsv, csv, jsonl, .gz, or a Clough directory)",
-		Args:  cobra.NoArgs,
+		Args:  evalNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
+			if err := f.check(cmd); err != nil {
 				return err
 			}
-			d, err := eval.ReadPairs(f.input, po)
+			cleanup, err := f.openInput(&po.Format, eval.FormatClough)
 			if err != nil {
-				return usageError{err}
+				return err
+			}
+			defer cleanup()
+			d, err := eval.ReadPairs(f.path, po)
+			if err != nil {
+				return f.inputError(err)
+			}
+			if f.input == "-" {
+				d.Name = f.datasetName()
 			}
 			if len(d.Pairs) == 0 {
-				return usagef("eval: %s: no pairs", f.input)
+				return usagef("eval: %s: no pairs", inputName(f.input))
 			}
 			d = samplePairs(d, f.sample, f.seed)
 			return f.evaluate(cmd, d, nil)
@@ -119,6 +140,7 @@ func newEvalPairsCmd() *cobra.Command {
 	return cmd
 }
 
+// newEvalEditsCmd returns `neardup eval edits`.
 func newEvalEditsCmd() *cobra.Command {
 	var (
 		f       evalFlags
@@ -131,9 +153,9 @@ func newEvalEditsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "edits --input FILE",
 		Short: "Evaluate on near-duplicates made from real texts by seeded edits",
-		Args:  cobra.NoArgs,
+		Args:  evalNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
+			if err := f.check(cmd); err != nil {
 				return err
 			}
 			if negs < 0 {
@@ -142,7 +164,7 @@ func newEvalEditsCmd() *cobra.Command {
 			if passage < 0 {
 				return usagef("eval: --passage %d is negative; want 0 (whole texts) or more", passage)
 			}
-			texts, ks, err := f.readTexts(to, kinds, rates, passage, true)
+			texts, ks, err := f.readTexts(&to, kinds, rates, passage, true)
 			if err != nil {
 				return err
 			}
@@ -167,6 +189,7 @@ func newEvalEditsCmd() *cobra.Command {
 	return cmd
 }
 
+// newEvalCorpusCmd returns `neardup eval corpus`.
 func newEvalCorpusCmd() *cobra.Command {
 	var (
 		f      evalFlags
@@ -178,9 +201,9 @@ func newEvalCorpusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "corpus --input FILE",
 		Short: "Dedup and cluster a corpus with planted duplicates; report pair precision and recall",
-		Args:  cobra.NoArgs,
+		Args:  evalNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.check(); err != nil {
+			if err := f.check(cmd); err != nil {
 				return err
 			}
 			if po.Originals < 0 {
@@ -189,7 +212,7 @@ func newEvalCorpusCmd() *cobra.Command {
 			if po.Copies < 0 {
 				return usagef("eval: --copies %d is negative; want 0 (the default, 2) or more", po.Copies)
 			}
-			texts, ks, err := f.readTexts(to, kinds, po.Rates, 0, false)
+			texts, ks, err := f.readTexts(&to, kinds, po.Rates, 0, false)
 			if err != nil {
 				return err
 			}
@@ -234,7 +257,7 @@ func newEvalCorpusCmd() *cobra.Command {
 
 // readTexts reads, optionally de-duplicates, cuts and samples the input
 // texts, and parses the edit kinds and checks the rates.
-func (f *evalFlags) readTexts(to eval.TextOptions, kinds []string, rates []float64, passage int, distinct bool) ([]string, []eval.EditKind, error) {
+func (f *evalFlags) readTexts(to *eval.TextOptions, kinds []string, rates []float64, passage int, distinct bool) ([]string, []eval.EditKind, error) {
 	var ks []eval.EditKind
 	for _, k := range kinds {
 		kind, err := eval.ParseEditKind(k)
@@ -248,9 +271,14 @@ func (f *evalFlags) readTexts(to eval.TextOptions, kinds []string, rates []float
 			return nil, nil, usagef("eval: --rates %v: want each rate above 0 and at most 1", r)
 		}
 	}
-	texts, err := eval.ReadTexts(f.input, to)
+	cleanup, err := f.openInput(&to.Format, eval.FormatFiles)
 	if err != nil {
-		return nil, nil, usageError{err}
+		return nil, nil, err
+	}
+	defer cleanup()
+	texts, err := eval.ReadTexts(f.path, *to)
+	if err != nil {
+		return nil, nil, f.inputError(err)
 	}
 	if distinct {
 		texts = unique(texts)
@@ -262,11 +290,12 @@ func (f *evalFlags) readTexts(to eval.TextOptions, kinds []string, rates []float
 	}
 	texts = sampleTexts(texts, f.sample, f.seed)
 	if len(texts) < 2 {
-		return nil, nil, usagef("eval: %s: need at least 2 texts, have %d", f.input, len(texts))
+		return nil, nil, usagef("eval: %s: need at least 2 texts, have %d", inputName(f.input), len(texts))
 	}
 	return texts, ks, nil
 }
 
+// kindList lists the edit kinds for a flag's help: "a, b, c".
 func kindList() string {
 	var ks []string
 	for _, k := range eval.EditKinds() {
@@ -275,9 +304,14 @@ func kindList() string {
 	return strings.Join(ks, ", ")
 }
 
-func (f *evalFlags) check() error {
+// check checks the flags of cmd, an eval subcommand, and notes what of
+// cmd the run needs: standard input, standard error, whether --profiles
+// was given.
+func (f *evalFlags) check(cmd *cobra.Command) error {
+	f.profilesGiven = cmd.Flags().Changed("profiles")
+	f.stdin, f.stderr = cmd.InOrStdin(), cmd.ErrOrStderr()
 	if f.input == "" {
-		return usagef("eval: --input is required")
+		return usagef(`eval: --input is required (a file or directory, or "-" for standard input)`)
 	}
 	if f.bits != 64 && f.bits != 128 {
 		return usagef("eval: --bits %d: want 64 or 128", f.bits)
@@ -304,9 +338,14 @@ func (f *evalFlags) check() error {
 	return nil
 }
 
+// datasetName is the dataset's name in the report: --name, else the
+// input's base name ("stdin" for standard input).
 func (f *evalFlags) datasetName() string {
 	if f.name != "" {
 		return f.name
+	}
+	if f.input == "-" {
+		return "stdin"
 	}
 	return filepath.Base(strings.TrimRight(f.input, "/"))
 }
@@ -315,10 +354,21 @@ func (f *evalFlags) datasetName() string {
 // pipeline variants, measures, the default policy, policy variants, grid.
 func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 	var out []eval.Scorer
+	var left []string // default profiles that cannot make --bits
 	for _, p := range f.profiles {
 		p = strings.TrimSpace(p)
 		if p == "" {
 			continue
+		}
+		if !f.profilesGiven && (neardup.Config{Profile: p, Bits: f.bits}).Validate() != nil {
+			left = append(left, p)
+			continue
+		}
+		if !slices.Contains(neardup.Profiles(), p) {
+			return nil, usagef("eval: --profiles %s: no such profile; want %s", p, orList(neardup.Profiles()))
+		}
+		if err := checkProfileBits(p, f.bits); err != nil {
+			return nil, usagef("eval: --profiles %s: %v", p, err)
 		}
 		fp, err := neardup.NewFingerprinter(neardup.Config{Profile: p, Bits: f.bits})
 		if err != nil {
@@ -335,6 +385,13 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 			return nil, usageError{err}
 		}
 		out = append(out, s)
+	}
+	if len(left) > 0 && f.stderr != nil {
+		what := "profile " + left[0] + ", which makes"
+		if len(left) > 1 {
+			what = "profiles " + orList(left) + ", which make"
+		}
+		fmt.Fprintf(f.stderr, "neardup: eval: leaving out %s no %d-bit fingerprints (--profiles chooses the profiles)\n", what, f.bits)
 	}
 	for _, v := range f.variants {
 		name, spec, ok := strings.Cut(v, ":")
@@ -413,6 +470,87 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 		}
 	}
 	return out, nil
+}
+
+// evalNoArgs is the Args check of the eval subcommands: they read their
+// input from --input, and a word on the command line is refused as such
+// (cobra would call it an unknown command).
+func evalNoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return usagef(`eval %s takes no arguments, got %q: give the input with --input FILE ("-" for standard input)`, cmd.Name(), args[0])
+}
+
+// openInput sets f.path, the file the eval readers (which take a path)
+// read: --input itself, or for "-" a copy of standard input in a temporary
+// file, gunzipped if it is gzip. Where the system allows, the copy is
+// unlinked at once and read as /dev/fd/N, so that no file is left behind
+// whatever ends the run; else cleanup removes it. A copy of JSON Lines
+// (its first character is "{") gets *format jsonl unless --format was
+// given; other formats are sniffed from the contents as for a file, but
+// for CSV, which needs --format csv. dirFormat, a format that needs a
+// directory, is refused with "-".
+func (f *evalFlags) openInput(format *string, dirFormat string) (cleanup func(), err error) {
+	f.path = f.input
+	if f.input != "-" {
+		return func() {}, nil
+	}
+	if *format == dirFormat {
+		return nil, usagef("eval: --input - with --format %s: that format reads a directory, not standard input", dirFormat)
+	}
+	br := bufio.NewReaderSize(f.stdin, 64<<10)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, usagef("eval: standard input: %v", err)
+		}
+		defer zr.Close()
+		r = bufio.NewReaderSize(zr, 64<<10)
+	}
+	if head, _ := r.(*bufio.Reader).Peek(512); *format == "" {
+		head = bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte(utf8BOM)), " \t\r\n")
+		if len(head) > 0 && head[0] == '{' {
+			*format = eval.FormatJSONL
+		}
+	}
+	tmp, err := os.CreateTemp("", "neardup-eval-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("eval: a temporary file for standard input: %w", err)
+	}
+	remove := func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}
+	if _, err := io.Copy(tmp, r); err != nil {
+		remove()
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+			return nil, usagef("eval: reading standard input: %v", err)
+		}
+		return nil, fmt.Errorf("eval: copying standard input to %s: %w", tmp.Name(), err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		remove()
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	f.path = tmp.Name()
+	fdPath := fmt.Sprintf("/dev/fd/%d", tmp.Fd())
+	if a, err := tmp.Stat(); err == nil {
+		if b, err := os.Stat(fdPath); err == nil && os.SameFile(a, b) && os.Remove(tmp.Name()) == nil {
+			f.path = fdPath
+		}
+	}
+	return remove, nil
+}
+
+// inputError is a reader's error for the input, a usage error; standard
+// input's copy is called standard input in it.
+func (f *evalFlags) inputError(err error) error {
+	if f.input == "-" {
+		return usagef("%s", strings.ReplaceAll(err.Error(), f.path, "standard input"))
+	}
+	return usageError{err}
 }
 
 // engineDeduper dedups through the engine, in memory, one document at a
@@ -623,6 +761,8 @@ func writeReportDir(dir string, rep *eval.Report) error {
 	return err
 }
 
+// writeCorpusReport writes the corpus report r: report.json and
+// summary.md into --out when given, and JSON or Markdown to w.
 func writeCorpusReport(w io.Writer, f *evalFlags, r *eval.CorpusReport) error {
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {

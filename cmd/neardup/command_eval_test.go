@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -184,10 +185,77 @@ func TestEvalBadInput(t *testing.T) {
 		{[]string{"eval", "edits", "--input", in, "--policy-variant", "x:short-k=99"}, "out of range"},
 		{[]string{"eval", "edits", "--input", in, "--profiles", "nope"}, "profile"},
 		{[]string{"eval", "edits", "--input", in, "--bits", "32"}, "--bits"},
+		{[]string{"eval", "edits", "--input", in, "--bits", "128", "--profiles", "go-mfonda"}, `eval: --profiles go-mfonda: --bits 128: profile "go-mfonda" makes 64-bit fingerprints only`},
+		{[]string{"eval", "edits", "--input", in, "--profiles", "default,nope"}, `eval: --profiles nope: no such profile; want default, classic, py-simhash, go-mfonda or nilsimsa`},
+		{[]string{"eval", "pairs", "--input", in, "extra"}, `eval pairs takes no arguments, got "extra": give the input with --input FILE ("-" for standard input)`},
+		{[]string{"eval", "edits", "extra", "--input", in}, `eval edits takes no arguments, got "extra"`},
+		{[]string{"eval", "corpus", "--input", in, "extra"}, `eval corpus takes no arguments, got "extra"`},
+		{[]string{"eval", "edits", "--input", "-", "--format", "files"}, "--input - with --format files"},
+		{[]string{"eval", "pairs", "--input", "-", "--format", "clough"}, "--input - with --format clough"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(tc.args, nil, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
 		}
+	}
+}
+
+// TestEvalBits128DefaultProfiles checks that --bits 128 without
+// --profiles scores the default profiles that make 128-bit fingerprints,
+// leaving out go-mfonda (64 bits only) with a note naming it.
+func TestEvalBits128DefaultProfiles(t *testing.T) {
+	in := evalTexts(t, 4)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"eval", "edits", "--input", in, "--bits", "128", "--measures", "", "--policy=false", "--kinds", "word-delete", "--rates", "0.1"}, nil, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := "neardup: eval: leaving out profile go-mfonda, which makes no 128-bit fingerprints (--profiles chooses the profiles)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	for _, want := range []string{"| default/128 |", "| classic/128 |", "| py-simhash/128 |", "| nilsimsa |"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if strings.Contains(stdout.String(), "go-mfonda") {
+		t.Errorf("output scores go-mfonda:\n%s", stdout.String())
+	}
+}
+
+// TestEvalStdin checks that --input - reads standard input, plain or
+// gzipped, JSON Lines told by its first character, named standard input
+// in messages and stdin in the report, with no temporary file left.
+func TestEvalStdin(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	tsv := "sentence1\tsentence2\tlabel\nthe cat sat on the mat today\tthe cat sat on a mat today\t1\nstocks fell sharply on monday\tthe weather was mild in spring\t0\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(tsv))
+	zw.Close()
+	jsonl := `{"sentence1": "the cat sat on the mat today", "sentence2": "the cat sat on a mat today", "label": 1}` + "\n" +
+		`{"sentence1": "stocks fell sharply on monday", "sentence2": "the weather was mild in spring", "label": 0}` + "\n"
+	for name, in := range map[string]string{"tsv": tsv, "gzip": gz.String(), "jsonl": "\ufeff" + jsonl} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"eval", "pairs", "--input", "-", "--profiles", "default", "--measures", "", "--policy=false"}, strings.NewReader(in), &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "## stdin: 2 pairs (1 positive)") {
+			t.Errorf("%s: output:\n%s", name, stdout.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"eval", "pairs", "--input", "-"}, strings.NewReader(`{"x": 1}`+"\n"), &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, `standard input:1: need string fields "sentence1" and "sentence2"`)
+	stderr.Reset()
+	texts, _ := os.ReadFile(evalTexts(t, 4))
+	code = run([]string{"eval", "edits", "--input", "-", "--profiles", "default", "--measures", "", "--policy=false", "--kinds", "word-delete", "--rates", "0.1"}, bytes.NewReader(texts), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("edits: exit %d: %s", code, stderr.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d temporary files left in TMPDIR", len(left))
 	}
 }
