@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/weight"
@@ -37,6 +39,7 @@ type idfBuildFlags struct {
 	html    bool
 }
 
+// newIDFBuildCmd returns `neardup idf build`.
 func newIDFBuildCmd() *cobra.Command {
 	var fl idfBuildFlags
 	cmd := &cobra.Command{
@@ -52,8 +55,12 @@ pipeline (the --shingle, --units, --cjk and --html flags change that, and
 must match the pipeline the table is used with); each feature's IDF is
 ln((N+1)/(df+1)) + 1 over N documents, df of which contain it. A corpus
 without documents is refused: it has nothing to weigh. The table goes to
---out, written whole or not at all (an existing file is replaced only when
-the new table is complete), or to standard output.`,
+standard output, or to --out, written whole or not at all: through a
+temporary file in the same directory, renamed over the file once the table
+is complete, and removed on any failure and on SIGINT or SIGTERM (exit
+status 130 or 143), so that an existing file is left as it was. A symbolic
+link is followed (the file it points to is replaced, the link stays); a
+FIFO or a device (such as /dev/stdout) is written directly.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIDFBuild(cmd, fl, args)
 		},
@@ -69,6 +76,7 @@ the new table is complete), or to standard output.`,
 	return cmd
 }
 
+// runIDFBuild runs idf build on the files args with the flags fl.
 func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	if fl.minDF < 1 {
 		return usagef("idf build: --min-df %d must be at least 1", fl.minDF)
@@ -113,8 +121,17 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	} else if err := writeFileWhole(fl.out, table); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "idf build: %d documents, %d features\n", b.Docs(), table.Len())
+	fmt.Fprintf(cmd.ErrOrStderr(), "neardup: idf build: %s, %s\n", plural(int(b.Docs()), "document"), plural(table.Len(), "feature"))
 	return nil
+}
+
+// plural returns n and word, with an "s" unless n is 1: "1 document",
+// "2 documents".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // inputsLabel names the inputs of idf build in a message.
@@ -125,25 +142,50 @@ func inputsLabel(args []string) string {
 	return strings.Join(args, ", ")
 }
 
-// writeFileWhole writes w's output to path through a temporary file in the
-// same directory, renamed over path once complete, so that path never
-// holds a partial table: on any failure the temporary file is removed and
-// path is left as it was. A new file gets mode 0644, a replaced one keeps
-// its mode.
+// writeFileWhole writes w's output to path so that path never holds a
+// partial table. A symbolic link is followed: it is the file it points to
+// (EvalSymlinks, or the link's chain by hand when that file does not exist
+// yet) that is written, and the link stays. A regular file, or a new one,
+// is written through a temporary file in the same directory, renamed over
+// it once complete: on any failure, or on SIGINT or SIGTERM while it is
+// written, the temporary file is removed and the file is left as it was
+// (an interrupted write returns an *interruptedError, so that neardup exits
+// with 130 or 143). A new file gets mode 0644, a replaced one keeps its
+// mode. Anything else that exists, such as a FIFO or a device, and any
+// file named under /dev or /proc (/dev/stdout, /dev/fd/3), cannot be
+// replaced by renaming and is written directly.
 func writeFileWhole(path string, w io.WriterTo) error {
+	// A name of an open file or device, such as /dev/stdout (a link to
+	// /proc/self/fd/1, which links to a pipe or a terminal by a name that
+	// is not a path), is written as it is.
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && (!fi.Mode().IsRegular() || systemPath(path)) {
+		return writeDirect(path, path, fi.Mode().IsRegular(), w)
+	}
+	target, err := resolveOut(path)
+	if err != nil {
+		return usageError{fmt.Errorf("idf build: --out %s: %w", path, ioCause(err))}
+	}
 	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if fi.IsDir() {
-			return usagef("idf build: --out %s is a directory", path)
+	if fi, err := os.Stat(target); err == nil {
+		switch {
+		case fi.IsDir():
+			return usagef("idf build: --out %s is a directory; want a file", path)
+		case !fi.Mode().IsRegular():
+			return writeDirect(path, target, false, w)
 		}
 		mode = fi.Mode().Perm()
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	// Signals are caught before the temporary file exists, so that none
+	// can end the process while it is there.
+	sw := &sigWatch{c: make(chan os.Signal, 1)}
+	signal.Notify(sw.c, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sw.c)
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
 	if err != nil {
 		return usageError{fmt.Errorf("idf build: --out %s: %w", path, ioCause(err))}
 	}
 	tmp := f.Name()
-	_, err = w.WriteTo(f)
+	_, err = w.WriteTo(&stopWriter{f, sw})
 	if err == nil {
 		err = f.Chmod(mode)
 	}
@@ -153,14 +195,130 @@ func writeFileWhole(path string, w io.WriterTo) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if s := sw.caught(); s != nil {
+		os.Remove(tmp)
+		return &interruptedError{sig: s, msg: fmt.Sprintf("idf build: interrupted by %s while writing --out %s: it is left as it was, and the temporary file is removed", signalLabel(s), path)}
+	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(tmp, target)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("idf build: writing %s: %w", path, err)
 	}
+	signal.Stop(sw.c)
+	if s := sw.caught(); s != nil {
+		// Too late to stop: the table is whole. The run still ends as
+		// the signal asked.
+		return &interruptedError{sig: s, msg: fmt.Sprintf("idf build: interrupted by %s as --out %s was written whole", signalLabel(s), path)}
+	}
 	return nil
+}
+
+// sigWatch holds the signals caught while --out is written.
+type sigWatch struct {
+	c   chan os.Signal // signal.Notify's channel
+	got os.Signal      // the first signal caught, nil before
+}
+
+// caught returns the signal caught so far, or nil; it does not wait.
+func (w *sigWatch) caught() os.Signal {
+	if w.got == nil {
+		select {
+		case s := <-w.c:
+			w.got = s
+		default:
+		}
+	}
+	return w.got
+}
+
+// stopWriter writes to w until a signal is caught; then every write
+// fails, so that a long write stops soon after SIGINT or SIGTERM.
+type stopWriter struct {
+	w   io.Writer
+	sig *sigWatch
+}
+
+// Write writes p to the underlying writer, or fails once a signal came.
+func (s *stopWriter) Write(p []byte) (int, error) {
+	if sig := s.sig.caught(); sig != nil {
+		return 0, fmt.Errorf("interrupted by %s", signalLabel(sig))
+	}
+	return s.w.Write(p)
+}
+
+// signalLabel names a signal as a shell does: SIGINT, SIGTERM.
+func signalLabel(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// writeDirect writes w's output straight to target, an existing file that
+// is neither regular nor a directory (a FIFO, a device), which path (as
+// given to --out) names or links to, or a regular file open as standard
+// output (/dev/stdout): that one is appended to, as the shell's own
+// descriptor would write after what is there, not over it.
+func writeDirect(path, target string, regular bool, w io.WriterTo) error {
+	flag := os.O_WRONLY
+	if regular {
+		flag |= os.O_APPEND
+	}
+	f, err := os.OpenFile(target, flag, 0)
+	if err != nil {
+		return usageError{fmt.Errorf("idf build: --out %s: %w", path, ioCause(err))}
+	}
+	_, err = w.WriteTo(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("idf build: writing %s: %w", path, ioCause(err))
+	}
+	return nil
+}
+
+// systemPath reports whether path is under /dev or /proc, where names
+// stand for devices and open files, not files to replace.
+func systemPath(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	return strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/")
+}
+
+// resolveOut returns the file path names once symbolic links are followed:
+// path itself when it is not a link (or does not exist), else the file its
+// chain of links ends at, which need not exist yet (a dangling link is
+// followed to where the file is to be made).
+func resolveOut(path string) (string, error) {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t, nil
+	}
+	cur := path
+	for range 40 { // as many links as Linux follows
+		fi, err := os.Lstat(cur)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			// cur does not exist, or is not a link: it is the file (a
+			// missing directory on the way is reported when it is made).
+			return cur, nil
+		}
+		dest, err := os.Readlink(cur)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(cur), dest)
+		}
+		cur = dest
+	}
+	return "", errors.New("too many levels of symbolic links")
 }
 
 // readDocuments calls add for each document of the file name ("-" is in):

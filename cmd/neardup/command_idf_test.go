@@ -106,7 +106,7 @@ func TestIDFBuildBlankLines(t *testing.T) {
 	os.WriteFile(blank, []byte(" \n\n"), 0o644)
 	os.WriteFile(doc, []byte("a b c\n"), 0o644)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"idf", "build", blank, doc}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "1 documents") {
+	if code := run([]string{"idf", "build", blank, doc}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "neardup: idf build: 1 document, 3 features\n") {
 		t.Errorf("a blank file and a document: exit %d, %q; want 1 document", code, stderr.String())
 	}
 }
@@ -205,5 +205,58 @@ func TestIDFTruncatedTable(t *testing.T) {
 	stderr.Reset()
 	if code := run([]string{"fingerprint", "--idf", v1}, strings.NewReader("the cat"), &stdout, &stderr); code != 0 {
 		t.Errorf("a version 1 table: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestIDFBuildStatusLine checks the status line: neardup's prefix, and
+// "document" and "feature" in the singular for one.
+func TestIDFBuildStatusLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"a", "neardup: idf build: 1 document, 1 feature\n"},
+		{"a b\nc d\n", "neardup: idf build: 2 documents, 4 features\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"idf", "build", "--lines", "--shingle", "1"}, strings.NewReader(tc.in), &stdout, &stderr); code != 0 {
+			t.Fatalf("%q: exit %d: %s", tc.in, code, stderr.String())
+		}
+		if stderr.String() != tc.want {
+			t.Errorf("%q: stderr %q, want %q", tc.in, stderr.String(), tc.want)
+		}
+	}
+}
+
+// TestIDFBuildOutSymlink checks that --out naming a symbolic link writes
+// the file the link points to, and keeps the link, whether that file
+// exists (its mode is kept) or not yet (a dangling link, relative).
+func TestIDFBuildOutSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.txt")
+	os.WriteFile(target, []byte("old\n"), 0o600)
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	dangling := filepath.Join(dir, "dangling.txt")
+	if err := os.Symlink("sub/new.txt", dangling); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	for _, tc := range []struct{ link, target string }{{link, target}, {dangling, filepath.Join(dir, "sub", "new.txt")}} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"idf", "build", "-o", tc.link}, strings.NewReader("a b c"), &stdout, &stderr); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", tc.link, code, stderr.String())
+		}
+		if fi, err := os.Lstat(tc.link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("-o %s: the link is now %v (%v); want it kept", tc.link, fi.Mode(), err)
+		}
+		if b, err := os.ReadFile(tc.target); err != nil || !strings.HasPrefix(string(b), "neardup-idf 2\n") {
+			t.Errorf("-o %s: %s holds %q (%v); want the table", tc.link, tc.target, b, err)
+		}
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the link's target has mode %v; want 0600 kept", fi.Mode())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 4 {
+		t.Errorf("the directory holds %d entries; want the two links, the target and sub", len(ents))
 	}
 }
