@@ -66,3 +66,58 @@ func TestParentSuggests(t *testing.T) {
 		t.Errorf("bench indx: exit %d, stderr %q; want 2 and a suggestion of index", code, errb.String())
 	}
 }
+
+// TestParentTypoBeforeFlags checks that a typo of a subcommand followed,
+// or preceded, by the flags of the subcommand meant is reported as the
+// typo, with the subcommand meant, not as an unknown flag; that a flag
+// alone is refused naming it; and that --help still gives the help.
+func TestParentTypoBeforeFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "pair", "--input", "x"}, `eval: unknown subcommand "pair" (did you mean "pairs"?)`},
+		{[]string{"eval", "--input", "x", "pair"}, `eval: unknown subcommand "pair" (did you mean "pairs"?)`},
+		{[]string{"idf", "bild", "-o", "x"}, `idf: unknown subcommand "bild" (did you mean "build"?)`},
+		{[]string{"idf", "--", "-o"}, `idf: unknown subcommand "-o"`},
+		{[]string{"eval", "--bogus"}, "eval: unknown flag --bogus: eval takes no flags but --help; want a subcommand: corpus, edits or pairs"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader(""), &out, &errb)
+		wantUsageError(t, errb.String(), code, tc.want)
+	}
+	for _, args := range [][]string{{"eval", "--help"}, {"idf", "-h"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), "Available Commands:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and the help", args, code, out.String(), errb.String())
+		}
+	}
+}
+
+// TestHelpUnknownTopic checks that `neardup help` on a topic that is no
+// command is a usage error of one line naming it (with the command meant
+// for a typo), as an unknown command is, while help on a command works.
+func TestHelpUnknownTopic(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "nosuch"}, `help: unknown topic "nosuch"; want a command: `},
+		{[]string{"help", "fingerprnt"}, `help: unknown topic "fingerprnt" (did you mean "fingerprint"?)`},
+		{[]string{"help", "eval", "pair"}, `help: unknown topic "eval pair" (did you mean "eval pairs"?); want a subcommand of eval: corpus, edits or pairs`},
+		{[]string{"help", "distance", "x"}, `help: unknown topic "distance x": neardup distance has no subcommands`},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader(""), &out, &errb)
+		wantUsageError(t, errb.String(), code, tc.want)
+		if out.Len() != 0 {
+			t.Errorf("%v: stdout %q; want nothing", tc.args, out.String())
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"help", "eval", "pairs"}, {"help", "help"}} {
+		var out, errb bytes.Buffer
+		if code := run(args, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), "Usage:") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and the help", args, code, out.String(), errb.String())
+		}
+	}
+}

@@ -38,6 +38,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetHelpCommand(newHelpCmd())
 	root.AddCommand(
 		// subcommands: one constructor per line
 		newIDFCmd(),
@@ -90,6 +91,7 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// main runs neardup with the process's arguments and exits with its status.
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
