@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,14 @@ import (
 var (
 	// ErrNotFound is returned when no record has the asked sequence number.
 	ErrNotFound = errors.New("store: not found")
-	// ErrClosed is returned by every method called after Close.
+	// ErrClosed is returned by every method of a DB called after Close
+	// (or while Close waits for the methods under way) that returns an
+	// error, Close included, and by Commit for a batch made before or
+	// after Close. The few methods without an error to return do not
+	// fail: NewBatch returns a batch that can be filled but whose Commit
+	// returns ErrClosed, DiskUsage returns 0, Syncs returns the syncs made
+	// before Close, and TextMissing answers as it did before Close (it
+	// reads nothing).
 	ErrClosed = errors.New("store: closed")
 	// ErrCorrupt is returned when a stored record cannot be decoded.
 	ErrCorrupt = errors.New("store: corrupt record")
@@ -218,7 +226,8 @@ type Options struct {
 	CommitDelay time.Duration
 	// CacheSize is pebble's block cache in bytes. Default 64 MiB.
 	CacheSize int64
-	// MemTableSize is pebble's memtable size in bytes. Default 64 MiB.
+	// MemTableSize is pebble's memtable size in bytes: 0 (the default,
+	// 64 MiB), or from MinMemTableSize to MaxMemTableSize.
 	MemTableSize uint64
 	// Compression says how texts (and files) are compressed. Default
 	// MinLZ.
@@ -232,8 +241,28 @@ type Options struct {
 // document.
 const DefaultCommitDelay = time.Millisecond
 
+// The range of Options.MemTableSize (besides 0, the default).
+//
+// Pebble panics when it opens a store whose MemTableSize is below the
+// arena an empty memtable takes (about 1.1 KB with the pinned version,
+// which pebble does not export and may change); MinMemTableSize is a
+// round size well above it. A memtable that small holds only a few
+// documents before it is flushed: it is for tests, not for use. Pebble
+// refuses sizes from 4 GiB - 1 on (its arena's offsets are uint32), so
+// MaxMemTableSize is the largest it takes.
+const (
+	// MinMemTableSize is the smallest Options.MemTableSize but 0.
+	MinMemTableSize uint64 = 64 << 10
+	// MaxMemTableSize is the largest Options.MemTableSize.
+	MaxMemTableSize uint64 = min(math.MaxUint32, math.MaxInt) - 1
+)
+
 // Validate reports whether o is usable.
 func (o *Options) Validate() error {
+	if o.MemTableSize != 0 && (o.MemTableSize < MinMemTableSize || o.MemTableSize > MaxMemTableSize) {
+		return fmt.Errorf("store: MemTableSize %d out of range: want 0 (the default, 64 MiB) or %d to %d bytes",
+			o.MemTableSize, MinMemTableSize, MaxMemTableSize)
+	}
 	if o.Durability < GroupCommit || o.Durability > NoSync {
 		return fmt.Errorf("store: unknown durability %d", int(o.Durability))
 	}
@@ -459,13 +488,32 @@ func (v *View) Record() Record {
 		Time: v.Time, TextHash: v.TextHash, TextLen: v.TextLen, NormLen: v.NormLen}
 }
 
-// DB is an open store. It is safe for concurrent use.
+// DB is an open store. It is safe for concurrent use, Close included:
+// Close waits for the methods under way (a DeleteBefore's compaction
+// included), except ScanViews and Scan callbacks, which it does not wait
+// for (a callback may call Close itself): their scans stop with ErrClosed
+// when the callback returns, and the view a callback holds stays valid
+// until then. Methods called while Close waits or after it return
+// ErrClosed (see ErrClosed for the few that have no error to return).
 type DB struct {
 	db     *pebble.DB
 	log    *textLog
 	opts   Options
 	logger *storeLogger
 	closed atomic.Bool
+
+	// closeMu orders Close after the methods under way: every method that
+	// uses pebble or the text log holds its read side (enter) while it
+	// does, and Close holds its write side. No method holds it while the
+	// caller's code runs (a ScanViews callback), nor takes it twice: a
+	// waiting Close blocks new readers, so a second read lock would
+	// deadlock.
+	closeMu sync.RWMutex
+	// scans holds the iterators of the ScanViews under way, which Close
+	// closes for the scans whose callbacks run (under scansMu, and
+	// closeMu's read side or its write side).
+	scansMu sync.Mutex
+	scans   map[*pebble.Iterator]struct{}
 
 	// group commit
 	reqs      chan *commitReq
@@ -613,7 +661,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		pdb.Close()
 		return nil, err
 	}
-	s := &DB{db: pdb, log: log, opts: o, logger: logger}
+	s := &DB{db: pdb, log: log, opts: o, logger: logger, scans: make(map[*pebble.Iterator]struct{})}
 	if s.replayed, err = s.replay(); err != nil {
 		log.close()
 		pdb.Close()
@@ -705,7 +753,9 @@ type loggedDoc struct {
 	entryN int // and its length
 }
 
-// NewBatch returns an empty batch.
+// NewBatch returns an empty batch. After Close it still returns one (it
+// has no error to return ErrClosed with), which can be filled, but whose
+// Commit returns ErrClosed.
 func (s *DB) NewBatch() *Batch {
 	b, _ := s.batches.Get().(*Batch)
 	if b == nil {
@@ -804,10 +854,11 @@ func (s *DB) recycle(b *Batch) {
 const maxRecycled = 1 << 20
 
 func (s *DB) commit(b *Batch) error {
-	if s.closed.Load() {
+	if err := s.enter(); err != nil {
 		b.b.Close()
-		return ErrClosed
+		return err
 	}
+	defer s.leave()
 	switch s.opts.Durability {
 	case SyncEach, NoSync:
 		sync := s.opts.Durability == SyncEach
@@ -1000,6 +1051,10 @@ func (s *DB) send(b *Batch) error {
 // Barrier returns once every write submitted before the call is durable.
 // It is cheap when nothing is pending.
 func (s *DB) Barrier() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
 	if s.opts.Durability != GroupCommit {
 		return nil
 	}
@@ -1136,11 +1191,24 @@ func (s *DB) commitGroup(group []*commitReq) {
 	}
 }
 
-// get returns a copy of the value stored under k, or ErrNotFound.
-func (s *DB) get(k []byte) ([]byte, error) {
+// enter takes closeMu's read side for a method that uses pebble or the
+// text log, or returns ErrClosed once the store is closed (or closing).
+// The method calls leave when it is done with them.
+func (s *DB) enter() error {
+	s.closeMu.RLock()
 	if s.closed.Load() {
-		return nil, ErrClosed
+		s.closeMu.RUnlock()
+		return ErrClosed
 	}
+	return nil
+}
+
+// leave gives back what enter took.
+func (s *DB) leave() { s.closeMu.RUnlock() }
+
+// get returns a copy of the value stored under k, or ErrNotFound. The
+// caller has entered (or is Open).
+func (s *DB) get(k []byte) ([]byte, error) {
 	v, c, err := s.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, ErrNotFound
@@ -1155,6 +1223,10 @@ func (s *DB) get(k []byte) ([]byte, error) {
 
 // Record returns the record of document seq, or ErrNotFound.
 func (s *DB) Record(seq uint64) (Record, error) {
+	if err := s.enter(); err != nil {
+		return Record{}, err
+	}
+	defer s.leave()
 	v, err := s.get(key(prefixRecord, seq))
 	if err != nil {
 		return Record{}, err
@@ -1166,6 +1238,10 @@ func (s *DB) Record(seq uint64) (Record, error) {
 // neither was stored. A text whose bytes in the text log do not check out
 // gives ErrCorrupt.
 func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
+	if err := s.enter(); err != nil {
+		return nil, nil, err
+	}
+	defer s.leave()
 	// A text is most likely where Put sends texts now: in pebble, one
 	// lookup; in the log, the record's lookup and a read.
 	inPebbleFirst := !s.textsToLog()
@@ -1212,12 +1288,14 @@ func (s *DB) pebbleText(seq uint64) (text, meta []byte, err error) {
 // store was opened, lies past the end its text file had at Open: the record
 // of a commit that a stopped machine never finished, and never
 // acknowledged, whose text was lost (a killed process loses no text). Such a
-// record should be deleted; its Text is ErrCorrupt.
+// record should be deleted; its Text is ErrCorrupt. It reads nothing, and
+// answers after Close as before.
 func (s *DB) TextMissing(v *View) bool { return s.log.missing(v.Seq, v.text) }
 
 // Scan calls fn for every record whose sequence number is in [from, to)
 // (to == 0: to the end), in sequence order, and stops at the first error
-// fn returns.
+// fn returns. As with ScanViews, fn may call Close, after which the scan
+// returns ErrClosed.
 func (s *DB) Scan(from, to uint64, fn func(Record) error) error {
 	return s.ScanViews(from, to, func(v *View) error { return fn(v.Record()) })
 }
@@ -1225,9 +1303,10 @@ func (s *DB) Scan(from, to uint64, fn func(Record) error) error {
 // SeqSpan returns the sequence numbers of the first and the last record,
 // by two seeks; ok is false when the store holds no record.
 func (s *DB) SeqSpan() (first, last uint64, ok bool, err error) {
-	if s.closed.Load() {
-		return 0, 0, false, ErrClosed
+	if err := s.enter(); err != nil {
+		return 0, 0, false, err
 	}
+	defer s.leave()
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixRecord}, UpperBound: []byte{prefixRecord + 1}})
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("store: seq span: %w", err)
@@ -1253,9 +1332,12 @@ func (s *DB) SeqSpan() (first, last uint64, ok bool, err error) {
 
 // ScanViews is Scan without copies: fn sees each record through a View
 // valid only during the call. It is the fast path for rebuilding an index.
+// fn may call the store's methods, Close included: a scan whose store
+// closes while fn runs returns ErrClosed once fn returns (fn's own error,
+// if it returned one), without calling it again.
 func (s *DB) ScanViews(from, to uint64, fn func(*View) error) error {
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.enter(); err != nil {
+		return err
 	}
 	lo := key(prefixRecord, from)
 	hi := key(prefixRecord, to)
@@ -1264,31 +1346,75 @@ func (s *DB) ScanViews(from, to uint64, fn func(*View) error) error {
 	}
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
+		s.leave()
 		return fmt.Errorf("store: scan: %w", err)
 	}
+	// While fn runs, the scan holds no read lock, so that Close need not
+	// wait for fn (which may be Close's caller): the iterator is in scans
+	// for Close to close, and the view points into val, a copy of the
+	// record, which stays valid whatever Close does.
+	s.scansMu.Lock()
+	s.scans[it] = struct{}{}
+	s.scansMu.Unlock()
+	held := true // whether the scan holds closeMu's read side
+	defer func() {
+		// fn panicked: the iterator goes, unless Close closed it.
+		if it != nil && (held || s.enter() == nil) {
+			s.endScan(it)
+			s.leave()
+		}
+	}()
 	var v View
+	var val []byte
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
 		if len(k) != 9 {
-			it.Close()
-			return fmt.Errorf("%w: key %x", ErrCorrupt, k)
+			err = fmt.Errorf("%w: key %x", ErrCorrupt, k)
+			break
 		}
-		val, err := it.ValueAndErr()
-		if err == nil {
-			err = decodeView(binary.BigEndian.Uint64(k[1:]), val, &v)
+		var raw []byte
+		if raw, err = it.ValueAndErr(); err != nil {
+			break
 		}
-		if err == nil {
-			err = fn(&v)
+		val = append(val[:0], raw...)
+		if err = decodeView(binary.BigEndian.Uint64(k[1:]), val, &v); err != nil {
+			break
 		}
-		if err != nil {
-			it.Close()
+		held = false
+		s.leave()
+		err = fn(&v)
+		if cerr := s.enter(); cerr != nil {
+			// Closed meanwhile, with the iterator.
+			it = nil
+			if err == nil {
+				err = cerr
+			}
 			return err
 		}
+		held = true
+		if err != nil {
+			break
+		}
 	}
-	if err := it.Close(); err != nil {
-		return fmt.Errorf("store: scan: %w", err)
+	cerr := s.endScan(it)
+	it = nil
+	s.leave()
+	if err != nil {
+		return err
+	}
+	if cerr != nil {
+		return fmt.Errorf("store: scan: %w", cerr)
 	}
 	return nil
+}
+
+// endScan closes it, a scan's iterator, and drops it from scans. The
+// caller has entered.
+func (s *DB) endScan(it *pebble.Iterator) error {
+	s.scansMu.Lock()
+	delete(s.scans, it)
+	s.scansMu.Unlock()
+	return it.Close()
 }
 
 // DeleteBefore removes every document whose sequence number is below seq
@@ -1297,9 +1423,10 @@ func (s *DB) ScanViews(from, to uint64, fn func(*View) error) error {
 // disk space is given back. It returns the number of bytes the range was
 // estimated to use before.
 func (s *DB) DeleteBefore(ctx context.Context, seq uint64) (uint64, error) {
-	if s.closed.Load() {
-		return 0, ErrClosed
+	if err := s.enter(); err != nil {
+		return 0, err
 	}
+	defer s.leave()
 	var freed uint64
 	for _, p := range []byte{prefixRecord, prefixText} {
 		lo, hi := []byte{p}, key(p, seq)
@@ -1322,9 +1449,10 @@ func (s *DB) DeleteBefore(ctx context.Context, seq uint64) (uint64, error) {
 // SetMeta stores value under the metadata key name, synced; a nil value
 // deletes it. Metadata is not touched by Scan or DeleteBefore.
 func (s *DB) SetMeta(name string, value []byte) error {
-	if s.closed.Load() {
-		return ErrClosed
+	if err := s.enter(); err != nil {
+		return err
 	}
+	defer s.leave()
 	k := append([]byte{prefixMeta}, name...)
 	var err error
 	if value == nil {
@@ -1340,25 +1468,38 @@ func (s *DB) SetMeta(name string, value []byte) error {
 
 // Meta returns the value of the metadata key name, or ErrNotFound.
 func (s *DB) Meta(name string) ([]byte, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
 	return s.get(append([]byte{prefixMeta}, name...))
 }
 
 // Syncs returns how many synced commits carried documents since the store
 // was opened. With group commit, the documents written divided by it is
-// how many a sync carried on average. It stays 0 with NoSync.
+// how many a sync carried on average. It stays 0 with NoSync. After Close
+// it returns the count Close left.
 func (s *DB) Syncs() uint64 { return s.syncs.Load() }
 
 // DiskUsage returns an estimate of the bytes the store uses on disk (or in
-// memory for an in-memory store).
+// memory for an in-memory store), or 0 once the store is closed (it has
+// no error to return ErrClosed with).
 func (s *DB) DiskUsage() uint64 {
-	if s.closed.Load() {
+	if s.enter() != nil {
 		return 0
 	}
+	defer s.leave()
 	return s.db.Metrics().DiskSpaceUsage() + uint64(max(0, s.log.bytes.Load()))
 }
 
-// Close waits for pending commits, then closes the database.
+// Close waits for the methods under way and pending commits, then closes
+// the database; it returns ErrClosed when the store is closed already.
+// It does not wait for ScanViews (or Scan) callbacks that run: it may be
+// called from one, and their scans return ErrClosed once the callback
+// returns (see DB).
 func (s *DB) Close() error {
+	s.closeMu.Lock()
+	defer s.closeMu.Unlock()
 	s.mu.Lock()
 	if s.closed.Swap(true) {
 		s.mu.Unlock()
@@ -1369,6 +1510,14 @@ func (s *DB) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	// The scans left are in their callbacks, and leave their iterators to
+	// Close (see ScanViews); an iterator's error would have been theirs.
+	s.scansMu.Lock()
+	for it := range s.scans {
+		_ = it.Close()
+		delete(s.scans, it)
+	}
+	s.scansMu.Unlock()
 	lerr := s.log.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("store: close: %w", err)

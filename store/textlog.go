@@ -400,7 +400,13 @@ func entryRecord(e []byte) (rec, rest []byte, ok bool) {
 // missing reports whether the entry at ref of document seq ends past the
 // size its file had when the log was opened.
 func (l *textLog) missing(seq uint64, ref textRef) bool {
-	return ref.n > 0 && ref.off+ref.n > uint64(l.openSizes[seq>>SeqBits])
+	if ref.n == 0 {
+		return false
+	}
+	l.mu.RLock() // removeBefore drops hours from openSizes
+	size := l.openSizes[seq>>SeqBits]
+	l.mu.RUnlock()
+	return ref.off+ref.n > uint64(size)
 }
 
 // flush writes every queued entry to its file, then runs commit (if not
