@@ -2198,10 +2198,23 @@ func (e *Engine) Close() error {
 	e.bg.Wait()
 	var serr error
 	if e.dir != "" && e.failure.Load() == nil {
-		serr = e.writeSnapshot() // without it the next Open rebuilds
+		if err := e.writeSnapshot(); err != nil {
+			serr = &SnapshotError{Err: err} // without it the next Open rebuilds
+		}
 	}
 	if err := e.db.Close(); err != nil {
 		return fmt.Errorf("neardup: close: %w", err)
 	}
 	return serr
 }
+
+// SnapshotError is the error of a Close that closed the store intact but
+// could not write the index snapshot (a full disk): nothing stored is
+// lost, and the next Open rebuilds the indexes from the store.
+type SnapshotError struct{ Err error }
+
+// Error returns the snapshot's error.
+func (e *SnapshotError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the snapshot's error.
+func (e *SnapshotError) Unwrap() error { return e.Err }

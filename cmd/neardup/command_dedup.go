@@ -28,6 +28,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/internal/jsonscan"
+	"github.com/neardup/neardup/store"
 )
 
 // docInput holds the flags that say how documents are read; dedup and
@@ -51,6 +52,7 @@ type docInput struct {
 	csvHeaderOf  string
 }
 
+// addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, lines or dir (auto: by extension, .csv is CSV, .txt with --lines, a directory is dir, anything else JSONL)")
@@ -61,6 +63,7 @@ func (in *docInput) addFlags(cmd *cobra.Command) {
 	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
 }
 
+// validate checks the input flags; a bad one is a usage error.
 func (in *docInput) validate() error {
 	switch in.format {
 	case "auto", "jsonl", "csv", "lines", "dir":
@@ -96,6 +99,7 @@ type inputError struct {
 	err   error
 }
 
+// Error returns "file:line: what is wrong".
 func (e *inputError) Error() string { return e.where + ": " + e.err.Error() }
 
 // stopError is an input that cannot be read on (a read failure, a CSV
@@ -106,6 +110,7 @@ type stopError struct {
 	err   error
 }
 
+// Error returns "file:line: what is wrong".
 func (e *stopError) Error() string { return e.where + ": " + e.err.Error() }
 
 // ioCause is err without the operation and path an *fs.PathError adds,
@@ -175,45 +180,51 @@ func (in *docInput) sources(args []string) ([]source, error) {
 func (in *docInput) read(stdin io.Reader, srcs []source, emit func(*record) error, bad func(*inputError) error, progress func(int)) error {
 	multi := len(srcs) > 1
 	for _, s := range srcs {
-		var err error
-		if s.kind == "dir" {
-			err = in.readDir(s.name, emit, bad)
-		} else {
-			r := stdin
-			name := "standard input"
-			if s.name != "-" {
-				f, err := os.Open(s.name)
-				if err != nil {
-					return usageError{err}
-				}
-				r, name = f, s.name
-				defer f.Close()
-			}
-			if progress != nil {
-				r = &countReader{r: r, add: progress}
-			}
-			prefix := ""
-			if multi {
-				prefix = name + ":"
-			}
-			if s.kind == "csv" {
-				err = in.readCSV(r, name, prefix, emit, bad)
-			} else {
-				err = in.readLines(r, name, prefix, s.kind, emit, bad)
-			}
-		}
-		if err != nil {
+		if err := in.readSource(stdin, s, multi, emit, bad, progress); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// readSource is read for the one source s (multi: one of several, whose
+// ids made of line numbers then name it). A file is closed once read, so
+// that any number of inputs can be read one after the other.
+func (in *docInput) readSource(stdin io.Reader, s source, multi bool, emit func(*record) error, bad func(*inputError) error, progress func(int)) error {
+	if s.kind == "dir" {
+		return in.readDir(s.name, emit, bad)
+	}
+	r := stdin
+	name := "standard input"
+	if s.name != "-" {
+		f, err := os.Open(s.name)
+		if err != nil {
+			return usageError{err}
+		}
+		defer f.Close() // read only: nothing to report on closing
+		r, name = f, s.name
+	}
+	if progress != nil {
+		r = &countReader{r: r, add: progress}
+	}
+	prefix := ""
+	if multi {
+		prefix = name + ":"
+	}
+	if s.kind == "csv" {
+		return in.readCSV(r, name, prefix, emit, bad)
+	}
+	return in.readLines(r, name, prefix, s.kind, emit, bad)
+}
+
+// countReader tells add how many bytes each Read of r read (the
+// progress bar).
 type countReader struct {
 	r   io.Reader
 	add func(int)
 }
 
+// Read reads from the underlying reader and adds what it read.
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.add(n)
@@ -331,7 +342,10 @@ type notObjectError struct {
 	syntax bool
 }
 
-func (e *notObjectError) Error() string        { return e.msg }
+// Error returns the message.
+func (e *notObjectError) Error() string { return e.msg }
+
+// Is reports whether target is errNotObject.
 func (e *notObjectError) Is(target error) bool { return target == errNotObject }
 
 // looksPlain reports whether a JSONL input whose first line, raw, is not
@@ -401,6 +415,11 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 				// two different ids could become one.
 				return doc, fmt.Errorf("field %q is not valid UTF-8", in.idField)
 			}
+			if esc, ok := loneSurrogate(v); ok {
+				// Read as U+FFFD too: "a\ud800" and "a\udbff" would
+				// be one id.
+				return doc, fmt.Errorf("field %q holds %s, a lone UTF-16 surrogate, which is no character (JSON decoding reads it as U+FFFD, so two different ids could become one)", in.idField, esc)
+			}
 			if err := json.Unmarshal(v, &doc.ID); err != nil {
 				return doc, fmt.Errorf("field %q: %w", in.idField, err)
 			}
@@ -423,6 +442,57 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 	return doc, nil
 }
 
+// loneSurrogate returns the first escape of a UTF-16 surrogate that is not
+// part of a pair (a high one, \uD800 to \uDBFF, followed by a low one,
+// \uDC00 to \uDFFF) in the JSON string s (as written, quotes included),
+// as written, and whether there is one.
+func loneSurrogate(s []byte) (string, bool) {
+	// hex4 returns the value of the four hex digits at s[i:], or -1.
+	hex4 := func(i int) int {
+		if i+4 > len(s) {
+			return -1
+		}
+		v, err := strconv.ParseUint(string(s[i:i+4]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return int(v)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte
+		if i >= len(s) || s[i] != 'u' {
+			continue
+		}
+		r := hex4(i + 1)
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return string(s[i-1 : i+5]), true
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+6 < len(s) && s[i+5] == '\\' && s[i+6] == 'u' {
+				if lo := hex4(i + 7); lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 10 // the pair
+					continue
+				}
+			}
+			return string(s[i-1 : i+5]), true
+		}
+		if r >= 0 {
+			i += 4
+		}
+	}
+	return "", false
+}
+
+// hasLoneSurrogate reports whether the JSON string s (as written) holds
+// the escape of a lone UTF-16 surrogate (see loneSurrogate).
+func hasLoneSurrogate(s []byte) bool {
+	_, ok := loneSurrogate(s)
+	return ok
+}
+
 // fastLine is parseLine's reading of a JSONL line, without encoding/json,
 // for a line whose members are all strings or scalars and whose text
 // field is a string (jsonscan.Members); it reports false for any other
@@ -435,6 +505,8 @@ func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool)
 			badID = false
 			switch {
 			case isString && !utf8.Valid(v):
+				badID = true // jsonLine says so
+			case isString && hasLoneSurrogate(v):
 				badID = true // jsonLine says so
 			case isString:
 				doc.ID = str
@@ -561,6 +633,7 @@ type recordWriter struct {
 	header []string
 }
 
+// newRecordWriter returns a recordWriter that writes to w, buffered.
 func newRecordWriter(w io.Writer) *recordWriter {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	return &recordWriter{w: bw, csv: csv.NewWriter(bw)}
@@ -582,6 +655,7 @@ func (rw *recordWriter) write(r *record) error {
 	return rw.w.WriteByte('\n')
 }
 
+// flush writes out what is buffered.
 func (rw *recordWriter) flush() error {
 	rw.csv.Flush()
 	if err := rw.csv.Error(); err != nil {
@@ -603,6 +677,7 @@ type engineFlags struct {
 	policy    policyFlags
 }
 
+// addFlags adds the engine flags to cmd.
 func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles()))
@@ -662,6 +737,12 @@ type dupReport struct {
 // keep every core fingerprinting.
 const dedupBatch = 2048
 
+// dedupBatchBytes bounds the bytes of a batch, its documents' texts and
+// the lines they were read from (a batch ends at the document that reaches
+// it), so that a batch of long documents does not take gigabytes: the
+// reader holds a few batches at once, and the engine works on one.
+const dedupBatchBytes = 64 << 20
+
 // runIDLayout is the run's start time (UTC, milliseconds) that dedup --db
 // puts before ids made of line numbers.
 const runIDLayout = "2006-01-02T15:04:05.000Z"
@@ -681,17 +762,19 @@ Inputs (standard input when none is given):
   JSONL      one JSON object a line; --id-field and --text-field (default id and
              text) name its fields; a missing or null id is the line number
              (file:line with several inputs). The text must be a string, the id
-             a string (of valid UTF-8) or a number; a number id is read as its
-             decimal text, as written, so 5 and "5" are the same id. Blank
-             lines are skipped.
-             Output: the line as is. A first line that is not JSON (a .txt file
-             without --lines) gets a hint in its error to use --lines.
+             a string (of valid UTF-8, without an escaped lone surrogate such
+             as \ud800) or a number; a number id is read as its decimal text,
+             as written, so 5 and "5" are the same id. Blank lines are skipped.
+             Output: the line as is, but for its line end: a line ending in
+             CRLF is written with LF. A first line that is not JSON (a .txt
+             file without --lines) gets a hint in its error to use --lines.
   CSV        a .csv file (or --format csv) with a header line naming the fields;
              a missing or empty id is the line number, as for JSONL. All CSV
              inputs of a run must have the same header: one that differs stops
              the run at its line 1, before any of its records is read. Output:
              the header once, then the unique records.
   lines      --lines: plain text, one document per line, id = line number.
+             Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the
              relative paths of the unique files, one a line.
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
@@ -711,7 +794,9 @@ is an object, array or bool, bad CSV quoting) is reported with its file and
 line number: with --on-error fail (the default) dedup stops with exit status
 2; every line written before is complete and the message says where it
 stopped. With --on-error skip it is reported on standard error and skipped.
-An id seen twice with different texts is an error of the same kind.
+An id seen twice with different texts is an error of the same kind. A
+--db store that cannot be read (a damaged text file) is not: dedup stops
+with exit status 1, naming the store, whatever --on-error says.
 
 --db DIR dedups against the documents stored in DIR by earlier runs and adds
 the new ones (kept until --retention passes, forever by default); without it
@@ -722,22 +807,30 @@ files changed since) do not reuse each other's ids, and the report says
 which run, file and line a document came from; ids the input gives are kept
 as they are.
 
-Documents are decided and written in batches of 2048, each written out
-before the next is decided. On Ctrl-C (SIGINT) or SIGTERM, dedup finishes
-and writes the batch in progress, stops reading, says on standard error how
-far it got and exits with status 130 (SIGINT) or 143 (SIGTERM); with --db the
-decided documents are stored, so a rerun on the same input writes the rest.
-If writing the output fails (exit status 1), the documents of the batch being
-written are taken back out of the store, so a rerun writes them. If the
-process dies between storing a batch and writing it (kill -9, a crash, a
-power cut), the next run with the same --db takes that batch back out of the
-store first (the ids of the batch in hand are kept in a file of the store
-until it is written): documents may then be in two outputs, never in none.
+Documents are decided and written in batches of 2048 (fewer when their
+texts and lines reach 64 MiB), each written out before the next is decided. On Ctrl-C
+(SIGINT) or SIGTERM, dedup finishes and writes the batch in progress, stops
+reading, says on standard error how far it got and exits with status 130
+(SIGINT) or 143 (SIGTERM); with --db the decided documents are stored, so a
+rerun on the same input writes the rest. If writing the output fails (exit
+status 1), the documents of the batch being written are taken back out of
+the store, so a rerun writes them. If the process dies between storing a
+batch and writing it (kill -9, a crash, a power cut), the next run with the
+same --db takes that batch back out of the store first (the ids of the
+batch in hand that the store did not hold before it are kept in a file of
+the store until it is written; documents of earlier runs stay): documents
+may then be in two outputs, never in none. If the index snapshot cannot be
+written when the store is closed (a full disk), dedup warns and still exits
+with status 0 when all else succeeded: the next run rebuilds the index from
+the store.
 
 --report FILE writes one JSON line per duplicate:
 {"id", "duplicate_of", "distance", "similarity"}, plus "repeat": true when it
 is the same document again: its id with the same text earlier in the input,
-or already in the --db store (then "duplicate_of" is its own id). A progress
+or already in the --db store (then "duplicate_of" is its own id). FILE is
+created once the store is open, so a run that finds the store in use leaves
+an earlier report as it is. If writing it fails, dedup exits with status 1
+once the batch's output is written; that batch stays stored. A progress
 bar is shown on standard error when it is a terminal.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
@@ -766,16 +859,6 @@ bar is shown on standard error when it is a terminal.`,
 				return err
 			}
 			defer stopProfile()
-			var rep *bufio.Writer
-			if report != "" {
-				f, err := os.Create(report)
-				if err != nil {
-					return usageError{err}
-				}
-				defer f.Close()
-				rep = bufio.NewWriter(f)
-				defer rep.Flush()
-			}
 			e, err := neardup.Open(ef.db, &o)
 			if err != nil {
 				return fmt.Errorf("dedup: %w", err)
@@ -787,8 +870,21 @@ bar is shown on standard error when it is a terminal.`,
 					return fmt.Errorf("dedup: the last run with --db %s stopped between storing a batch and writing it: %w", ef.db, err)
 				}
 				if n > 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: the last run with --db %s stopped between storing a batch and writing it; its %d documents were taken out of the store, so that this run decides and writes them again (some may then be in both outputs)\n", ef.db, n)
+					fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: the last run with --db %s stopped between storing a batch and writing it; the %d documents that batch stored were taken out of the store, so that this run decides and writes them again (some may then be in both outputs)\n", ef.db, n)
 				}
+			}
+			// Only once the store is open (and not in use by another run)
+			// and recovered: a run that stops before leaves an earlier
+			// report as it was.
+			var rep *bufio.Writer
+			var repFile io.WriteCloser
+			if report != "" {
+				if repFile, err = createReport(report); err != nil {
+					e.Close()
+					return usageError{err}
+				}
+				defer repFile.Close() // closed and checked below; this is for early returns
+				rep = bufio.NewWriter(repFile)
 			}
 			if n := e.Stats().MissingTexts; n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: warning: %s: deleted %d records whose texts are missing from the store's text files (a run that a stopped machine never finished, or, if many, text files cut short or removed)\n", ef.db, n)
@@ -813,8 +909,22 @@ bar is shown on standard error when it is a terminal.`,
 			}
 			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
 			err = d.run(ctx, cmd.InOrStdin(), srcs)
-			if cerr := e.Close(); err == nil && cerr != nil {
-				err = fmt.Errorf("dedup: %w", cerr)
+			if cerr := e.Close(); cerr != nil {
+				var se *neardup.SnapshotError
+				switch {
+				case errors.As(cerr, &se):
+					// The store is closed intact: only the next open is
+					// slower, as it rebuilds the index from the store.
+					done := ""
+					if err == nil {
+						done = "the output and the store are complete; "
+					}
+					fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: warning: --db %s: %s; %sthe next run rebuilds the index from the store (slower to start)\n", ef.db, strings.TrimPrefix(cerr.Error(), "neardup: "), done)
+				case err == nil && ef.db != "":
+					err = fmt.Errorf("dedup: --db %s: %w", ef.db, cerr)
+				case err == nil:
+					err = fmt.Errorf("dedup: %w", cerr)
+				}
 			}
 			if ferr := d.out.flush(); err == nil && ferr != nil {
 				err = fmt.Errorf("dedup: writing output: %w", ferr)
@@ -822,6 +932,9 @@ bar is shown on standard error when it is a terminal.`,
 			if rep != nil {
 				if ferr := rep.Flush(); err == nil && ferr != nil {
 					err = fmt.Errorf("dedup: writing report: %w", ferr)
+				}
+				if cerr := repFile.Close(); err == nil && cerr != nil {
+					err = fmt.Errorf("dedup: writing report: %w", cerr)
 				}
 			}
 			return err
@@ -844,6 +957,7 @@ bar is shown on standard error when it is a terminal.`,
 // signalCause is why notifyInterrupt cancelled its context.
 type signalCause struct{ sig os.Signal }
 
+// Error names the signal.
 func (c signalCause) Error() string { return c.sig.String() + " signal received" }
 
 // notifyInterrupt returns a context cancelled, with a signalCause, when
@@ -876,6 +990,7 @@ type interruptedError struct {
 	msg string
 }
 
+// Error returns the message.
 func (e *interruptedError) Error() string { return e.msg }
 
 // exitStatus is the status neardup exits with (see run in main.go).
@@ -967,6 +1082,7 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 	go func() {
 		defer close(ch)
 		var cur []*record
+		curBytes := 0 // what the records of cur hold: texts and lines
 		bad := func(ie *inputError) error {
 			if d.in.onError == "skip" {
 				d.skip(ie)
@@ -976,11 +1092,12 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 		}
 		emit := func(r *record) error {
 			cur = append(cur, r)
-			if len(cur) == dedupBatch {
+			curBytes += len(r.doc.Text) + len(r.raw)
+			if len(cur) == dedupBatch || curBytes >= dedupBatchBytes {
 				if !send(batchMsg{recs: cur}) {
 					return errStopped
 				}
-				cur = nil
+				cur, curBytes = nil, 0
 			}
 			return nil
 		}
@@ -1055,6 +1172,10 @@ func (d *deduper) interrupted(ctx context.Context) error {
 	return ie
 }
 
+// createReport creates the --report file; the tests replace it with a
+// file whose writes fail.
+var createReport = func(name string) (io.WriteCloser, error) { return os.Create(name) }
+
 // afterStore, when not nil, is called by flush right after a batch is
 // stored, before its output is written: the tests stop the process there,
 // as a crash would (see dedup_pending.go).
@@ -1064,20 +1185,28 @@ var afterStore func()
 // the output and the report, so that a batch is out before the next is
 // decided. A batch taken is finished even if ctx is cancelled. If the
 // output fails, the documents the batch stored are deleted again
-// (outputFailed).
+// (outputFailed). A document the engine cannot decide because the store
+// fails to read (a damaged text file) ends the run once the rest of the
+// batch is written: that is no input error, and --on-error skip does not
+// pass over it.
 func (d *deduper) flush(ctx context.Context) error {
 	if len(d.batch) == 0 {
 		return nil
 	}
+	batch := d.batch
 	d.docs = d.docs[:0]
-	for _, r := range d.batch {
+	for _, r := range batch {
 		if strings.TrimSpace(r.doc.Text) != "" {
 			d.docs = append(d.docs, r.doc)
 		}
 	}
 	if d.db != "" {
-		if err := writePending(d.db, d.docs); err != nil {
-			return fmt.Errorf("dedup: noting the batch in hand: %w", err)
+		// Only the ids the store does not hold yet: a recovery takes
+		// them out, and must leave the documents of earlier runs.
+		if ids := newIDs(d.e, d.docs); len(ids) > 0 {
+			if err := writePending(d.db, ids); err != nil {
+				return fmt.Errorf("dedup: --db %s: noting the batch in hand in %s: %w", d.db, pendingName, ioCause(err))
+			}
 		}
 	}
 	results, err := d.e.CheckAndInsertBatch(context.WithoutCancel(ctx), d.docs)
@@ -1091,12 +1220,14 @@ func (d *deduper) flush(ctx context.Context) error {
 			clearPending(d.db)
 		}
 		if errors.Is(err, neardup.ErrDiskFull) {
-			return fmt.Errorf("dedup: %w (--min-free sets that margin; nothing of the batch from %s on was stored)", err, d.batch[0].where)
+			return fmt.Errorf("dedup: %w (--min-free sets that margin; nothing of the batch from %s on was stored)", err, batch[0].where)
 		}
 		return fmt.Errorf("dedup: %w", err)
 	}
 	before := d.written
 	var failed *inputError
+	var storeWhere string // the first document the store failed for
+	var storeErr error    // and its error
 	var werr error
 	j := 0
 	// empty decides a text with nothing to compare: the first is kept,
@@ -1109,7 +1240,7 @@ func (d *deduper) flush(ctx context.Context) error {
 		of := d.empty
 		return neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}, r.doc.ID == d.empty && r.doc.Text == d.emptyTxt
 	}
-	for _, r := range d.batch {
+	for _, r := range batch {
 		var res neardup.Result
 		repeat := false
 		if strings.TrimSpace(r.doc.Text) == "" {
@@ -1122,6 +1253,12 @@ func (d *deduper) flush(ctx context.Context) error {
 				// as it does white space.
 				res, repeat = empty(r)
 			} else if be != nil && be.Errs[j-1] != nil {
+				if !refusesInput(be.Errs[j-1]) {
+					if storeErr == nil {
+						storeWhere, storeErr = r.where, be.Errs[j-1]
+					}
+					continue
+				}
 				ie := &inputError{r.where, unprefixed{be.Errs[j-1]}}
 				if d.in.onError == "skip" {
 					d.skip(ie)
@@ -1158,23 +1295,66 @@ func (d *deduper) flush(ctx context.Context) error {
 	if werr != nil {
 		return d.outputFailed(werr, results, before)
 	}
-	if d.rep != nil {
-		if err := d.rep.Flush(); err != nil {
-			return fmt.Errorf("dedup: writing report: %w (the output is complete up to %s)", err, d.batch[len(d.batch)-1].where)
-		}
-	}
+	// The batch is out: from here on, it is never to be taken back out
+	// of the store, whatever fails next (the report).
 	if d.db != "" {
 		if err := clearPending(d.db); err != nil {
-			return fmt.Errorf("dedup: %w (the output is complete up to %s)", err, d.batch[len(d.batch)-1].where)
+			return fmt.Errorf("dedup: --db %s: %w (the output is complete up to %s)", d.db, err, batch[len(batch)-1].where)
 		}
 	}
-	d.decided += len(d.batch)
-	d.last = d.batch[len(d.batch)-1].where
+	d.decided += len(batch)
+	d.last = batch[len(batch)-1].where
 	d.batch = d.batch[:0]
+	if d.rep != nil {
+		if err := d.rep.Flush(); err != nil {
+			return fmt.Errorf("dedup: writing report: %w (the output is complete up to %s)", err, d.last)
+		}
+	}
+	if storeErr != nil {
+		return d.storeFailed(storeWhere, storeErr, batch)
+	}
 	if failed != nil {
-		return usagef("dedup: %s (stopped after the batch of up to %d documents containing it; the other documents of that batch were decided and %d unique ones written, every one complete)", failed, dedupBatch, d.written)
+		return usagef("dedup: %s (stopped after the batch of %d documents containing it, from %s to %s; the other documents of that batch were decided and %d unique ones written, every one complete)", failed, len(batch), batch[0].where, batch[len(batch)-1].where, d.written)
 	}
 	return nil
+}
+
+// inputRefusals are the engine's errors for a document refused for what it
+// is (its id, text or time), which --on-error skip passes over.
+var inputRefusals = []error{
+	neardup.ErrEmptyID, neardup.ErrIDTooLong, neardup.ErrTooLarge, neardup.ErrEmptyText,
+	neardup.ErrInvalidUTF8, neardup.ErrBadMeta, neardup.ErrIDConflict, neardup.ErrExpired,
+	neardup.ErrFutureTime,
+}
+
+// refusesInput reports whether err, the engine's error for one document of
+// a batch, refuses the document itself (inputRefusals) rather than saying
+// the store or the engine failed (a damaged store, a read error).
+func refusesInput(err error) bool {
+	if errors.Is(err, store.ErrCorrupt) {
+		return false
+	}
+	for _, r := range inputRefusals {
+		if errors.Is(err, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeFailed is the error that ends a run whose document at where could
+// not be decided because the store or the engine failed (err), once the
+// rest of its batch is written: exit status 1, whatever --on-error says.
+func (d *deduper) storeFailed(where string, err error, batch []*record) error {
+	done := fmt.Sprintf("the other documents of the batch from %s to %s were decided and %d unique ones written, every one complete", batch[0].where, batch[len(batch)-1].where, d.written)
+	if d.db == "" {
+		return fmt.Errorf("dedup: the engine failed deciding %s: %w (%s)", where, err, done)
+	}
+	what := "reading the store failed"
+	if errors.Is(err, store.ErrCorrupt) {
+		what = "the store is damaged"
+	}
+	return fmt.Errorf("dedup: --db %s: %s: %w (deciding %s, which is not stored; not an input error: --on-error skip does not pass over it; %s)", d.db, what, err, where, done)
 }
 
 // outputFailed takes the documents the batch in hand stored (results, of

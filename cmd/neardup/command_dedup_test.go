@@ -35,6 +35,7 @@ const (
 	other = "Stock markets fell sharply on Monday as investors worried about rates."
 )
 
+// TestDedup checks the output and report of each input format.
 func TestDedup(t *testing.T) {
 	dir := t.TempDir()
 	jsonl := writeDedupFile(t, dir, "in.jsonl", fmt.Sprintf(
@@ -94,6 +95,8 @@ func TestDedup(t *testing.T) {
 	}
 }
 
+// TestDedupBadInput checks the exit status, output and message of bad
+// input and flags, with --on-error fail and skip.
 func TestDedupBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := writeDedupFile(t, dir, "bad.jsonl", fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":\n{\"id\":\"c\"}\n{\"id\":\"d\",\"text\":%q}\n", fox, other))
@@ -221,12 +224,14 @@ type dedupSyncOut struct {
 	b  bytes.Buffer
 }
 
+// Write appends p.
 func (s *dedupSyncOut) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
+// String returns what was written so far.
 func (s *dedupSyncOut) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -239,6 +244,7 @@ type fullWriter struct {
 	limit int
 }
 
+// Write takes what fits under the limit and fails with ENOSPC beyond.
 func (w *fullWriter) Write(p []byte) (int, error) {
 	n := min(len(p), w.limit-w.Len())
 	w.Buffer.Write(p[:n])
@@ -500,6 +506,8 @@ func TestDedupDBDirectories(t *testing.T) {
 	}
 }
 
+// TestDedupDBGeneratedIDs checks that with --db, ids made of line numbers
+// or paths follow the run's start time.
 func TestDedupDBGeneratedIDs(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "db")
@@ -824,5 +832,88 @@ func TestDedupMinFree(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"dedup", "--lines", "--db", db, "--min-free", "0"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != in || errb.Len() != 0 {
 		t.Fatalf("--min-free 0: exit %d, stdout %q, stderr %q; want both lines and nothing said", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupLoneSurrogateID checks that a JSONL id holding an escaped lone
+// UTF-16 surrogate is refused naming its line, on the fast path and on
+// encoding/json's: both would read it as U+FFFD, and "a\ud800" and
+// "a\udbff" would be one id. Before, the second line was refused as an id
+// already stored with another text. A surrogate pair, and an escaped
+// backslash before "ud800", are fine.
+func TestDedupLoneSurrogateID(t *testing.T) {
+	tests := []struct{ in, msg string }{
+		{`{"id":"a\ud800","text":"a b c"}` + "\n" + `{"id":"a\udbff","text":"d e f"}`, `standard input:1: field "id" holds \ud800, a lone UTF-16 surrogate`},
+		{`{"id":"a\ud800","text":"a b c","n":[1]}`, `standard input:1: field "id" holds \ud800, a lone UTF-16 surrogate`},
+		{`{"text":"a b c"}` + "\n" + `{"id":"\udc00x","text":"d e f"}`, `standard input:2: field "id" holds \udc00, a lone UTF-16 surrogate`},
+		{`{"id":"\ud83d\ude00\uDBFF","text":"d e f"}`, `standard input:1: field "id" holds \uDBFF, a lone UTF-16 surrogate`},
+		{`{"id":"\ud83dx","text":"d e f","n":{}}`, `standard input:1: field "id" holds \ud83d, a lone UTF-16 surrogate`},
+	}
+	for _, tc := range tests {
+		for _, cmd := range []string{"dedup", "cluster"} {
+			var out, errb bytes.Buffer
+			code := run([]string{cmd}, strings.NewReader(tc.in+"\n"), &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), tc.msg) {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q, want %q", cmd, tc.in, code, out.String(), errb.String(), tc.msg)
+			}
+		}
+	}
+	ok := `{"id":"\ud83d\ude00","text":"` + fox + `"}` + "\n" + `{"id":"\\ud800","text":"` + other + `"}` + "\n"
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup"}, strings.NewReader(ok), &out, &errb); code != 0 || out.String() != ok {
+		t.Errorf("a surrogate pair and an escaped backslash: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupCRLFHelp checks that the help says a JSONL line ending in CRLF
+// is written with LF, as it is. Before, it said the line was written as
+// is.
+func TestDedupCRLFHelp(t *testing.T) {
+	in := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\r\n", fox)
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != strings.TrimSuffix(in, "\r\n")+"\n" {
+		t.Fatalf("CRLF line: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	out.Reset()
+	run([]string{"dedup", "--help"}, strings.NewReader(""), &out, &errb)
+	if help := strings.Join(strings.Fields(out.String()), " "); !strings.Contains(help, "Output: the line as is, but for its line end: a line ending in CRLF is written with LF") {
+		t.Errorf("the help does not say a CRLF line end is written as LF:\n%s", out.String())
+	}
+}
+
+// TestDedupBatchBytes checks that a batch ends once its texts and lines
+// reach 64 MiB (dedupBatchBytes), however few its documents, and that the
+// output keeps the input's order. Before, 130 lines of 512 KiB (1 MiB a
+// document, with its text) made one batch (a batch of long lines took
+// gigabytes); now they make three, of 64, 64 and 2.
+func TestDedupBatchBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("dedups 65 MiB")
+	}
+	const docs, size = 130, 512 << 10 // 65 MiB in all
+	var b strings.Builder
+	var want []string
+	for i := range docs {
+		var line strings.Builder
+		for j := 0; line.Len() < size; j++ {
+			line.WriteString(distinctText(i*100000 + j))
+		}
+		want = append(want, line.String())
+		b.WriteString(line.String() + "\n")
+	}
+	batches := 0
+	t.Cleanup(func() { afterStore = nil })
+	afterStore = func() { batches++ }
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", "--lines"}, strings.NewReader(b.String()), &out, &errb)
+	afterStore = nil
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if batches != 3 {
+		t.Errorf("%d lines of %d bytes made %d batches, want 3 (64 MiB of texts and lines at most a batch)", docs, size, batches)
+	}
+	if got := strings.Join(want, "\n") + "\n"; out.String() != got {
+		t.Errorf("the output (%d lines) is not the input (%d lines)", strings.Count(out.String(), "\n"), docs)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/neardup/neardup"
 )
@@ -18,12 +20,19 @@ import (
 // it is out. A process that dies in between (kill -9, the OOM killer, a
 // power cut) would leave documents stored and never written: a rerun
 // takes them for repeats and skips them. So before a batch is stored,
-// the ids it holds are written to a pending file in the store's directory
-// and synced, and the file is removed once the batch's output is flushed.
-// The next run that opens the store and finds the file takes those ids out
-// of the store first, and decides and writes them again. Some of them may
-// then be in two outputs (those written before the crash, and repeats of
-// earlier runs), never in none.
+// the ids of its documents that the store does not hold yet (newIDs: the
+// only ones the batch can store) are written to a pending file in the
+// store's directory and synced, and the file is removed once the batch's
+// output is flushed. The next run that opens the store and finds the file
+// takes those ids out of the store first, and decides and writes them
+// again. Some of them may then be in two outputs (those written before
+// the crash), never in none. The ids the store held before the batch
+// (repeats of earlier runs, ids stored with another text) are not in the
+// file: the documents of earlier runs stay.
+//
+// The store is locked by the run, so nothing else stores an id between
+// newIDs and the batch: an id of the file that the store holds at the
+// next run was stored by that batch.
 
 // pendingName is the pending file's name in the store's directory (a
 // name a store may hold: see store.Open).
@@ -32,12 +41,46 @@ const pendingName = "neardup-dedup-pending"
 // pendingPath returns the pending file of the store in dir.
 func pendingPath(dir string) string { return filepath.Join(dir, pendingName) }
 
-// writePending writes the ids of docs to the pending file of the store in
-// dir, one JSON string a line, and syncs it.
-func writePending(dir string, docs []neardup.Document) error {
-	var b bytes.Buffer
+// newIDs returns the ids of docs that e does not hold (or holds expired
+// only), once each, in order: the documents a CheckAndInsertBatch of docs
+// may store. An id e holds, or whose document cannot be read, is left out:
+// the batch does not store it again. The ids are looked up on all cores.
+func newIDs(e *neardup.Engine, docs []neardup.Document) []string {
+	ids := make([]string, 0, len(docs))
+	seen := make(map[string]bool, len(docs))
 	for _, d := range docs {
-		j, _ := json.Marshal(d.ID) // a string: cannot fail
+		if !seen[d.ID] {
+			seen[d.ID] = true
+			ids = append(ids, d.ID)
+		}
+	}
+	absent := make([]bool, len(ids))
+	workers := min(runtime.GOMAXPROCS(0), len(ids))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(ids); i += workers {
+				_, err := e.Get(ids[i])
+				absent[i] = errors.Is(err, neardup.ErrNotFound)
+			}
+		})
+	}
+	wg.Wait()
+	out := ids[:0]
+	for i, id := range ids {
+		if absent[i] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// writePending writes ids to the pending file of the store in dir, one
+// JSON string a line, and syncs it.
+func writePending(dir string, ids []string) error {
+	var b bytes.Buffer
+	for _, id := range ids {
+		j, _ := json.Marshal(id) // a string: cannot fail
 		b.Write(j)
 		b.WriteByte('\n')
 	}
@@ -66,8 +109,9 @@ func clearPending(dir string) error {
 
 // recoverPending takes the documents of the pending file of the store in
 // dir, left by a run that stopped between storing a batch and writing it,
-// out of the store e, removes the file, and returns how many ids it held
-// (0 when there was none).
+// out of the store e, removes the file, and returns how many documents it
+// took out (0 when there was no file, or when the batch had stored none
+// of its ids).
 func recoverPending(dir string, e *neardup.Engine) (int, error) {
 	b, err := os.ReadFile(pendingPath(dir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -86,7 +130,11 @@ func recoverPending(dir string, e *neardup.Engine) (int, error) {
 			// not stored either (the file is synced first).
 			break
 		}
-		if err := e.Delete(id); err != nil && !errors.Is(err, neardup.ErrNotFound) {
+		err := e.Delete(id)
+		if errors.Is(err, neardup.ErrNotFound) {
+			continue // not stored by that batch (a duplicate, or refused)
+		}
+		if err != nil {
 			return n, fmt.Errorf("taking %q out of the store: %w", id, err)
 		}
 		n++

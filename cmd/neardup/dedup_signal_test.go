@@ -26,6 +26,7 @@ type signalInput struct {
 	late    atomic.Bool // ready did not become true in time
 }
 
+// Read reads the input (see signalInput).
 func (r *signalInput) Read(p []byte) (int, error) {
 	if r.data.Len() > 0 {
 		return r.data.Read(p)
