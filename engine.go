@@ -2107,6 +2107,20 @@ func (e *Engine) Get(id string) (Document, error) {
 	return d, nil
 }
 
+// Has reports whether the document id is stored and within the retention
+// window, as Get would find it, without reading its text.
+func (e *Engine) Has(id string) (bool, error) {
+	if err := e.enter(); err != nil {
+		return false, err
+	}
+	defer e.leave()
+	ref, status, err := e.lookup(id)
+	if err != nil {
+		return false, err
+	}
+	return status == idFound && ref.time >= e.cutoff(), nil
+}
+
 // Delete removes the stored document id, or returns ErrNotFound.
 func (e *Engine) Delete(id string) error {
 	if err := e.enter(); err != nil {

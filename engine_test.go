@@ -278,6 +278,50 @@ func TestIdempotentAndConflict(t *testing.T) {
 	}
 }
 
+// TestHas checks that Has finds what Get finds: a stored document, not a
+// missing, deleted or expired one.
+func TestHas(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	o := memOptions(clock)
+	o.Retention = time.Hour
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	has := func(id string) bool {
+		t.Helper()
+		ok, err := e.Has(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, gerr := e.Get(id)
+		if ok != (gerr == nil) {
+			t.Fatalf("Has(%q) = %v, Get: %v", id, ok, gerr)
+		}
+		return ok
+	}
+	for _, id := range []string{"a", "b"} {
+		if _, err := e.Insert(ctx, Document{ID: id, Text: "a sentence about " + id + " that is long enough to be a document"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !has("a") || has("missing") {
+		t.Fatal("stored or missing document misjudged")
+	}
+	if err := e.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	if has("a") || !has("b") {
+		t.Fatal("after a delete")
+	}
+	clock.Advance(2 * time.Hour)
+	if has("b") {
+		t.Fatal("a document past the retention window is found")
+	}
+	e.Close()
+	if _, err := e.Has("b"); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Has after Close: %v", err)
+	}
+}
+
 func TestBadDocuments(t *testing.T) {
 	o := memOptions(nil)
 	o.MaxTextBytes = 100

@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 
 	"github.com/neardup/neardup"
 )
@@ -43,36 +41,21 @@ func pendingPath(dir string) string { return filepath.Join(dir, pendingName) }
 
 // newIDs returns the ids of docs that e does not hold (or holds expired
 // only), once each, in order: the documents a CheckAndInsertBatch of docs
-// may store. An id e holds, or whose document cannot be read, is left out:
-// the batch does not store it again. The ids are looked up on all cores.
+// may store. An id e holds, or cannot look up, is left out: the batch
+// does not store it again.
 func newIDs(e *neardup.Engine, docs []neardup.Document) []string {
 	ids := make([]string, 0, len(docs))
 	seen := make(map[string]bool, len(docs))
 	for _, d := range docs {
-		if !seen[d.ID] {
-			seen[d.ID] = true
+		if seen[d.ID] {
+			continue
+		}
+		seen[d.ID] = true
+		if has, err := e.Has(d.ID); !has && err == nil {
 			ids = append(ids, d.ID)
 		}
 	}
-	absent := make([]bool, len(ids))
-	workers := min(runtime.GOMAXPROCS(0), len(ids))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < len(ids); i += workers {
-				_, err := e.Get(ids[i])
-				absent[i] = errors.Is(err, neardup.ErrNotFound)
-			}
-		})
-	}
-	wg.Wait()
-	out := ids[:0]
-	for i, id := range ids {
-		if absent[i] {
-			out = append(out, id)
-		}
-	}
-	return out
+	return ids
 }
 
 // writePending writes ids to the pending file of the store in dir, one
