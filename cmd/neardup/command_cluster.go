@@ -61,6 +61,9 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 			if strict && noVerify {
 				return usagef("--strict conflicts with --no-verify: --strict merges groups by the similarity test, which --no-verify turns off")
 			}
+			if ef.k < 0 || ef.k > 32 {
+				return usagef("cluster: --k %d: want 0 to 32 bits per 64 (0: the policy's default, %d)", ef.k, neardup.DefaultPolicy().Long.MaxDistance)
+			}
 			o, err := ef.options()
 			if err != nil {
 				return err
@@ -130,6 +133,9 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 	}
 	in.addFlags(cmd)
 	ef.addFlags(cmd)
+	if f := cmd.Flags().Lookup("k"); f != nil {
+		f.Usage = fmt.Sprintf("Hamming distance within which long texts are candidates, 0 to 32 bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", neardup.DefaultPolicy().Long.MaxDistance)
+	}
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "join every pair within the distance, without the similarity test")
 	cmd.Flags().BoolVar(&strict, "strict", false, "merge two groups only if their representatives also pass the similarity test")
 	return cmd
@@ -150,6 +156,14 @@ func emptyText(sc *analysis.Scratch, text string, html bool) bool {
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,
 // verifies them with policy and groups them. With html the policy
 // measures the visible text of each, as the pipeline reads it (--html).
+//
+// The groups are as if every candidate pair were verified and the ones
+// that pass joined in the order cluster.Build takes them, but no pair is
+// kept beyond a bounded buffer: without strict, the groups are the
+// connected components of the pairs that pass, so a pair whose documents
+// are already joined needs no test (clusterJoiner); with strict, the pairs
+// are taken in Build's order, closest first, from repeated searches that
+// each keep the next clusterStrictBuffer pairs not already joined.
 func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict, html bool) []cluster.Group {
 	n := len(docs)
 	bits := fp.Bits()
@@ -177,17 +191,19 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	// wider, so the first pass leaves them out: no pair is found twice.
 	shortPass := policy.Short.MaxDistance > policy.Long.MaxDistance
 	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
-	var pairs []cluster.Pair
-	// find adds the pairs of the items sel within bound bits of each other
-	// that skip does not leave out. At 128 bits a pair within bound has a
-	// half within bound/2 (the halves' distances sum to the whole's), so
-	// each half is searched at that, the high first; a pair the low half
-	// finds is the high half's if its high halves are within bound/2 too.
-	find := func(sel []int, bound int, skip func(a, b int) bool) {
+	// find calls emit for the pairs of the items sel within bound bits of
+	// each other that skip does not leave out, the earlier item first. At
+	// 128 bits a pair within bound has a half within bound/2 (the halves'
+	// distances sum to the whole's), so each half is searched at that, the
+	// high first; a pair the low half finds is the high half's if its high
+	// halves are within bound/2 too.
+	find := func(sel []int, bound int, skip func(a, b int) bool, emit func(c clusterPair)) {
 		es := make([]index.Entry, len(sel))
 		for j, i := range sel {
 			es[j] = index.Entry{ID: uint64(i), FP: hi[i]}
 		}
+		found := 0
+		defer func() { clusterCandidates.Add(int64(found)) }()
 		add := func(a, b index.Entry, _ int) {
 			ia, ib := int(a.ID), int(b.ID)
 			if skip != nil && skip(ia, ib) {
@@ -195,7 +211,8 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			}
 			d, _ := neardup.Distance(fps[ia], fps[ib])
 			if d <= bound {
-				pairs = append(pairs, cluster.Pair{A: ia, B: ib, Distance: d})
+				found++
+				emit(clusterPair{A: int32(ia), B: int32(ib), D: int32(d)})
 			}
 		}
 		if bits != 128 {
@@ -218,32 +235,33 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		all[i] = i
 	}
 	var bothShort func(a, b int) bool
+	var short []int
 	if shortPass {
 		bothShort = func(a, b int) bool { return isShort(a) && isShort(b) }
-	}
-	find(all, scale(policy.Long.MaxDistance), bothShort)
-	if shortPass {
-		var short []int
 		for i := range n {
 			if isShort(i) {
 				short = append(short, i)
 			}
 		}
-		find(short, scale(policy.Short.MaxDistance), nil)
 	}
-	// The index finds pairs in no set order; with Strict, the order of
-	// pairs at the same distance decides the groups, so fix it.
-	slices.SortFunc(pairs, func(x, y cluster.Pair) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+	// candidates calls emit once for every candidate pair, in no set
+	// order, from the calling goroutine.
+	candidates := func(emit func(c clusterPair)) {
+		find(all, scale(policy.Long.MaxDistance), bothShort, emit)
+		if shortPass {
+			find(short, scale(policy.Short.MaxDistance), nil, emit)
+		}
+	}
+	u := cluster.New(n)
 	if !verify {
 		// Trust the distance alone, by each pair's length class.
-		kept := pairs[:0]
-		for _, p := range pairs {
+		candidates(func(p clusterPair) {
 			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
-			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
-				kept = append(kept, p)
+			if !long || int(p.D) <= scale(policy.Long.MaxDistance) {
+				u.Union(int(p.A), int(p.B))
 			}
-		}
-		return cluster.Build(n, kept, cluster.Options{})
+		})
+		return u.Groups(2)
 	}
 	sketches := make([]*similarity.Sketch, n)
 	var once = make([]sync.Once, n)
@@ -251,30 +269,285 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(texts[i])) })
 		return sketches[i]
 	}
-	ok := make([]bool, len(pairs))
-	parallelDo(len(pairs), func(i int) {
-		p := pairs[i]
-		ok[i], _ = policy.Decide(sketch(p.A), sketch(p.B), p.Distance, bits)
-	})
-	kept := pairs[:0]
-	for i, p := range pairs {
-		if ok[i] {
-			kept = append(kept, p)
-		}
+	// test reports, for each pair, whether it passes the policy's test,
+	// on all cores.
+	var ok []bool
+	test := func(ps []clusterPair) []bool {
+		ok = slices.Grow(ok[:0], len(ps))[:len(ps)]
+		clusterVerified.Add(int64(len(ps)))
+		parallelDo(len(ps), func(i int) {
+			p := ps[i]
+			ok[i], _ = policy.Decide(sketch(int(p.A)), sketch(int(p.B)), int(p.D), bits)
+		})
+		return ok
 	}
 	if !strict {
-		return cluster.Build(n, kept, cluster.Options{})
+		j := clusterJoiner{u: u, test: test, links: make(map[int32]int32)}
+		candidates(j.add)
+		j.finish()
+		return u.Groups(2)
 	}
 	// Strict: the representatives of the groups a pair would merge must
-	// pass too (a pair kept passes again).
-	return cluster.Build(n, kept, cluster.Options{
-		Strict: true,
-		Verify: func(a, b int) bool {
-			d, _ := neardup.Distance(fps[a], fps[b])
-			dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
-			return dup
-		},
+	// pass too.
+	return clusterStrict(u, candidates, test, func(a, b int) bool {
+		d, _ := neardup.Distance(fps[a], fps[b])
+		dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
+		return dup
 	})
+}
+
+// clusterStrict groups the items of u (singletons) by the candidate pairs
+// as cluster.Build with Strict does, test telling which pairs pass and
+// repsPass whether two representatives do. This is Build over the pairs
+// that pass, taken closest first, then by their items (Build's order over
+// the pairs sorted so), with no more than clusterStrictBuffer of them at a
+// time: each search keeps the first of the pairs after the last one taken
+// whose items are not joined yet (those that are would be skipped: groups
+// only grow), then takes them in order.
+func clusterStrict(u *cluster.UnionFind, candidates func(emit func(clusterPair)), test func([]clusterPair) []bool, repsPass func(a, b int) bool) []cluster.Group {
+	n := u.Len()
+	// needReps reports whether Build tests the representatives ra and rb
+	// of p's items, skip whether it skips p without the test of p (as a
+	// test has no side effects, it makes no difference which of the two
+	// tests Build gives first).
+	needReps := func(p clusterPair, ra, rb int) bool {
+		a, b := int(p.A), int(p.B)
+		return (ra != a || rb != b) && !(ra == b && rb == a)
+	}
+	repsFail := make(map[[2]int32]bool) // representatives that failed the test
+	skip := func(p clusterPair) bool {
+		ra, rb := u.Find(int(p.A)), u.Find(int(p.B))
+		return ra == rb || needReps(p, ra, rb) && repsFail[[2]int32{int32(ra), int32(rb)}]
+	}
+	size := max(clusterStrictBuffer, 1)
+	buf := make([]clusterPair, 0, 2*size)
+	var batch, toTest []clusterPair // the pairs to take, those to test
+	var known, ok []bool            // whether each is tested, their results
+	var last clusterPair            // the last pair taken, when started
+	started := false
+	// A search also leaves out the pairs it would skip for their
+	// representatives, and marks those representatives: while they stay
+	// representatives, the pairs are skipped still when their turn comes.
+	// When one stops being one, the pairs after are searched again. After
+	// clusterStrictRestarts such searches, searches leave them out no more.
+	guard := make([]bool, n)
+	restarts := 0
+	for {
+		buf = buf[:0]
+		full := false
+		var limit clusterPair // with full, buf holds size pairs before it
+		keep := func() {
+			slices.SortFunc(buf, clusterPair.compare)
+			buf = buf[:min(len(buf), size)]
+			if len(buf) == size {
+				full = true
+				limit = buf[size-1]
+			}
+		}
+		guarding := restarts < clusterStrictRestarts
+		clear(guard)
+		candidates(func(p clusterPair) {
+			if started && p.compare(last) <= 0 || full && p.compare(limit) >= 0 {
+				return
+			}
+			ra, rb := u.Find(int(p.A)), u.Find(int(p.B))
+			if ra == rb {
+				return
+			}
+			if guarding && needReps(p, ra, rb) && repsFail[[2]int32{int32(ra), int32(rb)}] {
+				guard[ra], guard[rb] = true, true
+				return
+			}
+			buf = append(buf, p)
+			if len(buf) == cap(buf) {
+				keep()
+			}
+		})
+		keep()
+		if len(buf) == 0 {
+			break
+		}
+		// Test the next pairs not skipped yet on all cores, then take them
+		// in order. A pair whose groups' representatives are known to fail
+		// the test needs no test of its own, unless a pair before it
+		// changes them.
+		stop := -1 // the pair after which the pairs are searched again
+	take:
+		for i := 0; i < len(buf); {
+			batch, toTest, known = batch[:0], toTest[:0], known[:0]
+			for ; i < len(buf) && len(toTest) < clusterStrictBatch; i++ {
+				p := buf[i]
+				ra, rb := u.Find(int(p.A)), u.Find(int(p.B))
+				if ra == rb {
+					continue
+				}
+				k := !(needReps(p, ra, rb) && repsFail[[2]int32{int32(ra), int32(rb)}])
+				batch, known = append(batch, p), append(known, k)
+				if k {
+					toTest = append(toTest, p)
+				}
+			}
+			ok = append(ok[:0], test(toTest)...)
+			t := 0
+			for k, p := range batch {
+				var pass bool
+				if known[k] {
+					pass = ok[t]
+					t++
+				}
+				if skip(p) {
+					continue
+				}
+				if !known[k] {
+					pass = test([]clusterPair{p})[0]
+				}
+				if !pass {
+					continue
+				}
+				ra, rb := u.Find(int(p.A)), u.Find(int(p.B))
+				if needReps(p, ra, rb) && !repsPass(ra, rb) {
+					if len(repsFail) >= clusterStrictBuffer {
+						clear(repsFail)
+					}
+					repsFail[[2]int32{int32(ra), int32(rb)}] = true
+					continue
+				}
+				u.Union(ra, rb)
+				if guard[max(ra, rb)] {
+					stop = slices.Index(buf, p)
+					break take
+				}
+			}
+		}
+		if stop >= 0 {
+			restarts++
+			last, started = buf[stop], true
+			continue
+		}
+		if !full {
+			break
+		}
+		last, started = buf[len(buf)-1], true
+	}
+	return u.Groups(2)
+}
+
+// clusterPair is a candidate pair of documents, A < B, at Hamming
+// distance D.
+type clusterPair struct{ A, B, D int32 }
+
+// compare orders pairs as cluster.Build takes them from pairs sorted by
+// their items: closest first, then by A, then by B.
+func (p clusterPair) compare(q clusterPair) int {
+	switch {
+	case p.D != q.D:
+		return cmp.Compare(p.D, q.D)
+	case p.A != q.A:
+		return cmp.Compare(p.A, q.A)
+	}
+	return cmp.Compare(p.B, q.B)
+}
+
+// The buffers of clusterDocs, in pairs; variables so that tests can
+// make them small.
+var (
+	clusterChunk        = 1 << 13 // pairs tested at a time without --strict
+	clusterDeferred     = 1 << 16 // pairs held back until the chunk's are tested
+	clusterStrictBuffer = 1 << 20 // pairs kept by each search with --strict
+	clusterStrictBatch  = 1 << 10 // pairs tested at a time with --strict
+	// searches with --strict that may end early; see clusterStrict
+	clusterStrictRestarts = 8
+)
+
+// clusterCandidates and clusterVerified count the candidate pairs
+// clusterDocs finds and the pairs it tests, for tests.
+var clusterCandidates, clusterVerified atomic.Int64
+
+// clusterJoiner joins documents by the candidate pairs that pass the
+// test, testing only pairs whose documents are not joined yet, a chunk of
+// them at a time on all cores. The groups are the connected components
+// of the pairs that pass, whatever the order: a pair left out joined
+// nothing new. So that a chunk does not spend tests on pairs its own
+// pairs will join if they pass (a group of thousands of copies would
+// otherwise fill chunks with pairs of the same few), a pair whose
+// documents the chunk's pairs would join is held back until the chunk is
+// tested, then dropped if they were joined, or taken again.
+type clusterJoiner struct {
+	u     *cluster.UnionFind
+	test  func([]clusterPair) []bool
+	links map[int32]int32 // the chunk's pairs' links between u's roots, larger to smaller
+	chunk []clusterPair
+	held  []clusterPair
+	spare []clusterPair
+}
+
+// root returns the root of u's root r with the chunk's links.
+func (j *clusterJoiner) root(r int32) int32 {
+	x := r
+	for {
+		p, ok := j.links[x]
+		if !ok {
+			break
+		}
+		x = p
+	}
+	for r != x { // shorten the path
+		p := j.links[r]
+		j.links[r] = x
+		r = p
+	}
+	return x
+}
+
+// place puts p in the chunk or holds it back, or drops it if its
+// documents are joined.
+func (j *clusterJoiner) place(p clusterPair) {
+	ra, rb := j.u.Find(int(p.A)), j.u.Find(int(p.B))
+	if ra == rb {
+		return
+	}
+	la, lb := j.root(int32(ra)), j.root(int32(rb))
+	if la == lb {
+		j.held = append(j.held, p)
+		return
+	}
+	j.links[max(la, lb)] = min(la, lb)
+	j.chunk = append(j.chunk, p)
+}
+
+// add takes a candidate pair.
+func (j *clusterJoiner) add(p clusterPair) {
+	j.place(p)
+	for len(j.chunk) >= clusterChunk || len(j.held) >= clusterDeferred {
+		j.round()
+	}
+}
+
+// round tests the chunk, joins the pairs that pass, and places again the
+// pairs held back. Pairs are held back only with a chunk, so it empties
+// the chunk or places one of them there.
+func (j *clusterJoiner) round() {
+	ok := j.test(j.chunk)
+	for i, p := range j.chunk {
+		if ok[i] {
+			j.u.Union(int(p.A), int(p.B))
+		}
+	}
+	j.chunk = j.chunk[:0]
+	clear(j.links)
+	held := j.held
+	j.held = j.spare[:0]
+	for _, p := range held {
+		j.place(p)
+	}
+	j.spare = held[:0]
+}
+
+// finish tests the pairs left.
+func (j *clusterJoiner) finish() {
+	for len(j.chunk) > 0 {
+		j.round()
+	}
 }
 
 // parallelDo runs f(0..n-1) on all cores.

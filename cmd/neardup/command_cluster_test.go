@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -12,6 +14,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/cluster"
 	"github.com/neardup/neardup/internal/testtext"
+	"github.com/neardup/neardup/similarity"
 )
 
 func TestCluster(t *testing.T) {
@@ -143,6 +146,245 @@ func TestClusterCandidatesExact(t *testing.T) {
 		got := clusterDocs(docs, fp, policy, false, false, false)
 		if w := cluster.Build(len(docs), want, cluster.Options{}); !reflect.DeepEqual(got, w) || len(w) < 20 {
 			t.Errorf("%d bits: %d groups, want %d (from %d pairs)", bits, len(got), len(w), len(want))
+		}
+	}
+}
+
+// clusterAllPairs is clusterDocs as it was, quadratic in a group's size:
+// every candidate pair, by a scan of all pairs, verified, sorted by its
+// items and grouped by cluster.Build.
+func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict bool) []cluster.Group {
+	t.Helper()
+	bits := fp.Bits()
+	scale := func(d int) int { return d * bits / 64 }
+	fps := make([]neardup.Fingerprint, len(docs))
+	runes := make([]int, len(docs))
+	sketches := make([]*similarity.Sketch, len(docs))
+	for i, d := range docs {
+		fps[i] = fp.Fingerprint([]byte(d.Text))
+		runes[i] = utf8.RuneCountInString(d.Text)
+		sketches[i] = similarity.NewSketch([]byte(d.Text))
+	}
+	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
+	var pairs []cluster.Pair
+	for a := range docs {
+		for b := a + 1; b < len(docs); b++ {
+			d, _ := neardup.Distance(fps[a], fps[b])
+			if d <= scale(policy.Long.MaxDistance) || isShort(a) && isShort(b) && d <= scale(policy.Short.MaxDistance) {
+				pairs = append(pairs, cluster.Pair{A: a, B: b, Distance: d})
+			}
+		}
+	}
+	var kept []cluster.Pair
+	for _, p := range pairs {
+		if !verify {
+			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
+			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
+				kept = append(kept, p)
+			}
+		} else if ok, _ := policy.Decide(sketches[p.A], sketches[p.B], p.Distance, bits); ok {
+			kept = append(kept, p)
+		}
+	}
+	opts := cluster.Options{}
+	if strict {
+		opts = cluster.Options{Strict: true, Verify: func(a, b int) bool {
+			d, _ := neardup.Distance(fps[a], fps[b])
+			ok, _ := policy.Decide(sketches[a], sketches[b], d, bits)
+			return ok
+		}}
+	}
+	return cluster.Build(len(docs), kept, opts)
+}
+
+// clusterTestDocs returns documents with large groups: copies of spam
+// templates with a number changed (and a word or two), chains of texts
+// each a few words from the one before, and texts alike in nothing.
+func clusterTestDocs(rng *rand.Rand, copies int) []neardup.Document {
+	var texts []string
+	templates := []string{
+		"Congratulations! You have been selected to receive a free gift card worth five hundred dollars. Click the link below to claim your reward before it expires. Reference number %d. Terms and conditions apply.",
+		"Dear customer, your account has been suspended because of unusual activity. Please confirm your identity within 24 hours at the address below or lose access. Case %d.",
+		testtext.English(rng, 120) + " order %d " + testtext.English(rng, 40),
+	}
+	for range copies {
+		text := fmt.Sprintf(templates[rng.IntN(len(templates))], rng.IntN(100000))
+		if rng.IntN(4) == 0 {
+			words := strings.Fields(text)
+			words[rng.IntN(len(words))] = testtext.English(rng, 1)
+			text = strings.Join(words, " ")
+		}
+		texts = append(texts, text)
+	}
+	for _, size := range []int{15, 60, 200} {
+		words := strings.Fields(testtext.English(rng, size))
+		for range 40 {
+			for range 1 + size/30 {
+				words[rng.IntN(len(words))] = testtext.English(rng, 1)
+			}
+			texts = append(texts, strings.Join(words, " "))
+		}
+	}
+	for range copies / 4 {
+		texts = append(texts, testtext.English(rng, []int{10, 40, 150}[rng.IntN(3)]))
+	}
+	rng.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
+	docs := make([]neardup.Document, len(texts))
+	for i, text := range texts {
+		docs[i] = neardup.Document{ID: fmt.Sprint(i), Text: text}
+	}
+	return docs
+}
+
+// TestClusterMatchesAllPairs checks that clusterDocs, which tests only the
+// pairs it needs and holds a bounded number of them, makes the groups of
+// verifying every candidate pair and grouping them all (clusterAllPairs),
+// at 64 and 128 bits, with and without --strict and --no-verify, with its
+// buffers as they are and tiny (many chunks and --strict searches, some
+// of which end early).
+func TestClusterMatchesAllPairs(t *testing.T) {
+	docs := clusterTestDocs(rand.New(rand.NewPCG(10, 11)), 500)
+	policy := neardup.DefaultPolicy()
+	defer func(c, d, s, b, r int) {
+		clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts = c, d, s, b, r
+	}(clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts)
+	for _, bits := range []int{64, 128} {
+		fp, err := neardup.NewFingerprinter(neardup.Config{Bits: bits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var candidates int64 // found by one search
+		for _, mode := range []struct {
+			name           string
+			verify, strict bool
+		}{{"no-verify", false, false}, {"verify", true, false}, {"strict", true, true}} {
+			want := clusterAllPairs(t, docs, fp, policy, mode.verify, mode.strict)
+			largest := 0
+			for _, g := range want {
+				largest = max(largest, len(g.Members))
+			}
+			if len(want) < 5 || largest < 100 {
+				t.Fatalf("%d bits %s: %d groups, the largest of %d: want large groups", bits, mode.name, len(want), largest)
+			}
+			for _, sizes := range [][5]int{{1 << 13, 1 << 16, 1 << 20, 1 << 10, 8}, {3, 5, 100, 2, 2}, {1, 1, 400, 1, 1 << 20}, {2, 1, 1000, 3, 0}} {
+				clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
+				c0 := clusterCandidates.Load()
+				got := clusterDocs(docs, fp, policy, mode.verify, mode.strict, false)
+				searched := clusterCandidates.Load() - c0
+				if candidates == 0 {
+					candidates = searched
+				} else if mode.strict && sizes[2] < 1<<20 && searched < 2*candidates {
+					t.Errorf("%d bits %s, buffers %v: %d pairs in all searches, %d in one: want several searches", bits, mode.name, sizes, searched, candidates)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%d bits %s, buffers %v: %d groups, want %d:\n%v\nwant:\n%v", bits, mode.name, sizes, len(got), len(want), got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestClusterVerifiesLinearly checks that a group of n copies of a
+// template costs about n tests, not one per candidate pair (n²/2): only
+// pairs of documents not joined yet are tested.
+func TestClusterVerifiesLinearly(t *testing.T) {
+	const n = 3000
+	var docs []neardup.Document
+	for i := range n {
+		docs = append(docs, neardup.Document{ID: fmt.Sprint(i), Text: fmt.Sprintf("Congratulations! You have been selected to receive a free gift card worth five hundred dollars. Click the link below to claim your reward before it expires. Reference number %d. Terms and conditions apply.", i)})
+	}
+	fp, err := neardup.NewFingerprinter(neardup.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, strict := range []bool{false, true} {
+		c0, v0 := clusterCandidates.Load(), clusterVerified.Load()
+		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), true, strict, false)
+		candidates, verified := clusterCandidates.Load()-c0, clusterVerified.Load()-v0
+		if !strict && (len(groups) != 1 || len(groups[0].Members) != n) {
+			t.Fatalf("%d groups, want one of all %d", len(groups), n)
+		}
+		t.Logf("strict %v: %d candidate pairs, %d tested", strict, candidates, verified)
+		if candidates < n*n/4 || verified < n-1 || verified > 3*n {
+			t.Errorf("strict %v: %d candidate pairs, %d tested: want n²/4 = %d or more candidates and n-1 = %d to 3n = %d tests", strict, candidates, verified, n*n/4, n-1, 3*n)
+		}
+	}
+}
+
+// TestClusterKRange checks that --k out of range names the command, the
+// flag and the range, and that the flag's help gives the range.
+func TestClusterKRange(t *testing.T) {
+	for _, k := range []string{"33", "-1"} {
+		var out, errb bytes.Buffer
+		code := run([]string{"cluster", "--lines", "--k", k}, strings.NewReader(fox+"\n"), &out, &errb)
+		if want := "neardup: cluster: --k " + k + ": want 0 to 32 bits per 64 (0: the policy's default, 6)\n"; code != 2 || out.Len() != 0 || errb.String() != want {
+			t.Errorf("--k %s: exit %d, stdout %q, stderr %q, want %q", k, code, out.String(), errb.String(), want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"cluster", "--help"}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), "candidates, 0 to 32 bits per 64 (doubled at --bits 128)") {
+		t.Errorf("--help: exit %d, stderr %q, no range of --k in:\n%s", code, errb.String(), out.String())
+	}
+}
+
+// TestClusterJoinMatchesBuild checks clusterJoiner and clusterStrict
+// against cluster.Build on random pairs, given in another order to each
+// search, with a random test (the same for a pair and for two
+// representatives, as in clusterDocs) and tiny buffers.
+func TestClusterJoinMatchesBuild(t *testing.T) {
+	defer func(c, d, s, b, r int) {
+		clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts = c, d, s, b, r
+	}(clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts)
+	rng := rand.New(rand.NewPCG(12, 13))
+	for trial := range 3000 {
+		n := 2 + rng.IntN(40)
+		seen := make(map[[2]int]bool)
+		var pairs []cluster.Pair
+		var cands []clusterPair
+		for range rng.IntN(n * n / 2) {
+			a, b := rng.IntN(n), rng.IntN(n)
+			if a == b || seen[[2]int{min(a, b), max(a, b)}] {
+				continue
+			}
+			a, b = min(a, b), max(a, b)
+			seen[[2]int{a, b}] = true
+			d := rng.IntN(4)
+			pairs = append(pairs, cluster.Pair{A: a, B: b, Distance: d})
+			cands = append(cands, clusterPair{A: int32(a), B: int32(b), D: int32(d)})
+		}
+		slices.SortFunc(pairs, func(x, y cluster.Pair) int { return cmp.Or(cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B)) })
+		passRate := []uint64{30, 70, 95}[rng.IntN(3)]
+		salt := rng.Uint64()
+		pass := func(a, b int) bool {
+			h := (uint64(a)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f ^ salt) * 0xff51afd7ed558ccd
+			return (h>>33)%100 < passRate
+		}
+		candidates := func(emit func(clusterPair)) {
+			rng.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
+			for _, p := range cands {
+				emit(p)
+			}
+		}
+		test := func(ps []clusterPair) []bool {
+			ok := make([]bool, len(ps))
+			for i, p := range ps {
+				ok[i] = pass(int(p.A), int(p.B))
+			}
+			return ok
+		}
+		clusterChunk, clusterDeferred = 1+rng.IntN(6), 1+rng.IntN(6)
+		clusterStrictBuffer, clusterStrictBatch = 1+rng.IntN(8), 1+rng.IntN(4)
+		clusterStrictRestarts = []int{0, 3, 1 << 20}[rng.IntN(3)]
+		u := cluster.New(n)
+		j := clusterJoiner{u: u, test: test, links: make(map[int32]int32)}
+		candidates(j.add)
+		j.finish()
+		if got, want := u.Groups(2), cluster.Build(n, pairs, cluster.Options{Verify: pass}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: joined %v, want %v", trial, got, want)
+		}
+		got := clusterStrict(cluster.New(n), candidates, test, pass)
+		if want := cluster.Build(n, pairs, cluster.Options{Verify: pass, Strict: true}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: strict %v, want %v", trial, got, want)
 		}
 	}
 }
