@@ -55,7 +55,7 @@ type docInput struct {
 // addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, lines or dir (auto: by extension, .csv is CSV, .txt with --lines, a directory is dir, anything else JSONL)")
+	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, lines or dir (auto: by extension, .csv is CSV, a directory is dir, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
 	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field holding the document id (missing: the line number)")
 	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field holding the text")
@@ -692,6 +692,9 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 // memory limit.
 func (ef *engineFlags) options() (neardup.Options, error) {
 	if err := checkEngineProfile(ef.profile, ef.bits); err != nil {
+		return neardup.Options{}, err
+	}
+	if err := checkDistance("k", ef.k, neardup.DefaultPolicy().Long.MaxDistance); err != nil {
 		return neardup.Options{}, err
 	}
 	pipe, err := ef.pipe.pipeline(ef.profile)

@@ -630,6 +630,7 @@ func TestDedupFlagConflicts(t *testing.T) {
 		{[]string{"dedup", "--long-min", "1.5"}, "--long-min 1.5: want a score from 0 to 1"},
 		{[]string{"cluster", "--short-min", "-0.1"}, "--short-min -0.1: want a score from 0 to 1"},
 		{[]string{"dedup", "--short-k", "33"}, "--short-k 33: want 0 to 32"},
+		{[]string{"dedup", "--k", "-1"}, "--k -1: want 0 to 32 bits per 64"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
