@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -104,20 +102,7 @@ func benchContext(cmd *cobra.Command) (context.Context, func()) {
 // does. done says what the run got to, as "the rows above were measured
 // before it".
 func benchInterrupted(ctx context.Context, what, done string) error {
-	ie := &interruptedError{}
-	by := "interrupted"
-	var sc signalCause
-	if errors.As(context.Cause(ctx), &sc) {
-		ie.sig = sc.sig
-		switch sc.sig {
-		case os.Interrupt:
-			by = "interrupted by SIGINT"
-		case syscall.SIGTERM:
-			by = "interrupted by SIGTERM"
-		default:
-			by = "interrupted by " + sc.sig.String()
-		}
-	}
+	ie, by := interruptedBy(ctx)
 	ie.msg = what + ": " + by
 	if done != "" {
 		ie.msg += "; " + done

@@ -996,6 +996,17 @@ type interruptedError struct {
 // Error returns the message.
 func (e *interruptedError) Error() string { return e.msg }
 
+// interruptedBy returns the interruptedError of a run whose context ctx
+// was cancelled, its message not yet set, and the words that say how:
+// "interrupted by SIGINT", or "interrupted" when no signal cancelled it.
+func interruptedBy(ctx context.Context) (*interruptedError, string) {
+	var sc signalCause
+	if errors.As(context.Cause(ctx), &sc) {
+		return &interruptedError{sig: sc.sig}, "interrupted by " + signalLabel(sc.sig)
+	}
+	return &interruptedError{}, "interrupted"
+}
+
 // exitStatus is the status neardup exits with (see run in main.go).
 func (e *interruptedError) exitStatus() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
@@ -1145,20 +1156,7 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 
 // interrupted is the error of a run stopped between two batches.
 func (d *deduper) interrupted(ctx context.Context) error {
-	ie := &interruptedError{}
-	by := "interrupted"
-	var sc signalCause
-	if errors.As(context.Cause(ctx), &sc) {
-		ie.sig = sc.sig
-		switch sc.sig {
-		case os.Interrupt:
-			by = "interrupted by SIGINT"
-		case syscall.SIGTERM:
-			by = "interrupted by SIGTERM"
-		default:
-			by = "interrupted by " + sc.sig.String()
-		}
-	}
+	ie, by := interruptedBy(ctx)
 	if d.decided == 0 {
 		ie.msg = fmt.Sprintf("dedup: %s before any document was decided; nothing was written", by)
 		if d.db != "" {
