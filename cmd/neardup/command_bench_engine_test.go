@@ -71,19 +71,7 @@ func TestBenchEngineProfile(t *testing.T) {
 	if code := run([]string{"bench", "engine", "--docs", "300", "--writers", "4", "--restart-docs", "2000", "--cpuprofile", path}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	// A profile is a gzipped protocol buffer.
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("the profile is not gzipped: %v", err)
-	}
-	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
-		t.Fatalf("the profile holds %d bytes: %v", len(b), err)
-	}
+	checkProfile(t, path)
 	stdout.Reset()
 	stderr.Reset()
 	bad := filepath.Join(dir, "missing", "cpu.prof")
@@ -214,5 +202,23 @@ func TestBenchEngineReport(t *testing.T) {
 		if len(l) > 120 {
 			t.Errorf("line of %d characters: %q", len(l), l)
 		}
+	}
+}
+
+// checkProfile fails the test unless path holds a CPU profile, a gzipped
+// protocol buffer.
+func checkProfile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("the CPU profile is not gzipped (left empty?): %v", err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
+		t.Fatalf("the CPU profile holds %d bytes: %v", len(b), err)
 	}
 }

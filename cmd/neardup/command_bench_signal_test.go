@@ -4,9 +4,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,24 +130,6 @@ func (c *benchChild) checkLeftNothing(t *testing.T) {
 	}
 	for _, e := range ents {
 		t.Errorf("left behind in TMPDIR: %s", e.Name())
-	}
-}
-
-// checkProfile fails the test unless path holds a CPU profile, a gzipped
-// protocol buffer.
-func checkProfile(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("the CPU profile is not gzipped (left empty?): %v", err)
-	}
-	if b, err := io.ReadAll(zr); err != nil || len(b) == 0 {
-		t.Fatalf("the CPU profile holds %d bytes: %v", len(b), err)
 	}
 }
 
