@@ -144,14 +144,3 @@ func TestDedupCrash(t *testing.T) {
 		t.Errorf("%d of the %d unique documents are in neither output (%d and %d lines)", missing, len(want), strings.Count(first.String(), "\n"), strings.Count(rerun.String(), "\n"))
 	}
 }
-
-// distinctText returns the i-th of texts of 12 words each, made of hex
-// numbers, that are mostly not near-duplicates of each other.
-func distinctText(i int) string {
-	var b strings.Builder
-	r := uint64(i+1) * 0x9e3779b97f4a7c15
-	for w := range 12 {
-		fmt.Fprintf(&b, "%x ", (r>>(w*5))*2654435761%1000003)
-	}
-	return b.String()
-}
