@@ -80,10 +80,80 @@ type Document struct {
 }
 
 // Scores holds the similarity of two texts by each measure, from 0 to 1.
+// A measure the server did not compute (a match's, from a server run with
+// --scores rule, which computes only the measure its policy decided by) is
+// 0 in its field and reported by Computed.
 type Scores struct {
 	Jaccard     float64 `json:"jaccard"`
 	Cosine      float64 `json:"cosine"`
 	Levenshtein float64 `json:"levenshtein"`
+	// none holds the measures the server sent as null, by the bits of
+	// scoreKeys.
+	none uint8
+}
+
+// scoreKeys are the measures of Scores, in the order of its fields: the
+// names Computed takes and the JSON keys.
+var scoreKeys = [3]string{"jaccard", "cosine", "levenshtein"}
+
+// scoresJSON is the JSON form of Scores, where a measure not computed is
+// null.
+type scoresJSON struct {
+	Jaccard     *float64 `json:"jaccard"`
+	Cosine      *float64 `json:"cosine"`
+	Levenshtein *float64 `json:"levenshtein"`
+}
+
+// Computed reports whether the server computed the measure named m
+// ("jaccard", "cosine" or "levenshtein"): false for one it sent as null,
+// not computed, whose field is then 0 without meaning "not similar". It is
+// false for any other name.
+func (s Scores) Computed(m string) bool {
+	for i, k := range scoreKeys {
+		if k == m {
+			return s.none&(1<<i) == 0
+		}
+	}
+	return false
+}
+
+// UnmarshalJSON reads the scores as the server sends them, a measure not
+// computed as null (or absent).
+func (s *Scores) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	var v scoresJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Scores{}
+	for i, p := range [3]struct {
+		in  *float64
+		out *float64
+	}{{v.Jaccard, &s.Jaccard}, {v.Cosine, &s.Cosine}, {v.Levenshtein, &s.Levenshtein}} {
+		if p.in == nil {
+			s.none |= 1 << i
+		} else {
+			*p.out = *p.in
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the scores as the server does: a measure not
+// computed as null.
+func (s Scores) MarshalJSON() ([]byte, error) {
+	var v scoresJSON
+	for i, p := range [3]struct {
+		out **float64
+		in  *float64
+	}{{&v.Jaccard, &s.Jaccard}, {&v.Cosine, &s.Cosine}, {&v.Levenshtein, &s.Levenshtein}} {
+		if s.none&(1<<i) == 0 {
+			*p.out = p.in
+		}
+	}
+	return json.Marshal(v)
 }
 
 // Match is a stored document near a checked one.

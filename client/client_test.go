@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -162,5 +163,55 @@ func TestBatchCount(t *testing.T) {
 	}
 	if _, err := New(srv.URL, nil).QueryBatch(context.Background(), []Query{{Text: "a"}, {Text: "b"}}); err == nil {
 		t.Error("no error for 1 result to 2 queries")
+	}
+}
+
+// TestScoresNotComputed checks that scores a server sends as null (serve
+// --scores rule computes only the policy's measure) are told from scores
+// of 0, read as 0, and written back as null; numbers, 0 included, are
+// computed.
+func TestScoresNotComputed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"fingerprint":"00","duplicate":true,"duplicate_of":"a","matches":[` +
+			`{"id":"a","distance":2,"similarity":0.9,"scores":{"jaccard":null,"cosine":null,"levenshtein":0.9},"duplicate":true},` +
+			`{"id":"b","distance":3,"similarity":0.5,"scores":{"jaccard":0.5,"cosine":0,"levenshtein":0.25},"duplicate":true}]}`))
+	}))
+	defer srv.Close()
+	res, err := New(srv.URL, nil).Query(context.Background(), Query{Text: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Matches) != 2 {
+		t.Fatalf("matches %+v", res.Matches)
+	}
+	rule, all := res.Matches[0].Scores, res.Matches[1].Scores
+	for m, want := range map[string]bool{"jaccard": false, "cosine": false, "levenshtein": true, "other": false} {
+		if got := rule.Computed(m); got != want {
+			t.Errorf("rule scores: Computed(%q) = %v, want %v", m, got, want)
+		}
+	}
+	if rule.Jaccard != 0 || rule.Cosine != 0 || rule.Levenshtein != 0.9 {
+		t.Errorf("rule scores %+v", rule)
+	}
+	for _, m := range []string{"jaccard", "cosine", "levenshtein"} {
+		if !all.Computed(m) {
+			t.Errorf("scores with numbers: Computed(%q) = false", m)
+		}
+	}
+	if all.Jaccard != 0.5 || all.Cosine != 0 || all.Levenshtein != 0.25 {
+		t.Errorf("scores %+v", all)
+	}
+	for _, tt := range []struct {
+		s    Scores
+		want string
+	}{
+		{rule, `{"jaccard":null,"cosine":null,"levenshtein":0.9}`},
+		{all, `{"jaccard":0.5,"cosine":0,"levenshtein":0.25}`},
+		{Scores{Jaccard: 1}, `{"jaccard":1,"cosine":0,"levenshtein":0}`},
+	} {
+		b, err := json.Marshal(tt.s)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tt.s, b, err, tt.want)
+		}
 	}
 }

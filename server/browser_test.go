@@ -285,6 +285,59 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	}
 }
 
+// TestBrowserScoresNotComputed checks that the page shows the scores a
+// server run with --scores rule did not compute as "not computed", with a
+// title that says why, rather than 0%, which reads as "not similar at
+// all"; the score of the policy's measure shows as a percentage.
+func TestBrowserScoresNotComputed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	opts.RuleScoreOnly = true
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Options{RuleScoreOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		e.Close()
+	})
+	c := client.New(srv.URL, srv.Client())
+	// A short text: the policy decides by the Levenshtein ratio ("Edit").
+	text := "The river flooded the old town overnight and the bridge closed."
+	if _, err := c.CheckAndInsert(context.Background(), client.Document{ID: "first", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("check-btn")),
+		setValue("doc-text", strings.Replace(text, "old", "ancient", 1)),
+		chromedp.Click(chromedp.ID("check-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="first"]`)),
+	)
+	cells := get(t, ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#matches tbody tr[data-id="first"] td')].map(td => [td.dataset.label, td.textContent, td.title])`))
+	if len(cells) != 6 {
+		t.Fatalf("match row %q, want 6 cells", cells)
+	}
+	for _, c := range cells[3:5] {
+		if c[1] != "not computed" || !strings.Contains(c[2], "--scores rule") {
+			t.Errorf("%s cell %q (title %q), want not computed, with a title naming --scores rule", c[0], c[1], c[2])
+		}
+	}
+	if edit := cells[5]; !regexp.MustCompile(`^[0-9.]+%$`).MatchString(edit[1]) || edit[1] != cells[2][1] {
+		t.Errorf("%s cell %q, want the similarity %q the policy decided by", edit[0], edit[1], cells[2][1])
+	}
+}
+
 // TestBrowserPhone uses the page on a phone's screen (390 by 844 CSS
 // pixels, touch, portrait): nothing is wider than the screen, so nothing
 // needs a sideways scroll; the two texts stand one above the other; the

@@ -173,21 +173,38 @@ func appendResult(b []byte, r *resultOut) ([]byte, bool) {
 			b = appendString(b, m.ID)
 			b = append(b, `,"distance":`...)
 			b = strconv.AppendInt(b, int64(m.Distance), 10)
-			var ok1, ok2, ok3, ok4 bool
+			var ok1, ok2 bool
 			b = append(b, `,"similarity":`...)
 			b, ok1 = appendFloat(b, m.Similarity)
-			b = append(b, `,"scores":{"jaccard":`...)
-			b, ok2 = appendFloat(b, m.Scores.Jaccard)
-			b = append(b, `,"cosine":`...)
-			b, ok3 = appendFloat(b, m.Scores.Cosine)
-			b = append(b, `,"levenshtein":`...)
-			b, ok4 = appendFloat(b, m.Scores.Levenshtein)
-			b = append(b, `},"duplicate":`...)
+			b = append(b, `,"scores":`...)
+			b, ok2 = appendScores(b, m.Scores)
+			b = append(b, `,"duplicate":`...)
 			b = strconv.AppendBool(b, m.Duplicate)
 			b = append(b, '}')
-			ok = ok && ok1 && ok2 && ok3 && ok4
+			ok = ok && ok1 && ok2
 		}
 		b = append(b, ']')
+	}
+	return append(b, '}'), ok
+}
+
+// appendScores appends s as its MarshalJSON encodes it: each measure a
+// number, or null when not computed. ok is false for a NaN or an infinity.
+func appendScores(b []byte, s scoresOut) ([]byte, bool) {
+	ok := true
+	for _, m := range []struct {
+		key  string
+		none uint8
+		v    float64
+	}{{`{"jaccard":`, noJaccard, s.Jaccard}, {`,"cosine":`, noCosine, s.Cosine}, {`,"levenshtein":`, noLevenshtein, s.Levenshtein}} {
+		b = append(b, m.key...)
+		if s.none&m.none != 0 {
+			b = append(b, "null"...)
+			continue
+		}
+		var ok1 bool
+		b, ok1 = appendFloat(b, m.v)
+		ok = ok && ok1
 	}
 	return append(b, '}'), ok
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup"
 )
 
 // jsonSeeds are bodies the fast decoder must accept, decline, or agree on.
@@ -171,6 +173,9 @@ func randomResult(rng *rand.Rand) resultOut {
 	for range rng.IntN(3) {
 		m := matchOut{ID: randomJSONString(rng), Distance: rng.IntN(64), Similarity: randomFloat(rng), Duplicate: rng.IntN(2) == 0}
 		m.Scores.Jaccard, m.Scores.Cosine, m.Scores.Levenshtein = randomFloat(rng), randomFloat(rng), randomFloat(rng)
+		if rng.IntN(2) == 0 {
+			m.Scores.none = uint8(rng.IntN(8)) // not computed: null
+		}
 		r.Matches = append(r.Matches, m)
 	}
 	if rng.IntN(4) == 0 {
@@ -210,7 +215,8 @@ func TestAppendResult(t *testing.T) {
 	}
 	// What JSON cannot hold is left to encoding/json, which reports it.
 	var buf bytes.Buffer
-	if appendFast(&buf, resultOut{Similarity: math.NaN()}) || appendFast(&buf, resultOut{Matches: []matchOut{{Similarity: math.Inf(1)}}}) {
+	if appendFast(&buf, resultOut{Similarity: math.NaN()}) || appendFast(&buf, resultOut{Matches: []matchOut{{Similarity: math.Inf(1)}}}) ||
+		appendFast(&buf, resultOut{Matches: []matchOut{{Scores: scoresOut{Scores: neardup.Scores{Cosine: math.NaN()}}}}}) {
 		t.Error("appendFast accepted a NaN or an infinity")
 	}
 	if appendFast(&buf, map[string]string{"a": "b"}) {

@@ -56,15 +56,16 @@ func (r resultOut) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(r))
 }
 
+// matchOut is the API's form of a match.
 type matchOut struct {
-	ID         string         `json:"id"`
-	Distance   int            `json:"distance"`
-	Similarity float64        `json:"similarity"`
-	Scores     neardup.Scores `json:"scores"`
-	Duplicate  bool           `json:"duplicate"`
+	ID         string    `json:"id"`
+	Distance   int       `json:"distance"`
+	Similarity float64   `json:"similarity"`
+	Scores     scoresOut `json:"scores"`
+	Duplicate  bool      `json:"duplicate"`
 }
 
-func toResult(r neardup.Result) resultOut {
+func (s *Server) toResult(r neardup.Result) resultOut {
 	out := resultOut{
 		ID:          r.ID,
 		Duplicate:   r.Duplicate,
@@ -73,15 +74,17 @@ func toResult(r neardup.Result) resultOut {
 		Similarity:  r.Similarity,
 		Fingerprint: fingerprintString(r.Fingerprint),
 		Inserted:    r.Inserted,
-		Matches:     toMatches(r.Matches),
+		Matches:     s.scoring.matches(r.Matches, false),
 	}
 	return out
 }
 
-func toMatches(ms []neardup.Match) []matchOut {
+// matches returns ms in the API's form; byFingerprint says they were
+// found by a fingerprint alone, with no text to compare.
+func (sc scoring) matches(ms []neardup.Match, byFingerprint bool) []matchOut {
 	out := make([]matchOut, len(ms))
 	for i, m := range ms {
-		out[i] = matchOut{ID: m.ID, Distance: m.Distance, Similarity: m.Similarity, Scores: m.Scores, Duplicate: m.Duplicate}
+		out[i] = matchOut{ID: m.ID, Distance: m.Distance, Similarity: m.Similarity, Scores: sc.scores(m, byFingerprint), Duplicate: m.Duplicate}
 	}
 	return out
 }
@@ -132,7 +135,7 @@ func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) 
 		return err
 	}
 	s.metrics.countResult(res)
-	s.writeJSON(w, http.StatusOK, toResult(res))
+	s.writeJSON(w, http.StatusOK, s.toResult(res))
 	return nil
 }
 
@@ -167,7 +170,7 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 			continue
 		}
 		s.metrics.countResult(r)
-		out.Results[i] = toResult(r)
+		out.Results[i] = s.toResult(r)
 	}
 	s.writeJSON(w, http.StatusOK, out)
 	return nil
@@ -387,7 +390,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 	}
 	var out queryOut
 	if q.fp.Bits() != 0 {
-		if out, err = queryFingerprint(r.Context(), e, q); err != nil {
+		if out, err = s.queryFingerprint(r.Context(), e, q); err != nil {
 			return err
 		}
 	} else {
@@ -397,7 +400,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 		if err != nil {
 			return err
 		}
-		out = textQueryOut(res, q.k)
+		out = s.textQueryOut(res, q.k)
 	}
 	s.writeJSON(w, http.StatusOK, out)
 	return nil
@@ -440,12 +443,12 @@ func readQuery(in queryIn, e Engine) (query, error) {
 }
 
 // queryFingerprint answers q, a query by fingerprint, from e.
-func queryFingerprint(ctx context.Context, e Engine, q query) (queryOut, error) {
+func (s *Server) queryFingerprint(ctx context.Context, e Engine, q query) (queryOut, error) {
 	ms, err := e.(fingerprintQuerier).QueryFingerprint(ctx, q.fp, q.k)
 	if err != nil {
 		return queryOut{}, err
 	}
-	out := queryOut{Fingerprint: q.fp.String(), Matches: toMatches(ms)}
+	out := queryOut{Fingerprint: q.fp.String(), Matches: s.scoring.matches(ms, true)}
 	if len(ms) > 0 && ms[0].Duplicate {
 		// Nearest first: the nearest match within the policy's distance.
 		out.Duplicate, out.DuplicateOf = true, &ms[0].ID
@@ -457,8 +460,8 @@ func queryFingerprint(ctx context.Context, e Engine, q query) (queryOut, error) 
 // as res: its matches within k bits (k < 0: all), and the verdict they
 // give: a duplicate only if the document it duplicates is among them, as
 // for a query by fingerprint.
-func textQueryOut(res neardup.Result, k int) queryOut {
-	out := queryOut{Fingerprint: fingerprintString(res.Fingerprint), Duplicate: res.Duplicate, DuplicateOf: res.DuplicateOf, Matches: toMatches(res.Matches)}
+func (s *Server) textQueryOut(res neardup.Result, k int) queryOut {
+	out := queryOut{Fingerprint: fingerprintString(res.Fingerprint), Duplicate: res.Duplicate, DuplicateOf: res.DuplicateOf, Matches: s.scoring.matches(res.Matches, false)}
 	if k >= 0 {
 		kept := out.Matches[:0]
 		dup := false
@@ -524,7 +527,7 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 	defer cancel()
 	for i, q := range qs {
 		if q.fp.Bits() != 0 {
-			if out.Results[i], err = queryFingerprint(ctx, e, q); err != nil {
+			if out.Results[i], err = s.queryFingerprint(ctx, e, q); err != nil {
 				if ctx.Err() != nil {
 					return err // the whole request's, not this query's
 				}
@@ -542,7 +545,7 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 			out.Results[i] = queryOut{Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
 			continue
 		}
-		out.Results[i] = textQueryOut(res[j], qs[i].k)
+		out.Results[i] = s.textQueryOut(res[j], qs[i].k)
 	}
 	s.writeJSON(w, http.StatusOK, out)
 	return nil

@@ -23,7 +23,8 @@ type Config struct {
 	// Engine configures the engine; Open's defaults apply to zero fields.
 	Engine neardup.Options
 	// Server configures the HTTP side. Its Fingerprint and Policy are set
-	// from Engine's when zero, so /v1/compare judges as the engine does.
+	// from Engine's when zero, so /v1/compare judges as the engine does,
+	// and its RuleScoreOnly is set when Engine's is.
 	Server Options
 	// Ready, if not nil, is called with the listening address once the
 	// engine is open and requests are served.
@@ -43,6 +44,7 @@ func Run(ctx context.Context, c Config) (err error) {
 		c.Server.Logger = slog.New(slog.DiscardHandler)
 	}
 	log := c.Server.Logger
+	c.Server.RuleScoreOnly = c.Server.RuleScoreOnly || c.Engine.RuleScoreOnly
 	if c.Server.Fingerprint == (neardup.Config{}) {
 		c.Server.Fingerprint = c.Engine.Fingerprint
 	}

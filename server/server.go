@@ -73,6 +73,32 @@ type Options struct {
 	// Policy decides the verdict of /v1/compare; nil means
 	// neardup.DefaultPolicy(). It should match the engine's.
 	Policy *neardup.Policy
+	// AllowedHosts are the host names, besides localhost, its subdomains
+	// and the loopback addresses, that requests may name in their Host
+	// header (the port aside, in any case), against DNS rebinding: a page
+	// of another site whose name is later pointed at the server's address
+	// sends requests that look same-origin (Origin and Host both its
+	// name), which the cross_origin check lets through, but its Host
+	// header still gives that name. An
+	// entry is a host name ("neardup.example.com"), "*." and a domain
+	// ("*.example.com": every name under example.com, not itself), or an
+	// IP address; "*" alone turns the check off. A Host that is the IP
+	// address the request came in on always passes. Other requests, to
+	// every route, get 403 host_not_allowed.
+	//
+	// When nil (the default), Serve checks only requests on a loopback
+	// listener (127.0.0.0/8 or ::1), the server a browser's visitor runs,
+	// which DNS rebinding reaches; a server on another address is reached
+	// by names it cannot know (a proxy's, LAN clients'). When set, every
+	// request is checked, through Serve or Handler.
+	AllowedHosts []string
+	// RuleScoreOnly tells the server that the engine gives a duplicate's
+	// matches only the score of the measure the Policy decided by
+	// (neardup.Options.RuleScoreOnly): the API then sends the other
+	// scores as null, not computed, rather than 0. Run sets it from the
+	// engine's options. Default false: every score is sent as the engine
+	// gives it.
+	RuleScoreOnly bool
 	// Logger receives one line per request that failed with 500 and the server's
 	// lifecycle events; nil discards them.
 	Logger *slog.Logger
@@ -145,7 +171,8 @@ func (o Options) Validate() error {
 	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0 || o.DrainDelay < 0:
 		return errors.New("server: timeouts must not be negative")
 	}
-	return nil
+	_, err := parseHosts(o.AllowedHosts)
+	return err
 }
 
 // Server is the HTTP front end of an engine. Create it with New; it is safe
@@ -163,9 +190,11 @@ type Server struct {
 	// active counts the requests in the server's handlers.
 	active  atomic.Int64
 	handler http.Handler
+	hosts   hostPolicy
 	routes  []Route
 	metrics *metrics
 	fps     *fingerprinters
+	scoring scoring
 	ids     idSource
 	bufs    bufferPool
 	// statMetrics are the engine statistics exported at /metrics.
@@ -195,6 +224,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts.withDefaults()}
 	s.fps = newFingerprinters(s.opts.Fingerprint)
+	s.scoring = newScoring(s.opts.RuleScoreOnly, *s.opts.Policy)
 	s.statMetrics = statMetrics()
 	s.metrics = newMetrics(s)
 	ids, err := newIDSource()
@@ -202,7 +232,10 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.ids = ids
-	s.handler = s.buildHandler()
+	if s.hosts, err = parseHosts(s.opts.AllowedHosts); err != nil {
+		return nil, err
+	}
+	s.handler = s.checkHosts(s.buildHandler())
 	return s, nil
 }
 
@@ -213,7 +246,9 @@ func (s *Server) SetEngine(e Engine) { s.engine.Store(&engineRef{e}) }
 // so a load balancer stops sending traffic; requests already running finish.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// Handler returns the handler serving every route.
+// Handler returns the handler serving every route. It checks the Host
+// header of requests when Options.AllowedHosts is set; Serve also checks
+// it on a loopback listener when it is not.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Routes returns the routes the server answers.
@@ -223,12 +258,14 @@ func (s *Server) Routes() []Route { return append([]Route(nil), s.routes...) }
 // drains: it stops accepting, lets in-flight requests finish (up to
 // Options.ShutdownTimeout) and returns nil. It closes ln. It does not close
 // the engine: the caller does, after Serve returns, so the store is flushed
-// after the last request.
+// after the last request. On a loopback listener it serves only the Host
+// names Options.AllowedHosts describes, even when that is nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Requests' contexts derive from base, which is cancelled when the
 	// shutdown timeout has passed with requests still running.
 	base, cutOff := context.WithCancel(context.Background())
 	defer cutOff()
+	base = withHostCheck(base, ln)
 	hs := &http.Server{
 		BaseContext:       func(net.Listener) context.Context { return base },
 		Handler:           s.handler,

@@ -46,12 +46,14 @@ func newServeCmd() *cobra.Command {
 		{"html", "NEARDUP_HTML"},
 		{"idf", "NEARDUP_IDF"},
 		{"pipeline", "NEARDUP_PIPELINE"},
+		{"allowed-hosts", "NEARDUP_ALLOWED_HOSTS"},
 	}
 	var pipe pipelineFlags
 	var policy policyFlags
 	var (
 		addr, data, profile, durability string
 		compression, scores             string
+		allowedHosts                    string
 		maxBody                         byteSize   = server.DefaultMaxBody
 		maxBodyMemory                   byteSize   = server.DefaultMaxBodyMemory
 		minFree                         freeMargin = neardup.DefaultMinFreeBytes
@@ -69,7 +71,9 @@ HTTP: the JSON API under /v1 (documented at /v1/openapi.json), a web page at
 /, /healthz, /readyz and Prometheus metrics at /metrics.
 
 With no flags it listens on 127.0.0.1:8080 and keeps its store in
-./neardup-data. Each flag not given is read from the environment variable
+./neardup-data. On a loopback address it answers only requests whose Host
+is localhost or a loopback address, against DNS rebinding: --allowed-hosts
+adds names. Each flag not given is read from the environment variable
 named in its help, if set. SIGTERM or SIGINT (after --drain-delay, during
 which /readyz answers 503) stops accepting connections,
 finishes the requests in flight, flushes the store and exits 0.`,
@@ -147,12 +151,17 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				if minFree == 0 {
 					eopts.MinFreeBytes = -1
 				}
+				hosts, err := parseAllowedHosts(allowedHosts)
+				if err != nil {
+					return eopts, sopts, err
+				}
 				sopts = server.Options{
 					MaxBody:       int64(maxBody),
 					MaxBodyMemory: int64(maxBodyMemory),
 					MaxBatch:      maxBatch,
 					MaxInFlight:   maxInFlight,
 					DrainDelay:    drainDelay,
+					AllowedHosts:  hosts,
 				}
 				// The checks above name the flag of every value these
 				// refuse; they stay as a backstop.
@@ -190,7 +199,8 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.Var(&maxBodyMemory, "max-body-memory", "most bytes of request bodies held at once; a body past it gets 429. Handling a document takes 10 to 15 times its bytes of memory (NEARDUP_MAX_BODY_MEMORY)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
-	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others 0: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
+	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others null, not computed: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
+	f.StringVar(&allowedHosts, "allowed-hosts", "", "host names, comma-separated, that requests may give in their Host header besides localhost and loopback addresses: a name, *.domain (every name under it) or an IP address; * alone for any. Others get 403 host_not_allowed, against DNS rebinding. When not given, a loopback --addr serves only localhost and loopback addresses, another address any name (NEARDUP_ALLOWED_HOSTS)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off (or 0), or a size of at least 64MiB such as 20GiB (NEARDUP_MEMORY_LIMIT)")
@@ -279,6 +289,22 @@ func parseDurability(s string) (neardup.Durability, error) {
 		return neardup.NoSync, nil
 	}
 	return 0, usagef("--durability %q: want group, sync or nosync", s)
+}
+
+// parseAllowedHosts parses --allowed-hosts: names separated by commas,
+// with spaces around them ignored; nil when there are none (the default
+// check).
+func parseAllowedHosts(s string) ([]string, error) {
+	var hosts []string
+	for h := range strings.SplitSeq(s, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	if err := (server.Options{AllowedHosts: hosts}).Validate(); err != nil {
+		return nil, usagef("--allowed-hosts %q: %s", s, strings.TrimPrefix(err.Error(), "server: "))
+	}
+	return hosts, nil
 }
 
 // parseScores parses --scores and reports whether duplicates get the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -199,6 +201,8 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--max-in-flight", "-1"}, nil, "--max-in-flight -1 is negative"},
 		{nil, map[string]string{"NEARDUP_MAX_IN_FLIGHT": "-1"}, `NEARDUP_MAX_IN_FLIGHT="-1": --max-in-flight -1`},
 		{[]string{"--drain-delay", "-1s"}, nil, "--drain-delay -1s is negative"},
+		{[]string{"--allowed-hosts", "neardup.example:8080"}, nil, `--allowed-hosts "neardup.example:8080": allowed host "neardup.example:8080": want a host name without a port`},
+		{nil, map[string]string{"NEARDUP_ALLOWED_HOSTS": "*, neardup.example"}, `NEARDUP_ALLOWED_HOSTS="*, neardup.example": --allowed-hosts "*, neardup.example": allowed host "*" allows every host`},
 		// The command line wins over the variable, and is named alone.
 		{[]string{"--k", "40"}, map[string]string{"NEARDUP_K": "5"}, "neardup: --k 40: want 0 to 32"},
 		{[]string{"--compression", "gzip"}, nil, `neardup: --compression "gzip"`},
@@ -542,5 +546,108 @@ func TestServeInMemoryLog(t *testing.T) {
 	}
 	if _, err := os.Stat(data); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the --data directory exists (%v)", err)
+	}
+}
+
+// startServe runs serve with args (in memory, on a free loopback port)
+// until the test ends, and returns the address it listens on.
+func startServe(t *testing.T, args ...string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	var errb syncBuffer
+	root := newRootCmd(strings.NewReader(""), io.Discard, &errb)
+	root.SetArgs(append([]string{"serve", "--in-memory", "--addr", "127.0.0.1:0", "--memory-limit", "off"}, args...))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v\n%s", err, errb.String())
+		}
+	})
+	deadline := time.After(30 * time.Second)
+	for {
+		for l := range strings.Lines(errb.String()) {
+			if _, rest, ok := strings.Cut(l, " url=http://"); ok && strings.Contains(l, "msg=ready") {
+				addr, _, _ := strings.Cut(rest, "/")
+				return addr
+			}
+		}
+		select {
+		case err := <-done:
+			done <- err
+			t.Fatalf("serve returned before ready: %v\n%s", err, errb.String())
+		case <-deadline:
+			t.Fatalf("serve not ready after 30s:\n%s", errb.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// serveRequest sends a request to addr with the given Host header and
+// returns the status and the decoded JSON body.
+func serveRequest(t *testing.T, addr, method, path, host, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp.StatusCode, v
+}
+
+// TestServeAllowedHosts checks that serve on loopback answers the names
+// NEARDUP_ALLOWED_HOSTS (--allowed-hosts) lists and localhost, and
+// refuses others with 403 host_not_allowed, against DNS rebinding.
+func TestServeAllowedHosts(t *testing.T) {
+	t.Setenv("NEARDUP_ALLOWED_HOSTS", "neardup.example")
+	addr := startServe(t)
+	_, port, _ := net.SplitHostPort(addr)
+	for host, want := range map[string]int{"neardup.example:" + port: 200, "localhost:" + port: 200, addr: 200, "evil.example:" + port: 403} {
+		code, v := serveRequest(t, addr, "GET", "/v1/stats", host, "")
+		if code != want {
+			t.Errorf("Host %s: %d %v, want %d", host, code, v, want)
+		}
+		if e, _ := v["error"].(map[string]any); want == 403 && e["code"] != "host_not_allowed" {
+			t.Errorf("Host %s: %v, want host_not_allowed", host, v)
+		}
+	}
+}
+
+// TestServeScoresRule checks that serve --scores rule sends the scores
+// it did not compute as null, not 0: for a short near-copy, the
+// Levenshtein ratio the policy decides by alone.
+func TestServeScoresRule(t *testing.T) {
+	addr := startServe(t, "--scores", "rule")
+	text := "The river flooded the old town overnight and the bridge closed."
+	if code, v := serveRequest(t, addr, "POST", "/v1/documents", addr, fmt.Sprintf(`{"id":"a","text":%q}`, text)); code != 200 {
+		t.Fatalf("post: %d %v", code, v)
+	}
+	code, v := serveRequest(t, addr, "POST", "/v1/query", addr, fmt.Sprintf(`{"text":%q}`, strings.Replace(text, "old", "ancient", 1)))
+	ms, _ := v["matches"].([]any)
+	if code != 200 || len(ms) != 1 {
+		t.Fatalf("query: %d %v", code, v)
+	}
+	m := ms[0].(map[string]any)
+	scores := m["scores"].(map[string]any)
+	for _, k := range []string{"jaccard", "cosine"} {
+		if s, ok := scores[k]; !ok || s != nil {
+			t.Errorf("%s: %v, want null (scores %v)", k, s, scores)
+		}
+	}
+	if scores["levenshtein"] != m["similarity"] {
+		t.Errorf("levenshtein %v, want the similarity %v", scores["levenshtein"], m["similarity"])
 	}
 }

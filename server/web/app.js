@@ -267,10 +267,20 @@ function showMatches(matches) {
   for (const m of matches || []) {
     const tr = document.createElement("tr");
     tr.dataset.id = m.id;
-    const cells = [m.id, m.distance, pct(m.similarity), pct(m.scores.jaccard), pct(m.scores.cosine), pct(m.scores.levenshtein)];
-    cells.forEach((text, i) => {
+    const cells = [m.id, m.distance, pct(m.similarity), m.scores.jaccard, m.scores.cosine, m.scores.levenshtein];
+    cells.forEach((v, i) => {
       const td = document.createElement("td");
-      td.textContent = text;
+      if (i < 3) {
+        td.textContent = v;
+      } else if (v === null || v === undefined) {
+        // A server run with --scores rule computes only the measure its
+        // policy decided by; 0% would read as "not similar at all".
+        td.textContent = "not computed";
+        td.className = "none";
+        td.title = "The server computes only the measure its policy decides by (neardup serve --scores rule); the match's similarity is that measure's.";
+      } else {
+        td.textContent = pct(v);
+      }
       td.dataset.label = labels[i];
       tr.appendChild(td);
     });
