@@ -161,16 +161,19 @@ type Options struct {
 	// leanest design (85 bytes) at a million; 50 million documents then
 	// take about 13 GB, and twice that while a full rebuild swaps in new
 	// tables, unless MemoryLimit bounds them.
-	// Set 60 for the leanest design.
+	// Set 60 for the leanest design. At 128 bits each half of the
+	// fingerprints has indexes of its own (see Engine.long), each with
+	// this budget: up to twice the memory per document.
 	IndexBytesPerDocument float64
 	// MemoryLimit is the memory the engine may use, in bytes; 0 (the
 	// default) for no bound. With a bound, the indexes that choose their
 	// design as they grow (of long texts, and of short texts at the long
 	// rule's distance) each keep within MemoryLimit*IndexMemoryShare,
 	// counting the second copy of their tables that a full rebuild holds
-	// (index.Options.MaxBytes): as the store grows they take fewer tables
-	// than IndexBytesPerDocument allows once those would not fit, and
-	// queries cost more. An index read from a snapshot takes the bound
+	// (index.Options.MaxBytes), or at 128 bits each pair of them of the
+	// two halves of the fingerprints together: as the store grows they
+	// take fewer tables than IndexBytesPerDocument allows once those would
+	// not fit, and queries cost more. An index read from a snapshot takes the bound
 	// from its next full rebuild. `neardup serve` sets it to the Go
 	// runtime's memory limit.
 	MemoryLimit int64
@@ -189,7 +192,8 @@ type Options struct {
 const DefaultIndexBytesPerDocument = 270
 
 // IndexMemoryShare is the part of Options.MemoryLimit that each index
-// choosing its design may hold, a rebuild's second copy included: two
+// choosing its design may hold, a rebuild's second copy included (at 128
+// bits, each pair of them of the two halves of the fingerprints): two
 // fifths each, so that with the short-text index, the id map and the
 // caches a store of 50 million documents fits in the limit whatever its
 // mix of short and long texts.
@@ -264,8 +268,9 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// indexMaxBytes is index.Options.MaxBytes for the indexes that choose
-// their design: IndexMemoryShare of MemoryLimit, 0 without one.
+// indexMaxBytes is IndexMemoryShare of MemoryLimit, 0 without one: the
+// memory of the indexes of one role that choose their design (see
+// Engine.indexMaxBytes).
 func (o *Options) indexMaxBytes() int64 {
 	return int64(float64(o.MemoryLimit) * IndexMemoryShare)
 }
@@ -346,12 +351,33 @@ type Engine struct {
 	// shortLong are nil when the Short rule is not wider. longKeys and
 	// shortKeys stay empty: their table keys order every text and short
 	// texts (see stripes).
+	//
+	// At 64 bits the indexes hold the fingerprints and answer the rules'
+	// distances, longK and shortK. At 128 bits each of them holds the
+	// high halves, and a twin of it (longLo, shortLo, shortLongLo; nil at
+	// 64 bits) the low halves of the same documents, and every one is
+	// queried at half its rule's distance, rounded down (longIxK,
+	// shortIxK): two fingerprints within d bits have high halves or low
+	// halves within d/2 (pigeonhole), so the two queries of a role miss
+	// nothing, and each costs what a 64-bit query does. Before, one index
+	// of the high halves was queried at the whole distance, 12 or 20 bits
+	// of 64, where an index is about as slow as a scan (`neardup dedup
+	// --bits 128` took eight to ten times the CPU of 64 bits, against
+	// less than twice now). The matches are then
+	// given their 128-bit distance (see widen), so that the nearest of
+	// them are the nearest by the whole fingerprint.
 	long          *index.Index
 	short         *shortIndex
 	shortLong     *index.Index
+	longLo        *index.Index
+	shortLo       *shortIndex
+	shortLongLo   *index.Index
 	longKeys      *index.Index
 	shortKeys     *index.Index
 	longK, shortK int
+	// longIxK and shortIxK are the distances the indexes are queried at:
+	// longK and shortK at 64 bits, half of them at 128.
+	longIxK, shortIxK int
 
 	life    sync.RWMutex // held shared by operations, exclusively by Close
 	closed  bool
@@ -401,6 +427,13 @@ type Engine struct {
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
 	missingTexts int  // records deleted at Open for their missing texts (dropLost)
+}
+
+// indexMaxBytes is index.Options.MaxBytes for the indexes that choose
+// their design: Options.indexMaxBytes, split between the two halves' indexes
+// of a role at 128 bits.
+func (e *Engine) indexMaxBytes() int64 {
+	return e.opts.indexMaxBytes() / int64(e.bits/64)
 }
 
 // stripeDesign returns the design whose table keys give texts their lock
@@ -592,15 +625,20 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if e.bits != 64 && e.bits != 128 {
 		return nil, fmt.Errorf("neardup: open: the engine indexes 64- or 128-bit fingerprints, not %d", e.bits)
 	}
-	// The index holds the top 64 bits: their distance never exceeds the
-	// full distance, so a query at the full bound misses nothing.
 	e.longK = scale(e.policy.Long.MaxDistance, e.bits)
 	e.shortK = scale(e.policy.Short.MaxDistance, e.bits)
+	// At 128 bits each index holds one half and is queried at half the
+	// distance (see Engine.long).
+	e.longIxK, e.shortIxK = e.longK, e.shortK
+	wide := e.bits != 64
+	if wide {
+		e.longIxK, e.shortIxK = e.longK/2, e.shortK/2
+	}
 	var err error
 	// Wide tables while the design fits the budget wide: fingerprints of
 	// text crowd the short keys of the lean designs (index.Options
 	// WideIfFits).
-	longOpts := index.Options{K: min(e.longK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument, WideIfFits: true, MaxBytes: o.indexMaxBytes()}
+	longOpts := index.Options{K: min(e.longIxK, index.MaxK), ExpectedN: o.ExpectedDocuments, MaxBytesPerEntry: o.IndexBytesPerDocument, WideIfFits: true, MaxBytes: e.indexMaxBytes()}
 	// Stays empty: only its keys are used, to order texts (see stripes),
 	// and they must not change as the long index changes its design.
 	if e.longKeys, err = index.New(index.Options{K: longOpts.K, Design: stripeDesign(longOpts)}); err != nil {
@@ -609,6 +647,11 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	longOpts.Adaptive = true
 	if e.long, err = index.New(longOpts); err != nil {
 		return nil, fmt.Errorf("neardup: open: %w", err)
+	}
+	if wide {
+		if e.longLo, err = index.New(longOpts); err != nil {
+			return nil, fmt.Errorf("neardup: open: %w", err)
+		}
 	}
 	if e.shortK > e.longK && e.policy.ShortLength > 0 {
 		if e.short, err = newShortIndex(e.policy, o.ExpectedDocuments/4); err != nil {
@@ -619,8 +662,16 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		if e.shortLong, err = index.New(shortLongOpts); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
+		if wide {
+			if e.shortLo, err = newShortIndex(e.policy, o.ExpectedDocuments/4); err != nil {
+				return nil, fmt.Errorf("neardup: open: %w", err)
+			}
+			if e.shortLongLo, err = index.New(shortLongOpts); err != nil {
+				return nil, fmt.Errorf("neardup: open: %w", err)
+			}
+		}
 		// Stays empty: only its keys are used, to order short texts.
-		shortOpts := index.Options{K: min(e.shortK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: 800}
+		shortOpts := index.Options{K: min(e.shortIxK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: 800}
 		if e.shortKeys, err = index.New(index.Options{K: shortOpts.K, Design: stripeDesign(shortOpts)}); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
@@ -683,10 +734,13 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	}
 	// The empty indexes, for a rebuild if the snapshot disagrees with the
 	// records once loaded.
-	long, shortLong := e.long, e.shortLong
-	var short *index.Index
+	long, shortLong, longLo, shortLongLo := e.long, e.shortLong, e.longLo, e.shortLongLo
+	var short, shortLo *index.Index
 	if e.short != nil {
 		short = e.short.ix
+	}
+	if e.shortLo != nil {
+		shortLo = e.shortLo.ix
 	}
 	loaded := make(chan error, 1)
 	go func() {
@@ -706,9 +760,12 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	// The snapshot did not load (left by another version, or damaged), or
 	// holds other documents than the records: scan again, this time
 	// building the indexes.
-	e.long, e.shortLong = long, shortLong
+	e.long, e.shortLong, e.longLo, e.shortLongLo = long, shortLong, longLo, shortLongLo
 	if e.short != nil {
 		e.short.ix = short
+	}
+	if e.shortLo != nil {
+		e.shortLo.ix = shortLo
 	}
 	e.clearIDMap()
 	return false, e.restore(true, nil)
@@ -794,11 +851,15 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		}
 		done <- err
 	}()
-	var long, short []index.Entry
+	// longLo and shortLo are the entries of the low halves, at 128 bits.
+	var long, short, longLo, shortLo []index.Entry
 	if buildIndex {
 		// Growing it step by step took 1.7 s of the 10 s scan of 10M
 		// records.
 		long = make([]index.Entry, 0, stored)
+		if e.longLo != nil {
+			longLo = make([]index.Entry, 0, stored)
+		}
 	}
 	var shortLens []int
 	var maxCounter uint64
@@ -819,11 +880,21 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		}
 		if buildIndex {
 			ent := index.Entry{ID: r.Seq, FP: binary.BigEndian.Uint64(r.Fingerprint), Time: r.Time}
+			lo := ent
+			if e.longLo != nil {
+				lo.FP = binary.BigEndian.Uint64(r.Fingerprint[8:])
+			}
 			if e.heldShort(r.TextLen, r.NormLen) {
 				short = append(short, ent)
 				shortLens = append(shortLens, r.NormLen)
+				if e.shortLo != nil {
+					shortLo = append(shortLo, lo)
+				}
 			} else {
 				long = append(long, ent)
+				if e.longLo != nil {
+					longLo = append(longLo, lo)
+				}
 			}
 		}
 		kept++
@@ -849,9 +920,16 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 	}
 	if err == nil && buildIndex {
 		wg.Go(func() { e.long.AddBatch(long) })
+		if e.longLo != nil {
+			wg.Go(func() { e.longLo.AddBatch(longLo) })
+		}
 		if e.short != nil && len(short) > 0 {
 			wg.Go(func() { e.short.addBatch(short, shortLens) })
 			wg.Go(func() { e.shortLong.AddBatch(short) })
+			if e.shortLo != nil {
+				wg.Go(func() { e.shortLo.addBatch(shortLo, shortLens) })
+				wg.Go(func() { e.shortLongLo.AddBatch(shortLo) })
+			}
 		}
 	}
 	wg.Wait()
@@ -870,7 +948,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		if e.shortLong != nil {
 			n += e.shortLong.Len()
 		}
-		if n != kept {
+		if n != kept || !e.halvesAgree() {
 			err = errNoSnapshot
 		}
 	}
@@ -932,14 +1010,27 @@ func (e *Engine) sizeIDMap() (int, error) {
 	return n, nil
 }
 
-// top64 returns the bits of fp the index holds: all of a 64-bit
-// fingerprint, the high half of a 128-bit one.
-func top64(fp Fingerprint) uint64 {
+// halves returns the bits of fp the indexes hold: all of a 64-bit
+// fingerprint and 0, or the high and the low half of a 128-bit one (see
+// Engine.long).
+func halves(fp Fingerprint) (hi, lo uint64) {
 	if fp.Bits() == 128 {
-		hi, _ := fp.Uint128()
-		return hi
+		return fp.Uint128()
 	}
-	return fp.Uint64()
+	return fp.Uint64(), 0
+}
+
+// halvesAgree reports whether each index of the low halves holds as many
+// entries as its twin of the high halves (always at 64 bits, which has
+// none).
+func (e *Engine) halvesAgree() bool {
+	if e.longLo == nil {
+		return true
+	}
+	if e.longLo.Len() != e.long.Len() {
+		return false
+	}
+	return e.short == nil || e.shortLo.ix.Len() == e.short.ix.Len() && e.shortLongLo.Len() == e.shortLong.Len()
 }
 
 // isShort reports whether a text of n runes (before normalization) goes to
@@ -958,15 +1049,30 @@ func (e *Engine) unindex(seq uint64) {
 		e.short.ix.Remove(seq)
 		e.shortLong.Remove(seq)
 	}
+	if e.longLo != nil {
+		e.longLo.Remove(seq)
+		if e.short != nil {
+			e.shortLo.ix.Remove(seq)
+			e.shortLongLo.Remove(seq)
+		}
+	}
 }
 
 // expireIndexes removes the entries older than cutoff from every index,
-// and returns how many documents they were.
+// and returns how many documents they were (those of the high halves at
+// 128 bits: the low halves' are the same documents).
 func (e *Engine) expireIndexes(cutoff int64) int {
 	n := e.long.ExpireBefore(cutoff)
 	if e.short != nil {
 		e.short.ix.ExpireBefore(cutoff)
 		n += e.shortLong.ExpireBefore(cutoff)
+	}
+	if e.longLo != nil {
+		e.longLo.ExpireBefore(cutoff)
+		if e.short != nil {
+			e.shortLo.ix.ExpireBefore(cutoff)
+			e.shortLongLo.ExpireBefore(cutoff)
+		}
 	}
 	return n
 }
@@ -1012,9 +1118,11 @@ type prepared struct {
 	text []byte
 	// view is the text the policy measures: text, or its visible text
 	// when texts are HTML (Engine.visible).
-	view   []byte
-	fp     Fingerprint
-	ix     uint64
+	view []byte
+	fp   Fingerprint
+	// ix is what the indexes of the high halves hold of fp (all of it at
+	// 64 bits), lo what those of the low halves hold (0 at 64 bits).
+	ix, lo uint64
 	runes  int
 	norm   int // runes of the normalized text, for short texts (0 otherwise)
 	time   int64
@@ -1051,7 +1159,7 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 		p.text = []byte(d.Text)
 	}
 	p.fp = e.fp.Fingerprint(p.text)
-	p.ix = top64(p.fp)
+	p.ix, p.lo = halves(p.fp)
 	p.view = e.visible(p.text)
 	p.runes = utf8.RuneCount(p.view)
 	empty := false
@@ -1343,6 +1451,10 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	if len(all) < 2 {
 		return out
 	}
+	if e.longLo != nil {
+		e.queryBatchWide(ps, out)
+		return out
+	}
 	// Only the MaxCandidates nearest of each index are verified, so only
 	// they are kept: a text that many stored ones are near (pages of one
 	// template) costs no Match and no sort for each of them.
@@ -1367,8 +1479,13 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 }
 
 // query returns p's matches in the indexes: as in queryBatch, the
-// MaxCandidates nearest of each index.
-func (e *Engine) query(p *prepared) []index.Match {
+// MaxCandidates nearest of each index (of each role's pair of indexes at
+// 128 bits, see wideMatches). Only the matches of 128-bit fingerprints
+// can fail (their records are read).
+func (e *Engine) query(p *prepared) ([]index.Match, error) {
+	if e.longLo != nil {
+		return e.wideMatches(p, nil, nil)
+	}
 	most := e.opts.MaxCandidates
 	ms := e.long.QueryNearest(p.ix, e.longK, most, nil, nil)
 	switch {
@@ -1383,7 +1500,7 @@ func (e *Engine) query(p *prepared) []index.Match {
 	if ms == nil {
 		ms = []index.Match{} // queried, no match
 	}
-	return ms
+	return ms, nil
 }
 
 // decideWith is decide with p's matches in the indexes given in pre
@@ -1398,7 +1515,10 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 	cutoff := e.cutoff()
 	ms := pre
 	if ms == nil {
-		ms = e.query(p)
+		var err error
+		if ms, err = e.query(p); err != nil {
+			return r, err
+		}
 	}
 	if len(ms) == 0 {
 		return r, nil
@@ -1465,23 +1585,15 @@ func (e *Engine) decideWith(p *prepared, pre []index.Match, known []verdict) (de
 			v, memo = known[i], true
 		}
 		if !memo {
-			if e.bits != 64 || e.opts.DropText {
+			if e.opts.DropText {
 				if ok, err := load(); err != nil {
 					return r, err
 				} else if !ok {
 					continue
 				}
 			}
+			// The whole distance, at 128 bits too (see widen).
 			dist := c.dist
-			if e.bits != 64 {
-				fp, err := FromBytes(rec.Fingerprint)
-				if err != nil {
-					return r, fmt.Errorf("neardup: stored fingerprint of %q: %w", rec.ID, err)
-				}
-				if dist, err = Distance(p.fp, fp); err != nil {
-					return r, fmt.Errorf("neardup: %w", err)
-				}
-			}
 			var other *similarity.Sketch
 			var mine *similarity.Sketch
 			same := false // the candidate's text is p's, byte for byte
@@ -1576,8 +1688,9 @@ type optimistic struct {
 // and removals there were, and p's stripes (appended to scratch).
 func (e *Engine) decideOptimistic(p *prepared, scratch []uint64) optimistic {
 	o := optimistic{removals: e.removals.Load(), inserts: e.inserts.Load(), stripes: e.stripes(p, scratch)}
-	o.pre = e.query(p)
-	o.d, o.err = e.decideWith(p, o.pre, nil)
+	if o.pre, o.err = e.query(p); o.err == nil {
+		o.d, o.err = e.decideWith(p, o.pre, nil)
+	}
 	return o
 }
 
@@ -1640,17 +1753,37 @@ func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, e
 	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) {
 		return e.decideWith(p, nil, o.d.verdicts)
 	}
-	return e.decideWith(p, e.windowMatches(p, w, slices.Clip(o.pre)), o.d.verdicts)
+	ms, err := e.windowMatches(p, w, slices.Clip(o.pre))
+	if err != nil {
+		return decision{}, err
+	}
+	return e.decideWith(p, ms, o.d.verdicts)
 }
 
 // windowMatches appends to dst the inserts in w that the queries of
 // Engine.query would find for p: within the long rule's distance, or,
 // both texts held by the short index, within the short rule's and of a
-// length that may pass it (shortIndex.keeps).
-func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []index.Match {
+// length that may pass it (shortIndex.keeps). At 128 bits the window holds
+// the high halves: the inserts whose high half is near enough have their
+// records read for the whole distance (see widen), which only then can
+// fail.
+func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) ([]index.Match, error) {
 	short := e.heldShort(p.runes, p.norm)
 	for i, fp := range w.all {
 		d := bits.OnesCount64(fp ^ p.ix)
+		if e.longLo != nil {
+			// A half is never farther than the whole.
+			if d > e.longK && !(short && w.held[i]&heldShortBit != 0 && d <= e.shortK) {
+				continue
+			}
+			var ok bool
+			var err error
+			if d, _, ok, err = e.wideDistance(p, w.seqs[i]); err != nil {
+				return dst, err
+			} else if !ok {
+				continue // undone meanwhile
+			}
+		}
 		m := index.Match{ID: w.seqs[i], FP: fp, Distance: d}
 		switch held := w.held[i]; {
 		case d <= e.longK:
@@ -1664,7 +1797,7 @@ func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []inde
 		}
 		dst = append(dst, m)
 	}
-	return dst
+	return dst, nil
 }
 
 // window holds the fingerprints of the inserts numbered from..upto-1,
@@ -1708,11 +1841,22 @@ func (w *window) extend(e *Engine) bool {
 }
 
 // stripes returns the sorted, distinct key-lock stripes of p.
+//
+// At 128 bits they are the stripes of both halves, each at half the
+// rule's distance, as the indexes are queried (see Engine.long): two
+// fingerprints within the rule's distance have high or low halves within
+// half of it, which share a key.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	dst = e.longKeys.Keys(p.ix, dst)
+	if e.longLo != nil {
+		dst = lowKeys(e.longKeys, p.lo, dst)
+	}
 	if e.isShort(p.runes) {
 		n := len(dst)
 		dst = e.shortKeys.Keys(p.ix, dst)
+		if e.longLo != nil {
+			dst = lowKeys(e.shortKeys, p.lo, dst)
+		}
 		for i := n; i < len(dst); i++ {
 			dst[i] ^= 0x5bd1e9955bd1e995 // keep the two indexes' keys apart
 		}
@@ -1722,6 +1866,26 @@ func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	}
 	slices.Sort(dst)
 	return slices.Compact(dst)
+}
+
+// lowKeys appends to dst the keys of ix for lo, the low half of a 128-bit
+// fingerprint, kept apart from those of the high halves.
+func lowKeys(ix *index.Index, lo uint64, dst []uint64) []uint64 {
+	n := len(dst)
+	dst = ix.Keys(lo, dst)
+	for i := n; i < len(dst); i++ {
+		dst[i] ^= 0xc2b2ae3d27d4eb4f
+	}
+	return dst
+}
+
+// stripeTables is the most stripes a document takes (see stripes).
+func (e *Engine) stripeTables() int {
+	m := e.longKeys.Tables()
+	if e.shortKeys != nil {
+		m += e.shortKeys.Tables()
+	}
+	return m * (e.bits / 64)
 }
 
 func (e *Engine) lockKeys(s []uint64) {
@@ -1872,17 +2036,16 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		pre := e.queryBatch(ps)
 		// One slab holds every document's stripes (a slice each before:
 		// 6% of what 64 HTTP clients made the engine allocate).
-		m := e.longKeys.Tables()
-		if e.shortKeys != nil {
-			m += e.shortKeys.Tables()
-		}
+		m := e.stripeTables()
 		slab := make([]uint64, len(ps)*m)
 		parallel(len(ps), func(i int) {
 			if ps[i].err == nil {
 				o := &spec[i]
 				*o = optimistic{removals: removals, inserts: inserts, stripes: e.stripes(&ps[i], slab[i*m:i*m:(i+1)*m])}
 				if o.pre = pre[i]; o.pre == nil {
-					o.pre = e.query(&ps[i])
+					if o.pre, o.err = e.query(&ps[i]); o.err != nil {
+						return
+					}
 				}
 				o.d, o.err = e.decideWith(&ps[i], o.pre, nil)
 			}
@@ -1971,11 +2134,19 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 		}
 		e.markPending(&doc)
 		ent := index.Entry{ID: seq, FP: p.ix, Time: p.time}
+		lo := index.Entry{ID: seq, FP: p.lo, Time: p.time}
 		if e.heldShort(p.runes, p.norm) {
 			e.short.add(ent, p.norm)
 			e.shortLong.Add(ent)
+			if e.shortLo != nil {
+				e.shortLo.add(lo, p.norm)
+				e.shortLongLo.Add(lo)
+			}
 		} else {
 			e.long.Add(ent)
+			if e.longLo != nil {
+				e.longLo.Add(lo)
+			}
 		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
 		e.noteInsert(p, seq)
@@ -2186,12 +2357,20 @@ func (e *Engine) Stats() Stats {
 	if e.closed {
 		return s
 	}
+	// At 128 bits the indexes of the low halves hold the same documents:
+	// their bytes count, their entries do not.
 	s.Documents = e.long.Len()
 	s.IndexBytes = e.long.Bytes()
 	if e.short != nil {
 		s.Documents += e.shortLong.Len()
 		s.ShortDocuments = e.short.ix.Len()
 		s.IndexBytes += e.shortLong.Bytes() + e.short.ix.Bytes()
+	}
+	if e.longLo != nil {
+		s.IndexBytes += e.longLo.Bytes()
+		if e.short != nil {
+			s.IndexBytes += e.shortLongLo.Bytes() + e.shortLo.ix.Bytes()
+		}
 	}
 	s.StoreBytes = e.db.DiskUsage()
 	s.Syncs = e.db.Syncs()

@@ -24,7 +24,11 @@ import (
 // Only the nearest entries' records are read, so a wide k costs at most
 // about one pass over the index: at k = 64 over 200,000 documents, 0.2 ms
 // and 6 KB, where reading every match took 0.6 s and 129 MB
-// (BenchmarkQueryFingerprint).
+// (BenchmarkQueryFingerprint). At 128 bits each half is searched at k/2
+// and the records of the entries found give their whole distance; the
+// nearest by a half need not be the nearest by the whole, so a k far
+// beyond the Policy's (40 bits of 128, say) may read the record of most
+// stored documents.
 func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([]Match, error) {
 	if err := e.enter(); err != nil {
 		return nil, err
@@ -43,20 +47,27 @@ func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([
 	if k > e.bits {
 		k = e.bits
 	}
-	// The index holds the top 64 bits of a wider fingerprint; their distance
-	// is at most the whole distance, so a query at k over them misses nothing,
+	// At 128 bits the indexes hold the halves, each queried at k/2: a
+	// fingerprint within k bits has a half within k/2 (see Engine.long),
 	// and the whole distance is checked below.
 	//
 	// Only the nearest entries are asked for, so that a wide k costs a pass
 	// over the index rather than a record read for every stored document.
 	// Some of them may be dead (expired, not yet dropped from the index) or,
-	// for wider fingerprints, farther than their top bits say: then twice as
+	// for wider fingerprints, farther than their halves say: then twice as
 	// many are asked for, until the answer is sure.
 	want := e.opts.MaxMatches
 	cutoff := e.cutoff()
 	var out []found
 	for n := max(want, 1); ; n *= 2 {
-		ms, all := e.nearestIndexed(top64(fp), min(k, 64), n)
+		var ms []index.Match
+		var all bool
+		floor := 0 // entries not read are at least this far (at 128 bits)
+		if e.longLo == nil {
+			ms, all = e.nearestIndexed(fp.Uint64(), min(k, 64), n)
+		} else {
+			ms, all, floor = e.nearestHalves(fp, k, n)
+		}
 		out = out[:0]
 		for _, m := range ms {
 			f, ok, err := e.foundAt(fp, m, k, longK, cutoff)
@@ -70,10 +81,10 @@ func (e *Engine) QueryFingerprint(ctx context.Context, fp Fingerprint, k int) ([
 		slices.SortFunc(out, func(a, b found) int {
 			return cmp.Or(cmp.Compare(a.m.Distance, b.m.Distance), cmp.Compare(a.seq, b.seq))
 		})
-		// Entries not yet read are at least as far, by their top bits, as
-		// the last one read, and after it by (distance, seq); for 64-bit
-		// fingerprints that is their whole distance.
-		if all || len(out) >= want && (e.bits == 64 || out[want-1].m.Distance < ms[len(ms)-1].Distance) {
+		// At 64 bits entries not yet read are at least as far as the last
+		// one read, and after it by (distance, seq). At 128 bits they are
+		// at least floor bits away, by a half and so by the whole.
+		if all || len(out) >= want && (e.bits == 64 || out[want-1].m.Distance < floor) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
@@ -99,7 +110,8 @@ type found struct {
 
 // nearestIndexed returns the n entries of the long-text indexes (long and
 // shortLong) nearest to q within k bits, by distance then sequence number,
-// and whether they are all the entries within k.
+// and whether they are all the entries within k. It is for 64 bits; see
+// nearestHalves for 128.
 func (e *Engine) nearestIndexed(q uint64, k, n int) (ms []index.Match, all bool) {
 	ms = e.long.QueryNearest(q, k, n, nil, nil)
 	all = len(ms) < n

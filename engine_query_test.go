@@ -373,7 +373,15 @@ func TestDecideAgainWindow(t *testing.T) {
 		if !w.extend(e) {
 			t.Fatal("window not extended")
 		}
-		got, want := top(e.windowMatches(&p, w, slices.Clip(opt.pre))), top(e.query(&p))
+		wm, err := e.windowMatches(&p, w, slices.Clip(opt.pre))
+		if err != nil {
+			t.Fatal(err)
+		}
+		qm, err := e.query(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := top(wm), top(qm)
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d: with the window %v, queried again %v", round, got, want)
 		}

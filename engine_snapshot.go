@@ -30,9 +30,29 @@ func snapshotPath(dir, which string) string {
 	return filepath.Join(dir, "neardup-index-"+which+".snap")
 }
 
+// snapshotFiles are the names of the indexes' snapshot files, in the order
+// of Engine.indexes; the last three are those of the low halves, which
+// 128-bit stores alone have.
+var snapshotFiles = []string{"long", "short", "shortlong", "longlow", "shortlow", "shortlonglow"}
+
+// indexes returns the engine's indexes in the order of snapshotFiles,
+// nil for those it does not have.
+func (e *Engine) indexes() []*index.Index {
+	ixs := []*index.Index{e.long, nil, e.shortLong, e.longLo, nil, e.shortLongLo}
+	if e.short != nil {
+		ixs[1] = e.short.ix
+	}
+	if e.shortLo != nil {
+		ixs[4] = e.shortLo.ix
+	}
+	return ixs
+}
+
 // loadSnapshot replaces the empty indexes with the snapshot whose token
 // the store holds (tok), if its files are valid, and reports whether it
-// did.
+// did. A snapshot of a 128-bit store written before the low halves had
+// indexes of their own has no files for them, and its long indexes were
+// made for the whole distance: it is rebuilt from the store.
 func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 	load := func(which string, k int) (*index.Index, error) {
 		f, r, err := e.openSnapshot(which, tok)
@@ -48,12 +68,13 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 			// Written before the short index had tables.
 			return nil, fmt.Errorf("neardup: %s index snapshot has k=%d, want %d", which, ix.K(), k)
 		}
-		if want := which != "short"; ix.Adaptive() != want || ix.WideIfFits() != want {
+		short := which == "short" || which == "shortlow"
+		if want := !short; ix.Adaptive() != want || ix.WideIfFits() != want {
 			// Written before the long index adapted its design, or its
 			// tables' width.
 			return nil, fmt.Errorf("neardup: %s index snapshot is adaptive %v and wide if it fits %v, want %v", which, ix.Adaptive(), ix.WideIfFits(), want)
 		}
-		if which == "short" && !slices.EqualFunc(ix.Sizes(), shortSizes, func(a, b index.SizedDesign) bool {
+		if short && !slices.EqualFunc(ix.Sizes(), shortSizes, func(a, b index.SizedDesign) bool {
 			return a.UpTo == b.UpTo && a.Design.String() == b.Design.String()
 		}) {
 			// Written before the short index took its design by size.
@@ -61,28 +82,32 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 		}
 		return ix, nil
 	}
-	long, err := load("long", e.long.K())
-	if err != nil {
-		return false, nil // rebuild instead
+	// Snapshots written before the short texts left the long index have
+	// no shortlong file: they are rebuilt from the store, as are those
+	// that lack any other file the engine needs.
+	ixs := e.indexes()
+	got := make([]*index.Index, len(ixs))
+	for i, ix := range ixs {
+		if ix == nil {
+			continue
+		}
+		var err error
+		if got[i], err = load(snapshotFiles[i], ix.K()); err != nil {
+			return false, nil // rebuild instead
+		}
 	}
+	e.long, e.shortLong, e.longLo, e.shortLongLo = got[0], got[2], got[3], got[5]
 	if e.short != nil {
-		short, err := load("short", e.short.ix.K())
-		if err != nil {
-			return false, nil
-		}
-		// Snapshots written before the short texts left the long index
-		// have no shortlong file: they are rebuilt from the store.
-		shortLong, err := load("shortlong", e.shortLong.K())
-		if err != nil {
-			return false, nil
-		}
-		e.short.ix, e.shortLong = short, shortLong
+		e.short.ix = got[1]
 	}
-	e.long = long
+	if e.shortLo != nil {
+		e.shortLo.ix = got[4]
+	}
 	// A snapshot does not keep the memory bound.
-	e.long.SetMaxBytes(e.opts.indexMaxBytes())
-	if e.shortLong != nil {
-		e.shortLong.SetMaxBytes(e.opts.indexMaxBytes())
+	for _, ix := range []*index.Index{e.long, e.shortLong, e.longLo, e.shortLongLo} {
+		if ix != nil {
+			ix.SetMaxBytes(e.indexMaxBytes())
+		}
 	}
 	return true, nil
 }
@@ -90,12 +115,11 @@ func (e *Engine) loadSnapshot(tok []byte) (bool, error) {
 // snapshotNamed reports whether the snapshot files the engine needs exist
 // and begin with tok, the store's token: a quick check before loading them.
 func (e *Engine) snapshotNamed(tok []byte) bool {
-	which := []string{"long"}
-	if e.short != nil {
-		which = append(which, "short", "shortlong")
-	}
-	for _, w := range which {
-		f, _, err := e.openSnapshot(w, tok)
+	for i, ix := range e.indexes() {
+		if ix == nil {
+			continue
+		}
+		f, _, err := e.openSnapshot(snapshotFiles[i], tok)
 		if err != nil {
 			return false
 		}
@@ -128,7 +152,7 @@ func (e *Engine) invalidateSnapshot() error {
 	if err := e.db.SetMeta(snapshotMeta, nil); err != nil {
 		return err
 	}
-	for _, which := range []string{"long", "short", "shortlong"} {
+	for _, which := range snapshotFiles {
 		if err := os.Remove(snapshotPath(e.dir, which)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("neardup: %w", err)
 		}
@@ -166,14 +190,11 @@ func (e *Engine) writeSnapshot() error {
 		}
 		return os.Rename(f.Name(), path)
 	}
-	if err := write("long", e.long); err != nil {
-		return fmt.Errorf("neardup: index snapshot: %w", err)
-	}
-	if e.short != nil {
-		if err := write("short", e.short.ix); err != nil {
-			return fmt.Errorf("neardup: index snapshot: %w", err)
+	for i, ix := range e.indexes() {
+		if ix == nil {
+			continue
 		}
-		if err := write("shortlong", e.shortLong); err != nil {
+		if err := write(snapshotFiles[i], ix); err != nil {
 			return fmt.Errorf("neardup: index snapshot: %w", err)
 		}
 	}

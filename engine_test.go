@@ -1016,32 +1016,48 @@ func TestSnapshotReopen(t *testing.T) {
 // on: two texts the Long rule's distance apart, or two short texts the
 // Short rule's distance apart, share a lock stripe.
 func TestStripesOrderNearDuplicates(t *testing.T) {
-	e := mustOpen(t, "", memOptions(nil))
-	r := rand.New(rand.NewPCG(21, 22))
-	flip := func(fp uint64, d int) uint64 {
-		for _, b := range r.Perm(64)[:d] {
-			fp ^= 1 << b
+	for _, width := range []int{64, 128} {
+		o := memOptions(nil)
+		o.Fingerprint.Bits = width
+		e := mustOpen(t, "", o)
+		r := rand.New(rand.NewPCG(21, 22))
+		// near returns a text of runes runes whose fingerprint is d bits
+		// from (hi, lo), the bits anywhere in the width.
+		near := func(hi, lo uint64, d, runes int) *prepared {
+			for _, b := range r.Perm(width)[:d] {
+				if b < 64 {
+					hi ^= 1 << b
+				} else {
+					lo ^= 1 << (b - 64)
+				}
+			}
+			return &prepared{ix: hi, lo: lo, runes: runes}
 		}
-		return fp
-	}
-	share := func(a, b *prepared) bool {
-		sa := e.stripes(a, nil)
-		for _, s := range e.stripes(b, nil) {
-			if slices.Contains(sa, s) {
-				return true
+		share := func(a, b *prepared) bool {
+			sa := e.stripes(a, nil)
+			for _, s := range e.stripes(b, nil) {
+				if slices.Contains(sa, s) {
+					return true
+				}
+			}
+			return false
+		}
+		for range 2000 {
+			hi, lo := r.Uint64(), uint64(0)
+			if width == 128 {
+				lo = r.Uint64()
+			}
+			long := prepared{ix: hi, lo: lo, runes: 5000}
+			if d := r.IntN(e.longK + 1); !share(&long, near(hi, lo, d, 5000)) {
+				t.Fatalf("%d bits: long texts %d bits apart share no stripe", width, d)
+			}
+			short := prepared{ix: hi, lo: lo, runes: 100}
+			if d := r.IntN(e.shortK + 1); !share(&short, near(hi, lo, d, 100)) {
+				t.Fatalf("%d bits: short texts %d bits apart share no stripe", width, d)
 			}
 		}
-		return false
-	}
-	for range 2000 {
-		fp := r.Uint64()
-		long := prepared{ix: fp, runes: 5000}
-		if d := r.IntN(e.longK + 1); !share(&long, &prepared{ix: flip(fp, d), runes: 5000}) {
-			t.Fatalf("long texts %d bits apart share no stripe", d)
-		}
-		short := prepared{ix: fp, runes: 100}
-		if d := r.IntN(e.shortK + 1); !share(&short, &prepared{ix: flip(fp, d), runes: 100}) {
-			t.Fatalf("short texts %d bits apart share no stripe", d)
+		if n := len(e.stripes(&prepared{ix: 1, lo: 2, runes: 100}, nil)); n > e.stripeTables() {
+			t.Fatalf("%d bits: %d stripes, more than the %d of stripeTables", width, n, e.stripeTables())
 		}
 	}
 }

@@ -27,7 +27,8 @@ const (
 type Rule struct {
 	// MaxDistance is the largest Hamming distance, for 64-bit
 	// fingerprints, at which a stored text is a candidate. It scales with
-	// the width: 128-bit fingerprints allow twice as many bits.
+	// the width: 128-bit fingerprints allow twice as many bits (which the
+	// engine finds by searching each 64-bit half at MaxDistance).
 	MaxDistance int
 	// Measure is the similarity a candidate is confirmed with.
 	Measure Measure
@@ -82,7 +83,10 @@ type Policy struct {
 // recall and false-positive curves bend on the short-text corpora (0.7 lets
 // 2.5% of MRPC's non-paraphrases through; 0.9 loses 12-19 points of recall).
 //
-// Distances double for 128-bit fingerprints. Without texts to compare
+// Distances double for 128-bit fingerprints: two within twice the
+// distance are within it in their high or their low halves, so the engine
+// searches an index of each half at the 64-bit distance, and a 128-bit
+// check costs about two 64-bit ones. Without texts to compare
 // (Options.DropText) only the distance bounds apply.
 func DefaultPolicy() Policy {
 	return Policy{
@@ -116,7 +120,8 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// scale returns a 64-bit distance bound for fingerprints of the given width.
+// scale returns the distance bound for fingerprints of the given width
+// of d, a bound for 64-bit fingerprints: d at 64 bits, 2d at 128.
 func scale(d, bits int) int {
 	if bits <= 64 {
 		return d
