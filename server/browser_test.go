@@ -293,24 +293,7 @@ func TestBrowserScoresNotComputed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
 	}
-	opts := neardup.DefaultOptions()
-	opts.InMemory = true
-	opts.RuleScoreOnly = true
-	e, err := neardup.Open("", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := server.New(server.Options{RuleScoreOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetEngine(e)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		e.Close()
-	})
-	c := client.New(srv.URL, srv.Client())
+	srv, c := startServerWith(t, true)
 	// A short text: the policy decides by the Levenshtein ratio ("Edit").
 	text := "The river flooded the old town overnight and the bridge closed."
 	if _, err := c.CheckAndInsert(context.Background(), client.Document{ID: "first", Text: text}); err != nil {

@@ -89,8 +89,16 @@ func runChild(dir string) int {
 // default options; the caller closes it.
 func openMemEngine(t *testing.T) *neardup.Engine {
 	t.Helper()
+	return openMemEngineWith(t, false)
+}
+
+// openMemEngineWith is openMemEngine with neardup.Options.RuleScoreOnly
+// set to ruleOnly.
+func openMemEngineWith(t *testing.T, ruleOnly bool) *neardup.Engine {
+	t.Helper()
 	opts := neardup.DefaultOptions()
 	opts.InMemory = true
+	opts.RuleScoreOnly = ruleOnly
 	e, err := neardup.Open("", &opts)
 	if err != nil {
 		t.Fatal(err)
@@ -102,8 +110,16 @@ func openMemEngine(t *testing.T) *neardup.Engine {
 // listener and returns the server and a client of it.
 func startServer(t *testing.T) (*httptest.Server, *client.Client) {
 	t.Helper()
-	e := openMemEngine(t)
-	s, err := server.New(server.Options{})
+	return startServerWith(t, false)
+}
+
+// startServerWith is startServer with an engine and a server that give a
+// duplicate's matches only the rule's score when ruleOnly is set (serve
+// --scores rule).
+func startServerWith(t *testing.T, ruleOnly bool) (*httptest.Server, *client.Client) {
+	t.Helper()
+	e := openMemEngineWith(t, ruleOnly)
+	s, err := server.New(server.Options{RuleScoreOnly: ruleOnly})
 	if err != nil {
 		t.Fatal(err)
 	}
