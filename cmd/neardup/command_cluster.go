@@ -230,15 +230,34 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			}
 		})
 	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
+	u := cluster.New(n)
+	sketches := make([]*similarity.Sketch, n)
+	var once = make([]sync.Once, n)
+	sketch := func(i int) *similarity.Sketch {
+		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(texts[i])) })
+		return sketches[i]
+	}
+	// The documents searched: all of them, or without strict the first of
+	// each text only (see clusterCopies).
+	all := make([]int, 0, n)
+	if strict {
+		for i := range n {
+			all = append(all, i)
+		}
+	} else {
+		all = clusterCopies(docs, u, func(i int) bool {
+			if !verify {
+				return true // distance 0 joins any two texts
+			}
+			dup, _ := policy.Decide(sketch(i), sketch(i), 0, bits)
+			return dup
+		})
 	}
 	var bothShort func(a, b int) bool
 	var short []int
 	if shortPass {
 		bothShort = func(a, b int) bool { return isShort(a) && isShort(b) }
-		for i := range n {
+		for _, i := range all {
 			if isShort(i) {
 				short = append(short, i)
 			}
@@ -252,7 +271,6 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			find(short, scale(policy.Short.MaxDistance), nil, emit)
 		}
 	}
-	u := cluster.New(n)
 	if !verify {
 		// Trust the distance alone, by each pair's length class.
 		candidates(func(p clusterPair) {
@@ -262,12 +280,6 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			}
 		})
 		return u.Groups(2)
-	}
-	sketches := make([]*similarity.Sketch, n)
-	var once = make([]sync.Once, n)
-	sketch := func(i int) *similarity.Sketch {
-		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(texts[i])) })
-		return sketches[i]
 	}
 	// test reports, for each pair, whether it passes the policy's test,
 	// on all cores.
@@ -294,6 +306,51 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
 		return dup
 	})
+}
+
+// clusterCopies joins in u every document of docs whose text is an
+// earlier one's, byte for byte, to that earlier one, and returns the
+// documents left to search: the first of each text, in order. A copy has
+// the first's fingerprint, length and sketch, so every pair it makes is
+// decided as the first's pair with the same other document is, and
+// joining the copies at once leaves the groups as they would be. Without
+// it a page repeated n times (an error page of a crawled site) made
+// n²/2 candidate pairs to search and skip. A text that selfJoins says does
+// not pass the test with itself (a policy no text passes) is searched
+// whole, every copy of it.
+//
+// Under --strict the order in which groups merge decides them, so strict
+// searches every document (clusterDocs).
+func clusterCopies(docs []neardup.Document, u *cluster.UnionFind, selfJoins func(i int) bool) []int {
+	first := make(map[string]int, len(docs))
+	copies := make([]int, len(docs)) // -1, or the first document of the text
+	for i, d := range docs {
+		copies[i] = -1
+		if f, ok := first[d.Text]; ok {
+			copies[i] = f
+		} else {
+			first[d.Text] = i
+		}
+	}
+	joins := make(map[int]bool) // by first document, for texts with copies
+	search := make([]int, 0, len(first))
+	for i, f := range copies {
+		if f < 0 {
+			search = append(search, i)
+			continue
+		}
+		ok, seen := joins[f]
+		if !seen {
+			ok = selfJoins(f)
+			joins[f] = ok
+		}
+		if ok {
+			u.Union(f, i)
+		} else {
+			search = append(search, i)
+		}
+	}
+	return search
 }
 
 // clusterStrict groups the items of u (singletons) by the candidate pairs

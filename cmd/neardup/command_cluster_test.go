@@ -228,6 +228,10 @@ func clusterTestDocs(rng *rand.Rand, copies int) []neardup.Document {
 	for range copies / 4 {
 		texts = append(texts, testtext.English(rng, []int{10, 40, 150}[rng.IntN(3)]))
 	}
+	// Texts repeated byte for byte, as pages a crawler fetched twice.
+	for range copies / 10 {
+		texts = append(texts, texts[rng.IntN(len(texts))])
+	}
 	rng.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
 	docs := make([]neardup.Document, len(texts))
 	for i, text := range texts {
@@ -307,6 +311,35 @@ func TestClusterVerifiesLinearly(t *testing.T) {
 		t.Logf("strict %v: %d candidate pairs, %d tested", strict, candidates, verified)
 		if candidates < n*n/4 || verified < n-1 || verified > 3*n {
 			t.Errorf("strict %v: %d candidate pairs, %d tested: want n²/4 = %d or more candidates and n-1 = %d to 3n = %d tests", strict, candidates, verified, n*n/4, n-1, 3*n)
+		}
+	}
+}
+
+// TestClusterCopiesSearchedOnce checks that a text repeated n times, as
+// an error page of a crawled site, is searched once, not as n²/2 candidate
+// pairs, while its copies still join it and the texts near it: one group
+// of the copies and a near-copy, the earliest document its representative.
+func TestClusterCopiesSearchedOnce(t *testing.T) {
+	const n = 2000
+	page := "Page not found. The page you requested could not be found on this server. Check the address or go back to the home page."
+	docs := []neardup.Document{{ID: "near", Text: strings.Replace(page, "requested", "asked for", 1)}}
+	for i := range n {
+		docs = append(docs, neardup.Document{ID: fmt.Sprint(i), Text: page})
+	}
+	docs = append(docs, neardup.Document{ID: "other", Text: fox})
+	fp, err := neardup.NewFingerprinter(neardup.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verify := range []bool{true, false} {
+		c0 := clusterCandidates.Load()
+		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), verify, false, false)
+		candidates := clusterCandidates.Load() - c0
+		if len(groups) != 1 || len(groups[0].Members) != n+1 || groups[0].Representative != 0 {
+			t.Fatalf("verify %v: groups %v, want one of the %d copies and the near-copy, document 0 first", verify, groups, n)
+		}
+		if candidates > 10 {
+			t.Errorf("verify %v: %d candidate pairs searched, want about one (the near-copy and the page), not n²/2", verify, candidates)
 		}
 	}
 }
