@@ -233,7 +233,7 @@ func TestBrowserAddAndCheck(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="first"]`)),
 	)
 	checked := get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict")))
-	row := get(t, ctx, chromedp.Text(chromedp.CSS(`#matches tbody tr[data-id="first"] td`)))
+	row := get(t, ctx, chromedp.Text(chromedp.CSS(`#matches tbody tr[data-id="first"] td .match-id`)))
 	if !regexp.MustCompile(`^Would be a duplicate of first \(distance [0-9]+, similarity [0-9.]+%\)\.$`).MatchString(checked) || row != "first" {
 		t.Errorf("after checking a near-copy: verdict %q, match %q", checked, row)
 	}
@@ -307,7 +307,7 @@ func TestBrowserScoresNotComputed(t *testing.T) {
 		chromedp.Click(chromedp.ID("check-btn")),
 		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="first"]`)),
 	)
-	cells := get(t, ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#matches tbody tr[data-id="first"] td')].map(td => [td.dataset.label, td.textContent, td.title])`))
+	cells := get(t, ctx, chromedp.Evaluate[[][]string](`[...document.querySelectorAll('#matches tbody tr[data-id="first"] td[data-label]')].map(td => [td.dataset.label, td.textContent, td.title])`))
 	if len(cells) != 6 {
 		t.Fatalf("match row %q, want 6 cells", cells)
 	}
@@ -831,6 +831,7 @@ func checkContrast(t *testing.T, ctx context.Context, scheme string) {
 			"text: text box": ratio(text.color, text.backgroundColor),
 			"text: verdict of near-duplicates": ratio(probe("p", "verdict dup", document.getElementById("compare")).color, card),
 			"text: verdict of a new text": ratio(probe("p", "verdict new", document.getElementById("compare")).color, card),
+			"text: stored text under a match": ratio(probe("span", "excerpt", document.getElementById("matches")).color, card),
 			"text: verdict of a repeat": ratio(probe("p", "verdict same", document.getElementById("compare")).color, card),
 			"text: ready badge": ratio(badge.color, badge.bg),
 			"text: error": ratio(probe("p", "error", document.getElementById("compare")).color, probe("p", "error", document.getElementById("compare")).bg),
@@ -855,5 +856,183 @@ func checkContrast(t *testing.T, ctx context.Context, scheme string) {
 		if r < least {
 			t.Errorf("%s scheme, %s: contrast %.2f:1, want at least %.1f:1", scheme, what, r, least)
 		}
+	}
+}
+
+// checkNearCopy stores text as "first" through c, opens the page of srv
+// and checks a near-copy of text there, and returns the near-copy once its
+// match is listed with its Compare button.
+func checkNearCopy(t *testing.T, ctx context.Context, c *client.Client, url, text string) string {
+	t.Helper()
+	if _, err := c.CheckAndInsert(context.Background(), client.Document{ID: "first", Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	nearCopy := strings.ToUpper(text[:1]) + strings.ReplaceAll(text[1:], " ", "  ") + " More words."
+	do(t, ctx,
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible(chromedp.ID("check-btn")),
+		setValue("doc-text", nearCopy),
+		chromedp.Click(chromedp.ID("check-btn")),
+	)
+	waitFor(t, ctx, `document.querySelector('#matches tbody tr[data-id="first"] button') !== null && !document.getElementById("doc-result").hidden`, "the match of the near-copy, with a Compare button")
+	return nearCopy
+}
+
+// matchButton is the Compare button of the match "first".
+var matchButton = chromedp.CSS(`#matches tbody tr[data-id="first"] button`)
+
+// TestBrowserCompareMatch checks a near-copy of a stored document in the
+// page and presses its match's Compare button: the compare section gets
+// the text checked as Text A and the stored text as Text B, with the
+// server's profile (another chosen before is put back), shows the distance
+// the API's comparison of the two gives, names the stored document, and is
+// brought into view with the focus on its result. The match's row shows the
+// start of the stored text.
+func TestBrowserCompareMatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	text := longText(11, 150)
+	do(t, ctx, chromedp.EmulateViewport(1200, 700))
+	nearCopy := checkNearCopy(t, ctx, c, srv.URL, text)
+	want, err := c.Compare(context.Background(), nearCopy, text, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!document.querySelector('#matches tbody tr[data-id="first"] .excerpt').hidden`, "the start of the stored text in the match's row")
+	if got := get(t, ctx, chromedp.Evaluate[string](`document.querySelector('#matches tbody tr[data-id="first"] .excerpt').textContent`)); !strings.HasPrefix(text, strings.TrimSuffix(got, "…")) || len(got) < 150 || len(got) > 210 || !strings.HasSuffix(got, "…") {
+		t.Errorf("the match's row shows %q of the stored text %q, want its first 200 or so characters", got, text[:220])
+	}
+	do(t, ctx,
+		choose("profile", "nilsimsa"),
+		script(`window.scrollTo(0, document.body.scrollHeight)`),
+		chromedp.Click(matchButton),
+	)
+	waitFor(t, ctx, `!document.getElementById("compare-result").hidden && !document.querySelector('#matches tbody tr[data-id="first"] button').disabled && document.getElementById("compare-btn").textContent === "Compare"`, "the comparison of the match")
+	inputs := get(t, ctx, chromedp.Evaluate[[]string](`["text-a", "text-b", "profile"].map(id => document.getElementById(id).value)`))
+	if inputs[0] != nearCopy || inputs[1] != text || inputs[2] != "" {
+		t.Errorf("compare form after Compare on the match: Text A %.40q, Text B %.40q, profile %q; want the text checked %.40q, the stored text %.40q, the server's profile", inputs[0], inputs[1], inputs[2], nearCopy, text)
+	}
+	if d := get(t, ctx, chromedp.Text(chromedp.ID("distance"))); d != fmt.Sprint(want.Distance) {
+		t.Errorf("page shows distance %q, POST /v1/compare says %d", d, want.Distance)
+	}
+	if row := get(t, ctx, chromedp.Evaluate[string](`document.querySelector('#matches tbody tr[data-id="first"] td[data-label="Distance"]').textContent`)); row != fmt.Sprint(want.Distance) {
+		t.Errorf("the match's row says distance %s, its comparison %d", row, want.Distance)
+	}
+	diff := get(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("#grid-a .cell.diff").length`))
+	if diff != want.Distance {
+		t.Errorf("grids highlight %d bits, want %d", diff, want.Distance)
+	}
+	if v, wantV := get(t, ctx, chromedp.Text(chromedp.ID("verdict"))), map[bool]string{true: "Near-duplicates", false: "Not near-duplicates"}[want.Duplicate]; v != wantV {
+		t.Errorf("verdict %q, want %q", v, wantV)
+	}
+	if src := get(t, ctx, chromedp.Text(chromedp.ID("compare-source"))); !strings.Contains(src, "stored document first") {
+		t.Errorf("the comparison does not say it is of the stored document first: %q", src)
+	}
+	view := get(t, ctx, chromedp.Evaluate[string](`(() => { const r = document.getElementById("compare").getBoundingClientRect();
+		return document.activeElement.id + " " + (r.top >= -1 && r.top < innerHeight / 2); })()`))
+	if view != "compare-result true" {
+		t.Errorf("after Compare on the match: focus and compare section in view %q, want the focus on compare-result and the section in view", view)
+	}
+
+	// Typing into the compare form makes the result go, the line naming
+	// the stored document with it; pressing Compare then compares the
+	// form's texts, named by nothing.
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("text-b"), " Edited."))
+	if get(t, ctx, shown("compare-result")) {
+		t.Error("the comparison of the match stays shown after Text B changed")
+	}
+	do(t, ctx, chromedp.Click(chromedp.ID("compare-btn")), chromedp.WaitVisible(chromedp.ID("compare-result")))
+	if get(t, ctx, shown("compare-source")) {
+		t.Errorf("a comparison of typed texts is said to be of a stored document: %q", get(t, ctx, chromedp.Text(chromedp.ID("compare-source"))))
+	}
+}
+
+// TestBrowserCompareMatchRefused presses a match's Compare button when the
+// stored document cannot be compared: stored without its text, the compare
+// form changed while it was on its way, and deleted since the check. Each
+// gets a message in the Check or add section, and leaves the compare form
+// as the user left it.
+func TestBrowserCompareMatchRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startSteeredServer(t, server.Options{})
+	ctx := newBrowser(t)
+	text := longText(12, 120)
+	checkNearCopy(t, ctx, c, srv.URL, text)
+	const typedA, typedB = "A text typed before.", "Another text typed before."
+	do(t, ctx, setValue("text-a", typedA), setValue("text-b", typedB))
+	// form is what the compare form holds and shows.
+	const form = `["text-a", "text-b"].map(id => document.getElementById(id).value).concat(String(document.getElementById("compare-result").hidden))`
+	unchanged := func(when string, a, b string) {
+		t.Helper()
+		if got := get(t, ctx, chromedp.Evaluate[[]string](form)); got[0] != a || got[1] != b || got[2] != "true" {
+			t.Errorf("%s: compare form %.60q, want %q, %q and no result", when, got, a, b)
+		}
+	}
+	// press presses the match's Compare button and waits for its answer.
+	press := func() {
+		t.Helper()
+		do(t, ctx, chromedp.Click(matchButton))
+		waitFor(t, ctx, `!document.querySelector('#matches tbody tr[data-id="first"] button').disabled && (!document.getElementById("doc-error").hidden || !document.getElementById("doc-note").hidden)`, "a message after Compare on the match")
+	}
+	message := func() string {
+		return get(t, ctx, chromedp.Evaluate[string](`(e => e.hidden ? "" : e.textContent)(document.getElementById("doc-error"))`))
+	}
+
+	// A store that keeps no texts answers an empty one.
+	srv.hook("GET /v1/documents/first", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"first","text":"","meta":null}`)
+	})
+	press()
+	if msg := message(); msg != "The store keeps no text of first (only its fingerprint): there is nothing to compare with." {
+		t.Errorf("a match stored without its text: %q", msg)
+	}
+	unchanged("a match stored without its text", typedA, typedB)
+	srv.hook("GET /v1/documents/first", nil)
+
+	// The user types into Text A while the document is on its way.
+	release := srv.hold("GET /v1/documents/first")
+	do(t, ctx, chromedp.Click(matchButton))
+	waitFor(t, ctx, `document.querySelector('#matches tbody tr[data-id="first"] button').disabled`, "Compare on the match pressed")
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("text-a"), " More."))
+	release()
+	waitFor(t, ctx, `!document.querySelector('#matches tbody tr[data-id="first"] button').disabled`, "the held document answered")
+	if note := get(t, ctx, chromedp.Evaluate[string](`(e => e.hidden ? "" : e.textContent)(document.getElementById("doc-note"))`)); !strings.Contains(note, "The compare form changed") {
+		t.Errorf("the compare form changed while the document came: note %q", note)
+	}
+	unchanged("the compare form changed while the document came", typedA+" More.", typedB)
+
+	// The user types into the text checked while the document is on its
+	// way: the match is no longer one of the text the form holds.
+	release = srv.hold("GET /v1/documents/first")
+	do(t, ctx, chromedp.Click(matchButton))
+	waitFor(t, ctx, `document.querySelector('#matches tbody tr[data-id="first"] button').disabled`, "Compare on the match pressed")
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("doc-text"), " Even more."))
+	release()
+	waitFor(t, ctx, `!document.getElementById("doc-note").hidden`, "a note on the text changed while the document came")
+	if note := get(t, ctx, chromedp.Text(chromedp.ID("doc-note"))); !strings.HasPrefix(note, "The text changed while the page was fetching first") {
+		t.Errorf("the text checked changed while the document came: note %q", note)
+	}
+	unchanged("the text checked changed while the document came", typedA+" More.", typedB)
+	// Checked again, it is listed again.
+	do(t, ctx, chromedp.Click(chromedp.ID("check-btn")))
+	waitFor(t, ctx, `document.querySelector('#matches tbody tr[data-id="first"] button') !== null && !document.getElementById("doc-result").hidden`, "the match of the text checked again")
+
+	// Deleted since the check.
+	if err := c.Delete(context.Background(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	press()
+	if msg := message(); !strings.HasPrefix(msg, "The store no longer holds first (it was deleted or expired since the check)") || !strings.Contains(msg, "not_found, HTTP 404") {
+		t.Errorf("a match deleted since the check: %q", msg)
+	}
+	unchanged("a match deleted since the check", typedA+" More.", typedB)
+	if focus := get(t, ctx, chromedp.Evaluate[string](`document.activeElement.className`)); focus != "compare-match" {
+		t.Errorf("after the message, the focus is on %q, want the match's Compare button", focus)
 	}
 }

@@ -213,8 +213,11 @@ function compareInputs() {
   return body;
 }
 
-async function compare(ev) {
-  ev.preventDefault();
+// compare compares the texts the compare form holds. source, when given,
+// says where they came from (a match of the store's), shown with the
+// result.
+async function compare(ev, source) {
+  if (ev) ev.preventDefault();
   const body = compareInputs();
   await withBusy(sections.compare, [$("compare-btn")], $("compare-btn"), "Comparing…", async () => {
     try {
@@ -233,6 +236,7 @@ async function compare(ev) {
       const v = $("verdict");
       v.textContent = r.duplicate ? "Near-duplicates" : "Not near-duplicates";
       v.className = "verdict " + (r.duplicate ? "dup" : "new");
+      showNote($("compare-source"), source);
       $("fp-a").textContent = r.fingerprint_a;
       $("fp-b").textContent = r.fingerprint_b;
       const a = hexBits(r.fingerprint_a), b = hexBits(r.fingerprint_b);
@@ -257,20 +261,36 @@ async function compare(ev) {
 // longer those sent: it is not the answer for what the form holds.
 class Changed extends Error {}
 
-// showMatches fills the match table. Each cell carries its column's name
-// (data-label), which a phone's narrow layout shows above the value in
-// place of the header row.
-function showMatches(matches) {
+// matchesShown counts the match tables drawn: a stored text fetched for
+// a table since replaced is not shown in the new one.
+let matchesShown = 0;
+
+// showMatches fills the match table of the text checked. Each cell carries
+// its column's name (data-label), which a phone's narrow layout shows above
+// the value in place of the header row. Each match gets a Compare button,
+// which compares checked with the match's stored text.
+function showMatches(matches, checked) {
   const tbody = $("matches").querySelector("tbody");
   const labels = [...$("matches").querySelectorAll("thead th")].map((th) => th.textContent);
   tbody.textContent = "";
-  for (const m of matches || []) {
+  matchesShown++;
+  (matches || []).forEach((m, n) => {
     const tr = document.createElement("tr");
     tr.dataset.id = m.id;
     const cells = [m.id, m.distance, pct(m.similarity), m.scores.jaccard, m.scores.cosine, m.scores.levenshtein];
     cells.forEach((v, i) => {
       const td = document.createElement("td");
-      if (i < 3) {
+      if (i === 0) {
+        // The id, and under it the start of the stored text once fetched.
+        const id = document.createElement("span");
+        id.className = "match-id";
+        id.id = "match-" + matchesShown + "-" + n;
+        id.textContent = v;
+        const text = document.createElement("span");
+        text.className = "excerpt";
+        text.hidden = true;
+        td.append(id, text);
+      } else if (i < 3) {
         td.textContent = v;
       } else if (v === null || v === undefined) {
         // A server run with --scores rule computes only the measure its
@@ -284,11 +304,116 @@ function showMatches(matches) {
       td.dataset.label = labels[i];
       tr.appendChild(td);
     });
+    const td = document.createElement("td");
+    td.className = "act";
+    const btn = document.createElement("button");
+    btn.type = "button";
+    btn.className = "compare-match";
+    btn.textContent = "Compare";
+    // Among the rows' buttons, each is told by its match's id.
+    btn.setAttribute("aria-describedby", "match-" + matchesShown + "-" + n);
+    btn.title = "Compare the text checked with " + m.id + " as stored";
+    btn.addEventListener("click", () => compareStored(m.id, checked, btn));
+    td.appendChild(btn);
+    tr.appendChild(td);
     tbody.appendChild(tr);
-  }
+  });
   const none = !matches || matches.length === 0;
   $("matches").hidden = none;
   $("no-matches").hidden = !none;
+}
+
+// matchButtons returns the Compare buttons of the match table.
+function matchButtons() {
+  return [...$("matches").querySelectorAll("button.compare-match")];
+}
+
+// docButtons returns the buttons of the Check or add section.
+function docButtons() {
+  return [$("check-btn"), $("add-btn"), ...matchButtons()];
+}
+
+// docPath is the API's path of the stored document id. The id is
+// percent-encoded, dots too when it is only dots ("." and ".." are path
+// segments a URL resolves away), as the Go client does.
+function docPath(id) {
+  let e = encodeURIComponent(id);
+  if (e.replace(/\./g, "") === "") e = e.replace(/\./g, "%2E");
+  return "/v1/documents/" + e;
+}
+
+// excerpt returns the first n or so characters of text, its white space
+// run together, cut after a word when there is more.
+function excerpt(text, n = 200) {
+  const s = text.replace(/\s+/g, " ").trim(), chars = Array.from(s);
+  if (chars.length <= n) return s;
+  let cut = chars.slice(0, n).join("");
+  const space = cut.lastIndexOf(" ");
+  if (space > cut.length * 0.6) cut = cut.slice(0, space);
+  return cut.replace(/[\s.,;:]+$/, "") + "…";
+}
+
+// showExcerpts fetches the stored text of each match of the table shown,
+// one after the other, and shows its start under the match's id. It is a
+// help to reading, no more: a text that cannot be fetched is left out (its
+// Compare button says why), and a table drawn since stops it.
+async function showExcerpts() {
+  const table = matchesShown;
+  for (const tr of $("matches").querySelectorAll("tbody tr")) {
+    if (table !== matchesShown) return;
+    try {
+      const d = await api("GET", docPath(tr.dataset.id));
+      if (table !== matchesShown || !d.text) continue;
+      const el = tr.querySelector(".excerpt");
+      el.textContent = excerpt(d.text);
+      el.hidden = false;
+    } catch (_) {
+      // Left out: see above.
+    }
+  }
+}
+
+// compareStored fetches the stored document id, a match of the text
+// checked, and compares the two in the compare section: Text A the text
+// checked, Text B the stored one, with the server's profile and width (those
+// the store matched them with). The compare section is then brought into
+// view, the focus on its answer. A document gone, or stored without its
+// text, gets a message in the Check or add section, and the compare form is
+// left as it was; so it is when the form, or the text checked, changed
+// while the document was on its way.
+async function compareStored(id, checked, pressed) {
+  const before = compareInputs();
+  let text = null;
+  await withBusy(sections.doc, docButtons(), pressed, "Loading…", async () => {
+    try {
+      const d = await api("GET", docPath(id));
+      if (!d.text) throw new Error("The store keeps no text of " + id + " (only its fingerprint): there is nothing to compare with.");
+      if ($("doc-text").value !== checked) {
+        showNote($("doc-note"), "The text changed while the page was fetching " + id + ": check it again to compare it with its matches.");
+      } else if (!sameInputs(before, compareInputs())) {
+        showNote($("doc-note"), "The compare form changed while the page was fetching " + id + ": press Compare again to load the two texts into it.");
+      } else {
+        text = d.text;
+      }
+    } catch (e) {
+      if (e.status === 404 && e.code === "not_found") {
+        e.message = "The store no longer holds " + id + " (it was deleted or expired since the check): there is nothing to compare with.";
+      }
+      showError($("doc-error"), e);
+    }
+  });
+  if (text === null) return;
+  $("text-a").value = checked;
+  $("text-b").value = text;
+  $("profile").value = "";
+  $("bits").value = "";
+  syncWidths();
+  clearSection(sections.compare);
+  $("compare").scrollIntoView({ block: "start" });
+  await compare(null, "Text A is the text checked, Text B the stored document " + id + ".");
+  // The answer, or why there is none.
+  const answer = ["compare-result", "compare-error", "compare-note"].map($).find((el) => !el.hidden);
+  if (answer) answer.focus({ preventScroll: true });
 }
 
 // docInputs returns the request of Check and add (insert) or Check only.
@@ -301,7 +426,7 @@ function docInputs(insert) {
 async function submitDoc(insert) {
   const body = docInputs(insert), text = body.text;
   const pressed = insert ? $("add-btn") : $("check-btn");
-  await withBusy(sections.doc, [$("check-btn"), $("add-btn")], pressed, insert ? "Adding…" : "Checking…", async () => {
+  await withBusy(sections.doc, docButtons(), pressed, insert ? "Adding…" : "Checking…", async () => {
     const v = $("doc-verdict");
     try {
       if (!text.trim()) throw new Error("Type a document first.");
@@ -320,7 +445,7 @@ async function submitDoc(insert) {
           v.textContent = "New: stored as " + r.id + ".";
           v.className = "verdict new";
         }
-        showMatches(r.matches);
+        showMatches(r.matches, text);
       } else {
         const r = await api("POST", "/v1/query", body);
         loadStats();
@@ -335,10 +460,11 @@ async function submitDoc(insert) {
           v.textContent = "Would be new.";
           v.className = "verdict new";
         }
-        showMatches(r.matches);
+        showMatches(r.matches, text);
       }
       if (!sameInputs(body, docInputs(insert))) throw new Changed();
       $("doc-result").hidden = false;
+      showExcerpts();
     } catch (e) {
       $("doc-result").hidden = true; // not the answer for this text
       if (e instanceof Changed && insert) {
