@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 )
 
 // A page of another site can reach a server on loopback through the
@@ -163,11 +165,50 @@ func (s *Server) checkHosts(h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if (p.given || r.Context().Value(checkHostsKey{}) != nil) && !p.allows(r.Host, localAddr(r)) {
+			s.metrics.refused.WithLabelValues("host_not_allowed").Inc()
+			s.hostsRefused.note(r.Host, s.opts.Logger)
 			writeError(w, hostNotAllowed(r.Host))
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// refusedHosts remembers the Host names a server has refused, to log the
+// first refusal of each: after an upgrade behind a proxy that passes its
+// own names on, every request is refused, and the log says why once per
+// name rather than once per request.
+type refusedHosts struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+// maxRefusedHosts bounds the names logged, so that a client sending a new
+// Host with every request cannot fill the log or the memory.
+const maxRefusedHosts = 16
+
+// note logs the refusal of a request whose Host is hostport, unless its
+// host was refused before or maxRefusedHosts hosts have been.
+func (rh *refusedHosts) note(hostport string, log *slog.Logger) {
+	h := normalHost(hostport)
+	rh.mu.Lock()
+	first := !rh.names[h] && len(rh.names) < maxRefusedHosts
+	if first {
+		if rh.names == nil {
+			rh.names = make(map[string]bool)
+		}
+		rh.names[h] = true
+	}
+	last := len(rh.names) == maxRefusedHosts
+	rh.mu.Unlock()
+	if !first {
+		return
+	}
+	msg := "refused a request whose Host this server does not answer to (403 host_not_allowed); if it is a name of this server, start it with --allowed-hosts"
+	if last {
+		msg += "; other hosts refused from now on are counted in neardup_http_refused_total, not logged"
+	}
+	log.Warn(msg, "host", hostport, "allow", hostFlag(hostport))
 }
 
 // hostNotAllowed is the answer to a request whose Host is not allowed.

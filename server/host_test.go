@@ -1,14 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -233,4 +237,66 @@ func TestHostsNotCheckedOffLoopback(t *testing.T) {
 		cancel()
 		<-done
 	}
+}
+
+// TestHostRefusalsCountedAndLogged checks that refused Hosts are counted
+// in neardup_http_refused_total and logged once per host, naming the flag
+// that allows it (after an upgrade behind a proxy that passes its own
+// names on, every request is refused, and the log must say why without a
+// line per request), and that the log stops at maxRefusedHosts hosts.
+func TestHostRefusalsCountedAndLogged(t *testing.T) {
+	var logBuf bytes.Buffer
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logBuf, mu: &logMu}, nil))
+	s, _ := newTestServer(t, Options{Logger: log})
+	ln, cancel, served := serveLoopback(t, s)
+	defer func() {
+		cancel()
+		<-served
+	}()
+	addr := ln.Addr().String()
+	for range 3 {
+		if code, body := hostRequest(t, addr, "GET", "/v1/stats", "proxy.example:443", ""); code != 403 {
+			t.Fatalf("Host proxy.example: %d %s, want 403", code, body)
+		}
+	}
+	for i := range maxRefusedHosts + 4 {
+		hostRequest(t, addr, "GET", "/v1/stats", fmt.Sprintf("h%d.example", i), "")
+	}
+	logMu.Lock()
+	lines := strings.Split(strings.TrimSpace(logBuf.String()), "\n")
+	logMu.Unlock()
+	var proxy int
+	for _, l := range lines {
+		if strings.Contains(l, "host=proxy.example:443") {
+			proxy++
+			if !strings.Contains(l, "--allowed-hosts") || !strings.Contains(l, "allow=proxy.example") {
+				t.Errorf("log line %q: want the flag and the name to give it", l)
+			}
+		}
+	}
+	if proxy != 1 || len(lines) != maxRefusedHosts {
+		t.Errorf("log:\n%s\nwant one line for proxy.example of its 3 refusals and %d lines in all", strings.Join(lines, "\n"), maxRefusedHosts)
+	}
+	if !strings.Contains(lines[len(lines)-1], "not logged") {
+		t.Errorf("last log line %q: want it to say later refusals are not logged", lines[len(lines)-1])
+	}
+	code, metrics := hostRequest(t, addr, "GET", "/metrics", "localhost", "")
+	want := fmt.Sprintf(`neardup_http_refused_total{code="host_not_allowed"} %d`, 3+maxRefusedHosts+4)
+	if code != 200 || !strings.Contains(metrics, want) || !strings.Contains(metrics, `neardup_http_refused_total{code="cross_origin"} 0`) {
+		t.Errorf("metrics (%d) lack %q or the cross_origin series at 0", code, want)
+	}
+}
+
+// lockedWriter is an io.Writer that takes mu around each write, for a log
+// that handlers write to from many goroutines.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -21,6 +21,9 @@ type metrics struct {
 	duplicates prometheus.Counter
 	inserted   prometheus.Counter
 	rejected   prometheus.Counter
+	// refused counts the requests refused before any route saw them,
+	// by the error's code (host_not_allowed, cross_origin).
+	refused *prometheus.CounterVec
 }
 
 func newMetrics(s *Server) *metrics {
@@ -51,8 +54,15 @@ func newMetrics(s *Server) *metrics {
 			Name: "neardup_http_overloaded_total",
 			Help: "Requests refused with 429 because MaxInFlight requests were in progress.",
 		}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "neardup_http_refused_total",
+			Help: "Requests refused with 403 before any route: host_not_allowed (a Host header the server does not answer to, see --allowed-hosts) or cross_origin (a browser's cross-site write).",
+		}, []string{"code"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.documents, m.duplicates, m.inserted, m.rejected,
+	for _, code := range []string{"host_not_allowed", "cross_origin"} {
+		m.refused.WithLabelValues(code) // 0 until the first, so a rate can be taken
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.documents, m.duplicates, m.inserted, m.rejected, m.refused,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "neardup_http_in_flight_requests",
 			Help: "API requests being served now.",

@@ -62,6 +62,7 @@ func (s *Server) buildHandler() http.Handler {
 	// is refused. Programs and the server's own page are not affected.
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.metrics.refused.WithLabelValues("cross_origin").Inc()
 		writeError(w, newError(http.StatusForbidden, "cross_origin", "a request from another site's page is refused: the API takes writes from programs and from its own page"))
 	}))
 	return cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -191,12 +191,14 @@ type Server struct {
 	active  atomic.Int64
 	handler http.Handler
 	hosts   hostPolicy
-	routes  []Route
-	metrics *metrics
-	fps     *fingerprinters
-	scoring scoring
-	ids     idSource
-	bufs    bufferPool
+	// hostsRefused are the hosts refused so far, for the log.
+	hostsRefused refusedHosts
+	routes       []Route
+	metrics      *metrics
+	fps          *fingerprinters
+	scoring      scoring
+	ids          idSource
+	bufs         bufferPool
 	// statMetrics are the engine statistics exported at /metrics.
 	statMetrics []statMetric
 }
