@@ -459,7 +459,10 @@ func stripeDesign(o index.Options) index.Design {
 type recentInsert struct {
 	stamp atomic.Uint64
 	fp    atomic.Uint64
-	seq   atomic.Uint64
+	// lo is the low half of a 128-bit fingerprint (fp its high half), 0
+	// at 64 bits.
+	lo  atomic.Uint64
+	seq atomic.Uint64
 	// held is heldShortBit with the text's tag (see tag) when the short
 	// index holds it, 0 when the long index does.
 	held atomic.Uint64
@@ -1701,6 +1704,7 @@ func (e *Engine) noteInsert(p *prepared, seq uint64) {
 	r := &e.recent[n%recentSize]
 	r.stamp.Store(0)
 	r.fp.Store(p.ix)
+	r.lo.Store(p.lo)
 	r.seq.Store(seq)
 	var held uint64
 	if e.heldShort(p.runes, p.norm) {
@@ -1753,36 +1757,20 @@ func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, e
 	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) {
 		return e.decideWith(p, nil, o.d.verdicts)
 	}
-	ms, err := e.windowMatches(p, w, slices.Clip(o.pre))
-	if err != nil {
-		return decision{}, err
-	}
-	return e.decideWith(p, ms, o.d.verdicts)
+	return e.decideWith(p, e.windowMatches(p, w, slices.Clip(o.pre)), o.d.verdicts)
 }
 
 // windowMatches appends to dst the inserts in w that the queries of
 // Engine.query would find for p: within the long rule's distance, or,
 // both texts held by the short index, within the short rule's and of a
-// length that may pass it (shortIndex.keeps). At 128 bits the window holds
-// the high halves: the inserts whose high half is near enough have their
-// records read for the whole distance (see widen), which only then can
-// fail.
-func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) ([]index.Match, error) {
+// length that may pass it (shortIndex.keeps), by the whole distance at
+// 128 bits too.
+func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []index.Match {
 	short := e.heldShort(p.runes, p.norm)
 	for i, fp := range w.all {
 		d := bits.OnesCount64(fp ^ p.ix)
-		if e.longLo != nil {
-			// A half is never farther than the whole.
-			if d > e.longK && !(short && w.held[i]&heldShortBit != 0 && d <= e.shortK) {
-				continue
-			}
-			var ok bool
-			var err error
-			if d, _, ok, err = e.wideDistance(p, w.seqs[i]); err != nil {
-				return dst, err
-			} else if !ok {
-				continue // undone meanwhile
-			}
+		if w.lo != nil {
+			d += bits.OnesCount64(w.lo[i] ^ p.lo)
 		}
 		m := index.Match{ID: w.seqs[i], FP: fp, Distance: d}
 		switch held := w.held[i]; {
@@ -1797,7 +1785,7 @@ func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) ([]ind
 		}
 		dst = append(dst, m)
 	}
-	return dst, nil
+	return dst
 }
 
 // window holds the fingerprints of the inserts numbered from..upto-1,
@@ -1806,7 +1794,8 @@ func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) ([]ind
 // once, and the fingerprints are tested 64 at a time.
 type window struct {
 	from, upto uint64
-	all        []uint64 // the fingerprints of every insert
+	all        []uint64 // the fingerprints of every insert (high halves at 128 bits)
+	lo         []uint64 // at 128 bits, their low halves
 	seqs       []uint64 // their seqs
 	held       []uint64 // their recentInsert.held
 	short      []uint64 // the fingerprints of short texts
@@ -1828,11 +1817,14 @@ func (w *window) extend(e *Engine) bool {
 		if stamp>>1 != n+1 {
 			return false
 		}
-		fp, seq, held := r.fp.Load(), r.seq.Load(), r.held.Load()
+		fp, lo, seq, held := r.fp.Load(), r.lo.Load(), r.seq.Load(), r.held.Load()
 		if r.stamp.Load() != stamp {
 			return false
 		}
 		w.all, w.seqs, w.held = append(w.all, fp), append(w.seqs, seq), append(w.held, held)
+		if e.longLo != nil {
+			w.lo = append(w.lo, lo)
+		}
 		if stamp&1 != 0 {
 			w.short = append(w.short, fp)
 		}
