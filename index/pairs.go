@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -17,6 +18,60 @@ import (
 // no particular order. A negative k gives no pairs. es may hold at most
 // 2^32 entries; Pairs panics beyond that.
 func Pairs(es []Entry, k int, emit func(a, b Entry, d int)) {
+	pairs(es, k, emit, nil)
+}
+
+// A Joiner lets PairsJoin find the connected components of a graph whose
+// edges are some of the pairs within k bits (those its Join accepts),
+// without meeting every pair of a crowded run: a run of entries sharing a
+// table's key (or all of them, where no table pays) holds every pair of
+// its entries, so n texts that all lie within k bits of each other (one
+// template with a changing number) made n² pairs to emit, and n² tests of
+// whether each one's entries were already joined.
+//
+// A run of at least MinRun entries is given to the Joiner instead of
+// emit: each entry is compared with the sets its earlier entries in the
+// run belong to, and with each set only until Join accepts one of its
+// entries, as an entry joined to one member of a set is joined to all of
+// them. A run of texts of one template then costs about one Join for each
+// entry. Runs of unrelated entries cost what they do with emit.
+type Joiner struct {
+	// MinRun is the smallest run handed to Join; 0 means 4096.
+	MinRun int
+	// Find returns the representative of the set e is in: the same for
+	// two entries exactly when they are joined.
+	Find func(e Entry) int
+	// Join is called, from the calling goroutine, for a pair of entries
+	// within k bits in different sets, a the later one of the run, d
+	// their distance. It tests the pair and, if it passes, merges their
+	// sets (so that Find agrees afterwards) and returns true.
+	Join func(a, b Entry, d int) bool
+	// Alone, if set, names the entries that pair only with entries it
+	// does not name: a pair of two it names is neither emitted nor
+	// given to Join.
+	Alone func(e Entry) bool
+	// Settle, if set, is called before a run is given to Join, so that the
+	// pairs emitted before it are tested and joined first: Find must then
+	// answer for all of them.
+	Settle func()
+}
+
+// PairsJoin is Pairs, except that the pairs of crowded runs go to j
+// (see Joiner) instead of emit: a pair of such a run is given to Join, or
+// left out because its entries were already in one set or because Join
+// accepted another pair that joined them. Each pair within k bits is
+// either emitted, or considered by j in that way, exactly once. emit and
+// j's functions are called from the calling goroutine, one call at a
+// time.
+func PairsJoin(es []Entry, k int, emit func(a, b Entry, d int), j Joiner) {
+	if j.MinRun <= 0 {
+		j.MinRun = 4096
+	}
+	pairs(es, k, emit, &j)
+}
+
+// pairs is Pairs, with crowded runs given to j when it is not nil.
+func pairs(es []Entry, k int, emit func(a, b Entry, d int), j *Joiner) {
 	if k < 0 || len(es) < 2 {
 		return
 	}
@@ -24,7 +79,21 @@ func Pairs(es []Entry, k int, emit func(a, b Entry, d int)) {
 		panic("index: Pairs over more than 2^32 entries")
 	}
 	d, ok := choosePairsDesign(k, len(es))
-	out := make(chan []pairHit, 64)
+	if !ok && j != nil && len(es) >= j.MinRun {
+		// Every pair is compared: the whole of es is one run, which no
+		// table filters.
+		run := make([]pairRec, len(es))
+		for i, e := range es {
+			run[i] = pairRec{p: e.FP, i: uint32(i)}
+		}
+		joinRun(es, nil, -1, k, run, j)
+		return
+	}
+	minRun := math.MaxInt
+	if j != nil {
+		minRun = j.MinRun
+	}
+	out := make(chan pairMsg, 64)
 	go func() {
 		defer close(out)
 		if !ok {
@@ -38,7 +107,7 @@ func Pairs(es []Entry, k int, emit func(a, b Entry, d int)) {
 			wg.Go(func() {
 				var a, tmp []pairRec
 				for t := range next {
-					a, tmp = pairsTable(es, tabs, t, k, a, tmp, out)
+					a, tmp = pairsTable(es, tabs, t, k, minRun, a, tmp, out)
 				}
 			})
 		}
@@ -48,9 +117,125 @@ func Pairs(es []Entry, k int, emit func(a, b Entry, d int)) {
 		close(next)
 		wg.Wait()
 	}()
-	for hits := range out {
-		for _, h := range hits {
-			emit(es[h.a], es[h.b], int(h.d))
+	for m := range out {
+		if m.run != nil {
+			joinRun(es, m.tabs, m.t, k, m.run, j)
+			continue
+		}
+		for _, h := range m.hits {
+			a, b := es[h.a], es[h.b]
+			if j != nil && j.Alone != nil && j.Alone(a) && j.Alone(b) {
+				continue
+			}
+			emit(a, b, int(h.d))
+		}
+	}
+}
+
+// pairMsg is what the searches of Pairs send: found pairs, or a crowded
+// run for the Joiner (a copy, with its table t among tabs).
+type pairMsg struct {
+	hits []pairHit
+	run  []pairRec
+	tabs []table
+	t    int
+}
+
+// joinRun gives j the pairs of run, a run of entries of es sharing table
+// t's key (t < 0: all of es, no table), that are within k bits, that
+// table t is the first to share and that j.Alone does not rule out. Each
+// entry is compared, in run order, with the sets of the run's earlier
+// entries: with the members of each set until Join accepts one of them,
+// and not at all with its own set's. An entry that Alone names is
+// compared only with the members it names not, in the sets that have
+// some.
+func joinRun(es []Entry, tabs []table, t, k int, run []pairRec, j *Joiner) {
+	if j.Settle != nil {
+		j.Settle()
+	}
+	// A set of the run's entries seen so far: positions in run, those
+	// Alone names apart. Sets merge as Join accepts pairs; a set merged
+	// into another is dead.
+	type set struct {
+		root          int
+		paired, alone []int32
+		dead          bool
+		listed        bool // in pairable
+	}
+	var sets, pairable []*set // the live sets; those with paired members
+	byRoot := make(map[int]*set)
+	// merge puts s's members into own (or own's into s, when larger) and
+	// returns the set that holds them all, rooted at x's root now.
+	merge := func(own, s *set, ex Entry) *set {
+		if own == nil {
+			own = s
+		} else {
+			if len(own.paired)+len(own.alone) < len(s.paired)+len(s.alone) {
+				own, s = s, own
+			}
+			own.paired = append(own.paired, s.paired...)
+			own.alone = append(own.alone, s.alone...)
+			s.paired, s.alone, s.dead = nil, nil, true
+			delete(byRoot, s.root)
+		}
+		delete(byRoot, own.root)
+		own.root = j.Find(ex)
+		byRoot[own.root] = own
+		return own
+	}
+	// tryJoin compares x with the members ys of s, and reports whether
+	// Join accepted one.
+	tryJoin := func(x int, ex Entry, ys []int32) bool {
+		for _, y := range ys {
+			d := bits.OnesCount64(run[x].p ^ run[y].p)
+			if d > k {
+				continue
+			}
+			ey := es[run[y].i]
+			if t >= 0 && firstSharedTable(tabs, ex.FP^ey.FP, t) != t {
+				continue
+			}
+			if j.Join(ex, ey, d) {
+				return true
+			}
+		}
+		return false
+	}
+	for x := range run {
+		ex := es[run[x].i]
+		alone := j.Alone != nil && j.Alone(ex)
+		own := byRoot[j.Find(ex)]
+		visit := &sets
+		if alone {
+			visit = &pairable
+		}
+		live := (*visit)[:0]
+		for _, s := range *visit {
+			if s.dead {
+				continue
+			}
+			live = append(live, s)
+			if s == own {
+				continue
+			}
+			if tryJoin(x, ex, s.paired) || !alone && tryJoin(x, ex, s.alone) {
+				own = merge(own, s, ex)
+			}
+		}
+		*visit = live
+		if own == nil {
+			own = &set{root: j.Find(ex)}
+			byRoot[own.root] = own
+			sets = append(sets, own)
+		}
+		if alone {
+			own.alone = append(own.alone, int32(x))
+		} else {
+			own.paired = append(own.paired, int32(x))
+		}
+		if len(own.paired) > 0 && !own.listed {
+			own.listed = true
+			pairable = append(pairable, own)
 		}
 	}
 }
@@ -99,7 +284,7 @@ func choosePairsDesign(k, n int) (Design, bool) {
 // pairsTable sorts es by table t's key and reports the pairs of each run
 // of equal keys that table t is the first to share. It returns its buffers
 // for reuse.
-func pairsTable(es []Entry, tabs []table, t, k int, a, tmp []pairRec, out chan<- []pairHit) ([]pairRec, []pairRec) {
+func pairsTable(es []Entry, tabs []table, t, k, minRun int, a, tmp []pairRec, out chan<- pairMsg) ([]pairRec, []pairRec) {
 	tab := &tabs[t]
 	if cap(a) < len(es) {
 		a = make([]pairRec, 0, len(es))
@@ -121,6 +306,11 @@ func pairsTable(es []Entry, tabs []table, t, k int, a, tmp []pairRec, out chan<-
 		for hi < len(a) && a[hi].p>>shift == key {
 			hi++
 		}
+		if hi-lo >= minRun {
+			out <- pairMsg{run: slices.Clone(a[lo:hi]), tabs: tabs, t: t}
+			lo = hi
+			continue
+		}
 		for x := lo; x < hi; x++ {
 			px := a[x].p
 			for y := x + 1; y < hi; y++ {
@@ -137,7 +327,7 @@ func pairsTable(es []Entry, tabs []table, t, k int, a, tmp []pairRec, out chan<-
 				}
 				hits = append(hits, pairHit{a: i, b: j, d: uint32(d)})
 				if len(hits) == pairBatch {
-					out <- hits
+					out <- pairMsg{hits: hits}
 					hits = make([]pairHit, 0, pairBatch)
 				}
 			}
@@ -145,7 +335,7 @@ func pairsTable(es []Entry, tabs []table, t, k int, a, tmp []pairRec, out chan<-
 		lo = hi
 	}
 	if len(hits) > 0 {
-		out <- hits
+		out <- pairMsg{hits: hits}
 	}
 	return a, tmp
 }
@@ -217,7 +407,7 @@ func radixSortKey(a, tmp []pairRec, keyBits int) ([]pairRec, []pairRec) {
 }
 
 // bruteForcePairs compares every pair, split across all cores.
-func bruteForcePairs(es []Entry, k int, out chan<- []pairHit) {
+func bruteForcePairs(es []Entry, k int, out chan<- pairMsg) {
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -231,14 +421,14 @@ func bruteForcePairs(es []Entry, k int, out chan<- []pairHit) {
 					if d := bits.OnesCount64(fi ^ es[j].FP); d <= k {
 						hits = append(hits, pairHit{a: uint32(i), b: uint32(j), d: uint32(d)})
 						if len(hits) == pairBatch {
-							out <- hits
+							out <- pairMsg{hits: hits}
 							hits = make([]pairHit, 0, pairBatch)
 						}
 					}
 				}
 			}
 			if len(hits) > 0 {
-				out <- hits
+				out <- pairMsg{hits: hits}
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -41,15 +42,20 @@ func pairHits(t interface{ Fatalf(string, ...any) }, es []Entry, k int) []pairHi
 	return got
 }
 
+// drawEntries draws up to most entries near a few random fingerprints,
+// their ids their indexes.
+func drawEntries(t *rapid.T, most int) []Entry {
+	gen := fpGen(rapid.SliceOfN(rapid.Uint64(), 1, 5).Draw(t, "bases"))
+	es := make([]Entry, rapid.IntRange(0, most).Draw(t, "n"))
+	for i := range es {
+		es[i] = Entry{ID: uint64(i), FP: gen.Draw(t, "fp")}
+	}
+	return es
+}
+
 func TestPairsMatchesBruteForce(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		bases := rapid.SliceOfN(rapid.Uint64(), 1, 5).Draw(t, "bases")
-		gen := fpGen(bases)
-		n := rapid.IntRange(0, 200).Draw(t, "n")
-		es := make([]Entry, n)
-		for i := range es {
-			es[i] = Entry{ID: uint64(i), FP: gen.Draw(t, "fp")}
-		}
+		es := drawEntries(t, 200)
 		k := rapid.IntRange(-1, 12).Draw(t, "k")
 		want := bruteForcePairHits(es, k)
 		if got := pairHits(t, es, k); !slices.Equal(got, want) {
@@ -71,5 +77,167 @@ func TestPairsLarge(t *testing.T) {
 		if got := pairHits(t, es, k); !slices.Equal(got, want) {
 			t.Fatalf("k=%d: %d pairs, want %d", k, len(got), len(want))
 		}
+	}
+}
+
+// testSets is a small union-find for the Joiner tests.
+type testSets []int
+
+func newTestSets(n int) testSets {
+	s := make(testSets, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func (s testSets) find(i int) int {
+	for s[i] != i {
+		s[i] = s[s[i]]
+		i = s[i]
+	}
+	return i
+}
+
+func (s testSets) union(a, b int) {
+	ra, rb := s.find(a), s.find(b)
+	s[max(ra, rb)] = min(ra, rb)
+}
+
+// components returns, for each item, the smallest item of its set.
+func (s testSets) components() []int {
+	out := make([]int, len(s))
+	for i := range s {
+		out[i] = s.find(i)
+	}
+	return out
+}
+
+// TestPairsJoinComponents checks that PairsJoin gives the connected
+// components of the pairs within k that a test accepts (and that Alone
+// does not rule out), whatever the size of the runs handed to the Joiner,
+// that no pair reaches emit or Join twice, and that Join never sees two
+// entries already joined.
+func TestPairsJoinComponents(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		es := drawEntries(t, 300)
+		n := len(es)
+		k := rapid.IntRange(0, 12).Draw(t, "k")
+		minRun := rapid.IntRange(1, 40).Draw(t, "minRun")
+		deferred := rapid.Bool().Draw(t, "deferred") // emitted pairs joined at Settle, as cluster does
+		salt := rapid.Uint64().Draw(t, "salt")
+		// Entries with a set bit of lonely pair only with the others.
+		var lonely uint64
+		if rapid.Bool().Draw(t, "withAlone") {
+			lonely = salt
+		}
+		isAlone := func(id uint64) bool { return lonely>>(id%64)&1 == 1 }
+		accept := func(a, b uint64) bool { // symmetric, about two pairs in three
+			return (min(a, b)*0x9e3779b97f4a7c15^max(a, b)*0xbf58476d1ce4e5b9^salt)%3 != 0
+		}
+		want := newTestSets(n)
+		for i := range es {
+			for j := i + 1; j < n; j++ {
+				if bits.OnesCount64(es[i].FP^es[j].FP) <= k && accept(uint64(i), uint64(j)) && !(isAlone(uint64(i)) && isAlone(uint64(j))) {
+					want.union(i, j)
+				}
+			}
+		}
+		got := newTestSets(n)
+		seen := make(map[[2]uint64]bool)
+		see := func(a, b Entry, d int) {
+			key := [2]uint64{min(a.ID, b.ID), max(a.ID, b.ID)}
+			if seen[key] {
+				t.Fatalf("pair %v given twice", key)
+			}
+			seen[key] = true
+			if isAlone(a.ID) && isAlone(b.ID) {
+				t.Fatalf("pair %v of two entries Alone names", key)
+			}
+			if want := bits.OnesCount64(a.FP ^ b.FP); d != want || d > k {
+				t.Fatalf("pair %v at distance %d, want %d within %d", key, d, want, k)
+			}
+		}
+		var pending [][2]uint64
+		settle := func() {
+			for _, p := range pending {
+				if accept(p[0], p[1]) {
+					got.union(int(p[0]), int(p[1]))
+				}
+			}
+			pending = pending[:0]
+		}
+		PairsJoin(es, k, func(a, b Entry, d int) {
+			see(a, b, d)
+			if a.ID >= b.ID {
+				t.Fatalf("pair (%d, %d) not in input order", a.ID, b.ID)
+			}
+			pending = append(pending, [2]uint64{a.ID, b.ID})
+			if !deferred {
+				settle()
+			}
+		}, Joiner{
+			MinRun: minRun,
+			Find:   func(e Entry) int { return got.find(int(e.ID)) },
+			Join: func(a, b Entry, d int) bool {
+				see(a, b, d)
+				if len(pending) > 0 {
+					t.Fatalf("Join called with %d emitted pairs not settled", len(pending))
+				}
+				if got.find(int(a.ID)) == got.find(int(b.ID)) {
+					t.Fatalf("Join(%d, %d) of entries already joined", a.ID, b.ID)
+				}
+				if !accept(a.ID, b.ID) {
+					return false
+				}
+				got.union(int(a.ID), int(b.ID))
+				return true
+			},
+			Settle: settle,
+			Alone:  func(e Entry) bool { return isAlone(e.ID) },
+		})
+		settle()
+		if g, w := got.components(), want.components(); !slices.Equal(g, w) {
+			t.Fatalf("components %v, want %v", g, w)
+		}
+	})
+}
+
+// TestPairsJoinCrowded checks that a crowd of entries all within k of one
+// another, which make n²/2 pairs, reaches Join about once an entry when
+// the test accepts every pair.
+func TestPairsJoinCrowded(t *testing.T) {
+	const n = 5000
+	r := rand.New(rand.NewPCG(3, 4))
+	base := r.Uint64()
+	es := make([]Entry, n)
+	for i := range es {
+		fp := base
+		for range 2 {
+			fp ^= 1 << r.UintN(64)
+		}
+		es[i] = Entry{ID: uint64(i), FP: fp}
+	}
+	sets := newTestSets(n)
+	emitted, joins := 0, 0
+	PairsJoin(es, 4, func(a, b Entry, d int) {
+		emitted++
+		sets.union(int(a.ID), int(b.ID))
+	}, Joiner{
+		MinRun: 64,
+		Find:   func(e Entry) int { return sets.find(int(e.ID)) },
+		Join: func(a, b Entry, d int) bool {
+			joins++
+			sets.union(int(a.ID), int(b.ID))
+			return true
+		},
+	})
+	for i := range n {
+		if sets.find(i) != 0 {
+			t.Fatalf("entry %d not joined to the rest", i)
+		}
+	}
+	if emitted+joins > 2*n {
+		t.Fatalf("%d pairs emitted and %d joins for %d entries within 4 bits of each other, want about one an entry", emitted, joins, n)
 	}
 }

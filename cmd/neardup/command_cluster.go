@@ -191,46 +191,83 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	// wider, so the first pass leaves them out: no pair is found twice.
 	shortPass := policy.Short.MaxDistance > policy.Long.MaxDistance
 	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
+	u := cluster.New(n)
 	// find calls emit for the pairs of the items sel within bound bits of
-	// each other that skip does not leave out, the earlier item first. At
+	// each other that alone does not leave out, the earlier item first. At
 	// 128 bits a pair within bound has a half within bound/2 (the halves'
 	// distances sum to the whole's), so each half is searched at that, the
 	// high first; a pair the low half finds is the high half's if its high
-	// halves are within bound/2 too.
-	find := func(sel []int, bound int, skip func(a, b int) bool, emit func(c clusterPair)) {
+	// halves are within bound/2 too. With join, the pairs of crowded runs
+	// go to join.test instead (see index.Joiner), which joins them in u
+	// if they pass: only for groups that are u's connected components.
+	// alone, if set, names the items that pair only with items it does not
+	// name (the short texts of the first pass).
+	find := func(sel []int, bound int, alone func(i int) bool, emit func(c clusterPair), join *clusterRuns) {
 		es := make([]index.Entry, len(sel))
 		for j, i := range sel {
 			es[j] = index.Entry{ID: uint64(i), FP: hi[i]}
 		}
 		found := 0
 		defer func() { clusterCandidates.Add(int64(found)) }()
-		add := func(a, b index.Entry, _ int) {
-			ia, ib := int(a.ID), int(b.ID)
-			if skip != nil && skip(ia, ib) {
-				return
+		// pair returns the pair of a and b if it is one to find.
+		pair := func(a, b index.Entry) (clusterPair, bool) {
+			ia, ib := int(min(a.ID, b.ID)), int(max(a.ID, b.ID))
+			if alone != nil && alone(ia) && alone(ib) {
+				return clusterPair{}, false
 			}
 			d, _ := neardup.Distance(fps[ia], fps[ib])
-			if d <= bound {
-				found++
-				emit(clusterPair{A: int32(ia), B: int32(ib), D: int32(d)})
+			if d > bound {
+				return clusterPair{}, false
 			}
+			found++
+			return clusterPair{A: int32(ia), B: int32(ib), D: int32(d)}, true
+		}
+		// search finds the pairs within k of es that keep (if set)
+		// does not leave out.
+		search := func(k int, keep func(a, b index.Entry) bool) {
+			add := func(a, b index.Entry, _ int) {
+				if keep != nil && !keep(a, b) {
+					return
+				}
+				if p, ok := pair(a, b); ok {
+					emit(p)
+				}
+			}
+			if join == nil {
+				index.Pairs(es, k, add)
+				return
+			}
+			var lone func(e index.Entry) bool
+			if alone != nil {
+				lone = func(e index.Entry) bool { return alone(int(e.ID)) }
+			}
+			index.PairsJoin(es, k, add, index.Joiner{
+				MinRun: clusterMinRun,
+				Alone:  lone,
+				Find:   func(e index.Entry) int { return u.Find(int(e.ID)) },
+				Join: func(a, b index.Entry, _ int) bool {
+					if keep != nil && !keep(a, b) {
+						return false
+					}
+					p, ok := pair(a, b)
+					return ok && join.test(p)
+				},
+				Settle: join.settle,
+			})
 		}
 		if bits != 128 {
-			index.Pairs(es, bound, add)
+			search(bound, nil)
 			return
 		}
 		half := bound / 2
-		index.Pairs(es, half, add)
+		search(half, nil)
 		for j, i := range sel {
 			es[j] = index.Entry{ID: uint64(i), FP: lo[i]}
 		}
-		index.Pairs(es, half, func(a, b index.Entry, d int) {
-			if bits64.OnesCount64(hi[a.ID]^hi[b.ID]) > half {
-				add(a, b, d)
-			}
+		search(half, func(a, b index.Entry) bool {
+			return bits64.OnesCount64(hi[a.ID]^hi[b.ID]) > half
 		})
 	}
-	u := cluster.New(n)
 	sketches := make([]*similarity.Sketch, n)
 	var once = make([]sync.Once, n)
 	sketch := func(i int) *similarity.Sketch {
@@ -253,10 +290,10 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			return dup
 		})
 	}
-	var bothShort func(a, b int) bool
+	var firstAlone func(i int) bool
 	var short []int
 	if shortPass {
-		bothShort = func(a, b int) bool { return isShort(a) && isShort(b) }
+		firstAlone = isShort
 		for _, i := range all {
 			if isShort(i) {
 				short = append(short, i)
@@ -264,21 +301,27 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		}
 	}
 	// candidates calls emit once for every candidate pair, in no set
-	// order, from the calling goroutine.
-	candidates := func(emit func(c clusterPair)) {
-		find(all, scale(policy.Long.MaxDistance), bothShort, emit)
+	// order, from the calling goroutine; with join, the pairs of crowded
+	// runs go to join instead.
+	candidates := func(emit func(c clusterPair), join *clusterRuns) {
+		find(all, scale(policy.Long.MaxDistance), firstAlone, emit, join)
 		if shortPass {
-			find(short, scale(policy.Short.MaxDistance), nil, emit)
+			find(short, scale(policy.Short.MaxDistance), nil, emit, join)
 		}
 	}
 	if !verify {
 		// Trust the distance alone, by each pair's length class.
-		candidates(func(p clusterPair) {
+		joins := func(p clusterPair) bool {
 			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
-			if !long || int(p.D) <= scale(policy.Long.MaxDistance) {
+			return !long || int(p.D) <= scale(policy.Long.MaxDistance)
+		}
+		candidates(func(p clusterPair) {
+			if joins(p) {
 				u.Union(int(p.A), int(p.B))
 			}
-		})
+		}, &clusterRuns{test: func(p clusterPair) bool {
+			return joins(p) && u.Union(int(p.A), int(p.B))
+		}})
 		return u.Groups(2)
 	}
 	// test reports, for each pair, whether it passes the policy's test,
@@ -295,13 +338,21 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	}
 	if !strict {
 		j := clusterJoiner{u: u, test: test, links: make(map[int32]int32)}
-		candidates(j.add)
+		candidates(j.add, &clusterRuns{
+			test: func(p clusterPair) bool {
+				clusterVerified.Add(1)
+				ok, _ := policy.Decide(sketch(int(p.A)), sketch(int(p.B)), int(p.D), bits)
+				return ok && u.Union(int(p.A), int(p.B))
+			},
+			settle: j.finish,
+		})
 		j.finish()
 		return u.Groups(2)
 	}
 	// Strict: the representatives of the groups a pair would merge must
 	// pass too.
-	return clusterStrict(u, candidates, test, func(a, b int) bool {
+	every := func(emit func(clusterPair)) { candidates(emit, nil) }
+	return clusterStrict(u, every, test, func(a, b int) bool {
 		d, _ := neardup.Distance(fps[a], fps[b])
 		dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
 		return dup
@@ -515,6 +566,23 @@ var (
 	// searches with --strict that may end early; see clusterStrict
 	clusterStrictRestarts = 8
 )
+
+// clusterRuns joins the pairs of crowded runs of candidates (see
+// index.Joiner): test tests a pair and joins it if it passes, reporting
+// whether it did; settle, if set, first tests and joins the candidates
+// found before.
+type clusterRuns struct {
+	test   func(clusterPair) bool
+	settle func()
+}
+
+// clusterMinRun is the smallest run of entries sharing a table's key that
+// clusterDocs joins through clusterRuns instead of taking its pairs as
+// candidates, a variable so that tests can make it small. A run of n
+// texts of one template (n²/2 pairs within the short rule's distance)
+// then costs about n tests. Smaller runs keep the candidates' tests on
+// all cores.
+var clusterMinRun = 2048
 
 // clusterCandidates and clusterVerified count the candidate pairs
 // clusterDocs finds and the pairs it tests, for tests.
