@@ -260,11 +260,13 @@ func (ix *Index) probeAllBatch(qs []uint64, k int, radii []int, scan uint64, out
 }
 
 // scanTiersBatch is scanTiers for every qs[i], visited by visits[i], which
-// must keep k and ask to go on (appendMatches): each word of 64
-// fingerprints of a scanned tier is tested against all the queries at once
-// (nearMasks), as in scanAllBatch. The caller holds mu shared.
+// must ask to go on (see queryBounds for the bounds they return): each
+// word of 64 fingerprints of a scanned tier is tested against all the
+// queries at once (nearMasks), as in scanAllBatch. The caller holds mu
+// shared.
 func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visitor) {
 	masks := make([]uint64, len(qs))
+	bounds := queryBounds(len(qs), k)
 	for j := range ix.levels {
 		if scan&(1<<j) == 0 || ix.levels[j].size() == 0 {
 			continue
@@ -282,8 +284,9 @@ func (ix *Index) scanTiersBatch(qs []uint64, k int, scan uint64, visits []visito
 			for i, m := range masks {
 				for ; m != 0; m &= m - 1 {
 					x := b + bits.TrailingZeros64(m)
-					if s := slots[x]; ix.isLive(s) {
-						visits[i](ix.ids[s], fps[x], ix.tag(s), bits.OnesCount64(qs[i]^fps[x]))
+					d := bits.OnesCount64(qs[i] ^ fps[x])
+					if s := slots[x]; d <= bounds[i] && ix.isLive(s) {
+						bounds[i], _ = visits[i](ix.ids[s], fps[x], ix.tag(s), d)
 					}
 				}
 			}
@@ -392,6 +395,7 @@ func (ix *Index) tableBatch(t int, qs, ps, order, spare []uint64, k int, visits 
 func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match, collect func(i int, dst *[]Match) visitor) {
 	fps := ix.fps
 	masks := make([]uint64, len(qs))
+	bounds := queryBounds(len(qs), k)
 	visits := make([]visitor, len(qs))
 	for i := range qs {
 		visits[i] = collect(i, &out[i])
@@ -403,7 +407,7 @@ func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match, collect func(i 
 		base := w * 64
 		if base+64 > len(fps) { // the last word, not whole
 			for i, q := range qs {
-				ix.scanWords(w, w+1, q, k, visits[i])
+				ix.scanWords(w, w+1, q, bounds[i], visits[i])
 			}
 			continue
 		}
@@ -411,13 +415,29 @@ func (ix *Index) scanAllBatch(qs []uint64, k int, out [][]Match, collect func(i 
 		for i, m := range masks {
 			for m &= live; m != 0; m &= m - 1 {
 				s := base + bits.TrailingZeros64(m)
-				visits[i](ix.ids[s], fps[s], ix.tag(uint32(s)), bits.OnesCount64(qs[i]^fps[s]))
+				if d := bits.OnesCount64(qs[i] ^ fps[s]); d <= bounds[i] {
+					bounds[i], _ = visits[i](ix.ids[s], fps[s], ix.tag(uint32(s)), d)
+				}
 			}
 		}
 	}
 	for i, q := range qs {
-		ix.scanPending(q, k, visits[i])
+		ix.scanPending(q, bounds[i], visits[i])
 	}
+}
+
+// queryBounds returns the distance bounds of n queries, each k at first.
+// The batch scans give a match to a query's visitor only within its
+// bound, and keep the bound the visitor returns: nearestMatches narrows
+// it to its farthest match once it holds as many as it keeps, so that a
+// query among thousands of entries within k (texts that share a long
+// footer) does not pass each one to its visitor.
+func queryBounds(n, k int) []int {
+	b := make([]int, n)
+	for i := range b {
+		b[i] = k
+	}
+	return b
 }
 
 // appendMatches returns a visitor that appends every match to *dst and
