@@ -342,6 +342,15 @@ func benchLevenshtein(b *testing.B, dist func(a, b []rune, max int) int) {
 				sinkInt = dist(x, far, n/5)
 			}
 		})
+		// Texts that share a footer (or header) as long as themselves:
+		// the footer is skipped, and what is left is compared under the
+		// bound of the whole, 40% of what is left.
+		b.Run(fmt.Sprintf("far-shared-footer/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkInt = dist(x, far, 2*n/5)
+			}
+		})
 	}
 }
 
