@@ -1,6 +1,9 @@
 package similarity
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Levenshtein returns the edit distance between a and b: the fewest rune
 // insertions, deletions and substitutions that turn one into the other.
@@ -49,21 +52,33 @@ func Levenshtein(a, b []rune, max int) int {
 	// costs at most about 1.25 times the blocks alone. Either kind of step
 	// costs about 10 ns here (far/350 of BenchmarkLevenshtein: 2,100 block
 	// steps in 24 µs, the diagonals alone 800 µs for some 80,000 steps).
-	if blocks := (len(b) + 63) / 64; blocks > diagonalMinBlocks {
-		if d, ok := diagonal(a, b, max, len(a)*blocks/4+256); ok {
-			return d
+	blocks := (len(b) + 63) / 64
+	budget := len(a)*blocks/4 + 256
+	if blocks <= shortBlocks {
+		if ascii(b) {
+			return myersBlocks(a, b, max)
 		}
+		budget = len(a) + len(a)/4 + 32
+	}
+	if d, ok := diagonal(a, b, max, budget); ok {
+		return d
 	}
 	return myersBlocks(a, b, max)
 }
 
-// diagonalMinBlocks is the number of 64-rune blocks of the shorter text up
-// to which Levenshtein goes straight to the blocks: they cost at most three
-// steps a rune of the longer text, which the diagonals save little of even
-// on a near duplicate, while a pair far apart spent the diagonals' whole
-// budget first (BenchmarkLevenshtein at 140 runes: far 8.3 µs with them,
-// 4.9 without; texts sharing a footer 7.9 and 4.4; near 0.40 and 0.34).
-const diagonalMinBlocks = 3
+// shortBlocks is the number of 64-rune blocks of the shorter text up to
+// which Levenshtein does not give the diagonals a quarter of the blocks'
+// steps plus 256 first, which a pair far apart spent whole before the
+// blocks took over. An ASCII pattern goes straight to the blocks, which
+// then cost about what the diagonals do on a near copy; another gets a
+// budget of about the longer text's length (enough for a near copy: its
+// length plus about d² steps for d edits), as its blocks look its runes up
+// in a table (blockScratch) and cost three to four times as much. Medians
+// of 4 runs of BenchmarkLevenshtein and BenchmarkLevenshteinHan at 140
+// runes, before and after: unrelated texts 6.7 and 3.1 µs, texts sharing
+// a footer 6.5 and 2.5, near copies 0.30 and 0.31; Han near copies 1.08
+// and 1.25, unrelated 32.7 and 7.5 (without the diagonals, 4.6 and 5.6).
+const shortBlocks = 3
 
 // LevenshteinRatio returns 1 - Levenshtein(a, b) / max(len(a), len(b)): 1 for
 // equal texts (two empty ones included), 0 when no rune lines up.
@@ -151,19 +166,14 @@ func myersBlocks(a, b []rune, bound int) int {
 	sc := blockPool.Get().(*blockScratch)
 	defer sc.put()
 	ascii := sc.grow(&sc.ascii, 128*nb)
-	other := sc.other
+	sc.reset(len(b))
 	for i, r := range b {
 		bit := uint64(1) << (i % 64)
 		if uint32(r) < 128 {
 			ascii[int(r)*nb+i/64] |= bit
 			continue
 		}
-		e := other[r]
-		if e == nil {
-			e = sc.slice(nb)
-			other[r] = e
-		}
-		e[i/64] |= bit
+		sc.masks(r, nb, true)[i/64] |= bit
 	}
 	zero := sc.grow(&sc.zero, nb)
 	pv := sc.grow(&sc.pv, nb)
@@ -177,7 +187,7 @@ func myersBlocks(a, b []rune, bound int) int {
 		var eqs []uint64
 		if uint32(r) < 128 {
 			eqs = ascii[int(r)*nb : int(r)*nb+nb]
-		} else if eqs = other[r]; eqs == nil {
+		} else if eqs = sc.masks(r, nb, false); eqs == nil {
 			eqs = zero
 		}
 		hin := 1 // the top row grows by one per text rune
@@ -219,17 +229,30 @@ func myersBlocks(a, b []rune, bound int) int {
 	return score
 }
 
+// ascii reports whether every rune of rs is ASCII.
+func ascii(rs []rune) bool {
+	for _, r := range rs {
+		if r >= 128 {
+			return false
+		}
+	}
+	return true
+}
+
 // blockScratch holds what myersBlocks builds for one call, kept for the
-// next: the pattern's bit masks (those of non-ASCII runes cut from slab)
-// and the columns' vectors. A call of 140 runes made a 3 KB table, about
-// a tenth of its time.
+// next: the pattern's bit masks, those of non-ASCII runes in slab, found
+// through an open-addressing table (keys, at), and the columns' vectors.
+// A call of 140 runes made a 3 KB table, about a tenth of its time, and a
+// map of Han characters cost 9 µs where the table takes 2.
 type blockScratch struct {
 	ascii, zero, pv, mv, slab []uint64
-	other                     map[rune][]uint64
+	keys                      []rune  // 0: an empty slot (non-ASCII keys are never 0)
+	at                        []int32 // where each key's masks start in slab
+	shift                     uint    // 32 - log2(len(keys))
 }
 
 // blockPool keeps the scratch of myersBlocks.
-var blockPool = sync.Pool{New: func() any { return &blockScratch{other: make(map[rune][]uint64)} }}
+var blockPool = sync.Pool{New: func() any { return &blockScratch{} }}
 
 // grow returns *buf cut to n words, all zero, growing it if need be.
 func (sc *blockScratch) grow(buf *[]uint64, n int) []uint64 {
@@ -241,24 +264,45 @@ func (sc *blockScratch) grow(buf *[]uint64, n int) []uint64 {
 	return *buf
 }
 
-// slice returns n zero words from slab.
-func (sc *blockScratch) slice(n int) []uint64 {
-	if len(sc.slab)+n > cap(sc.slab) {
-		sc.slab = make([]uint64, 0, max(2*cap(sc.slab), 64*n))
+// reset empties the table of non-ASCII runes for a pattern of n runes: at
+// least twice as many slots, so that probes stay short.
+func (sc *blockScratch) reset(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
 	}
-	sc.slab = sc.slab[:len(sc.slab)+n]
-	s := sc.slab[len(sc.slab)-n:]
-	clear(s)
-	return s
+	if cap(sc.keys) < size {
+		sc.keys, sc.at = make([]rune, size), make([]int32, size)
+	}
+	sc.keys, sc.at = sc.keys[:size], sc.at[:size]
+	clear(sc.keys)
+	sc.shift = uint(32 - bits.TrailingZeros(uint(size)))
+	sc.slab = sc.slab[:0]
 }
 
-// put empties sc and gives it back to blockPool. A scratch grown past
-// 64K words (texts of tens of thousands of runes) is left to the
-// collector instead.
+// masks returns the nb mask words of the non-ASCII rune r: nil if r is
+// not in the pattern, unless add, which makes them (zero) for a new r.
+func (sc *blockScratch) masks(r rune, nb int, add bool) []uint64 {
+	mask := uint32(len(sc.keys) - 1)
+	for h := uint32(r) * 2654435761 >> sc.shift; ; h = (h + 1) & mask {
+		switch sc.keys[h] {
+		case r:
+			return sc.slab[sc.at[h] : int(sc.at[h])+nb]
+		case 0:
+			if !add {
+				return nil
+			}
+			sc.keys[h], sc.at[h] = r, int32(len(sc.slab))
+			sc.slab = append(sc.slab, make([]uint64, nb)...)
+			return sc.slab[len(sc.slab)-nb:]
+		}
+	}
+}
+
+// put gives sc back to blockPool. A scratch grown past 64K words (texts
+// of tens of thousands of runes) is left to the collector instead.
 func (sc *blockScratch) put() {
-	clear(sc.other)
-	sc.slab = sc.slab[:0]
-	if cap(sc.ascii)+cap(sc.slab) > 1<<16 {
+	if cap(sc.ascii)+cap(sc.slab)+cap(sc.keys) > 1<<16 {
 		return
 	}
 	blockPool.Put(sc)

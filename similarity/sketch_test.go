@@ -354,6 +354,40 @@ func benchLevenshtein(b *testing.B, dist func(a, b []rune, max int) int) {
 	}
 }
 
+// BenchmarkLevenshteinHan measures Levenshtein on Chinese texts, whose
+// runes are outside ASCII: near copies and unrelated texts under the
+// short rule's bound (a ratio of 0.8).
+func BenchmarkLevenshteinHan(b *testing.B) {
+	r := rand.New(rand.NewPCG(5, 6))
+	han := func(n int) []rune {
+		s := make([]rune, n)
+		for i := range s {
+			s[i] = 0x4e00 + rune(r.IntN(40)*r.IntN(60)) // a skewed draw from 2,400 characters
+		}
+		return s
+	}
+	for _, n := range []int{140, 350} {
+		x := han(n)
+		near := mutate(r, x, 1+n/50)
+		far := han(n)
+		b.Run(fmt.Sprintf("near/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sinkInt = Levenshtein(x, near, n/5)
+			}
+		})
+		b.Run(fmt.Sprintf("far-bound20pct/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sinkInt = Levenshtein(x, far, n/5)
+			}
+		})
+		b.Run(fmt.Sprintf("far/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				sinkInt = Levenshtein(x, far, -1)
+			}
+		})
+	}
+}
+
 func BenchmarkCompare(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{30, 200, 1000} {
