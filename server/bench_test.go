@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/neardup/neardup"
 )
 
 // benchSink keeps results alive so the compiler cannot drop the work.
@@ -105,4 +109,63 @@ func BenchmarkLoopback(b *testing.B) {
 		}
 		benchSink.Add(int64(codes))
 	})
+}
+
+// BenchmarkQueryJSON compares the query routes' fast paths with
+// encoding/json alone: reading one query and a batch of 100 queries as a
+// JSON array, and writing the answer to such a batch.
+func BenchmarkQueryJSON(b *testing.B) {
+	one := []byte(benchBody(0))
+	bodies := make([]string, 100)
+	for i := range bodies {
+		bodies[i] = benchBody(int64(i))
+	}
+	batch := []byte("[" + strings.Join(bodies, ",") + "]")
+	dup := "doc-17"
+	out := queryBatchOut{Results: make([]queryOut, len(bodies))}
+	for i := range out.Results {
+		out.Results[i] = queryOut{Fingerprint: "0123456789abcdef", Duplicate: true, DuplicateOf: &dup,
+			Matches: []matchOut{{ID: dup, Distance: 3, Similarity: 0.9132, Scores: scoresOut{Scores: neardup.Scores{Jaccard: 0.9132, Cosine: 0.95, Levenshtein: 0.97}}, Duplicate: true}}}
+	}
+	for _, path := range []struct {
+		name   string
+		object objectParser[queryIn]
+		encode func(*bytes.Buffer, any) bool
+	}{
+		{"fast", fastQuery, appendFast},
+		{"encoding-json", slowOnly[queryIn], func(*bytes.Buffer, any) bool { return false }},
+	} {
+		b.Run("decode-one/"+path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(one)))
+			for b.Loop() {
+				var in queryIn
+				if err := decodeFast(one, &in, path.object); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("decode-batch/"+path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(batch)))
+			for b.Loop() {
+				if _, _, err := parseItems(batch, "application/json", DefaultMaxBatch, queryNoun, path.object); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("encode-batch/"+path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if !path.encode(&buf, out) {
+					buf.Reset()
+					if err := json.NewEncoder(&buf).Encode(out); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
 }

@@ -117,7 +117,7 @@ func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) 
 		return err
 	}
 	var in documentIn
-	if err := decodeDocument(b, &in); err != nil {
+	if err := decodeFast(b, &in, fastDocument); err != nil {
 		return err
 	}
 	if in.Text == "" {
@@ -149,7 +149,7 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 	if err != nil {
 		return err
 	}
-	ins, err := s.parseBatch(b, r.Header.Get("Content-Type"))
+	ins, _, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, documentNoun, fastDocument)
 	if err != nil {
 		return err
 	}
@@ -176,18 +176,6 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 	return nil
 }
 
-// parseBatch reads a batch of documents (parseItems), a JSON array by a
-// fast path first.
-func (s *Server) parseBatch(b []byte, contentType string) ([]documentIn, error) {
-	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
-		if ins, ok := fastDocuments(trimmed, s.opts.MaxBatch); ok {
-			return ins, nil
-		}
-	}
-	ins, _, err := parseItems(b, contentType, s.opts.MaxBatch, documentNoun, decodeDocument)
-	return ins, err
-}
-
 // isNDJSON reports whether a content type names NDJSON (or JSON Lines):
 // its media type, in any case, with any parameters after it.
 func isNDJSON(contentType string) bool {
@@ -203,11 +191,15 @@ func isNDJSON(contentType string) bool {
 
 // parseItems reads a batch body of at most most objects: a JSON array, or
 // NDJSON (one object per line), chosen by the first non-space byte or the
-// content type. noun names the objects in errors ("document 3", "line 4"),
-// and decode reads one line of NDJSON. For NDJSON it also returns the line
-// of each object, which itemName names them by.
-func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, decode func([]byte, *T) error) (ins []T, lines []int, err error) {
+// content type. noun names the objects in errors ("document 3", "line 4").
+// Each object, or the whole array, is read by object when it accepts it,
+// else by encoding/json (decodeFast, parseArray). For NDJSON it also
+// returns the line of each object, which itemName names them by.
+func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, object objectParser[T]) (ins []T, lines []int, err error) {
 	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
+		if ins, ok := fastArray(trimmed, most, object); ok {
+			return ins, nil, nil
+		}
 		ins, err := parseArray[T](trimmed, most, noun)
 		return ins, nil, err
 	}
@@ -230,7 +222,7 @@ func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, d
 			return nil, nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("line %d: expected an object, got JSON null", line))
 		}
 		var in T
-		if err := decode(l, &in); err != nil {
+		if err := decodeFast(l, &in, object); err != nil {
 			return nil, nil, prefixError(fmt.Sprintf("line %d", line), err)
 		}
 		ins, lines = append(ins, in), append(lines, line)
@@ -358,7 +350,8 @@ type queryOut struct {
 	Error *errorDetail `json:"error,omitempty"`
 }
 
-// MarshalJSON encodes q, or only its error when it has one.
+// MarshalJSON encodes q, or only its error when it has one (as
+// appendQuery does).
 func (q queryOut) MarshalJSON() ([]byte, error) {
 	if q.Error != nil {
 		return json.Marshal(struct {
@@ -381,7 +374,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 		return err
 	}
 	var in queryIn
-	if err := decodeStrict(b, &in); err != nil {
+	if err := decodeFast(b, &in, fastQuery); err != nil {
 		return err
 	}
 	q, err := readQuery(in, e)
@@ -497,9 +490,7 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 	if err != nil {
 		return err
 	}
-	ins, lines, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, queryNoun, func(l []byte, in *queryIn) error {
-		return decodeStrict(l, in)
-	})
+	ins, lines, err := parseItems(b, r.Header.Get("Content-Type"), s.opts.MaxBatch, queryNoun, fastQuery)
 	if err != nil {
 		return err
 	}

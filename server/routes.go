@@ -353,11 +353,11 @@ func invalidUTF8At(b []byte) *apiError {
 	return newError(http.StatusBadRequest, "invalid_utf8", fmt.Sprintf("the request body is not valid UTF-8 (first bad byte at offset %d)", off))
 }
 
-// decodeDocument decodes one posted document: by fastDocument when it can,
-// else by decodeStrict.
-func decodeDocument(b []byte, in *documentIn) error {
-	if d, ok := fastDocument(b); ok {
-		*in = d
+// decodeFast decodes one posted object: by object when it takes the
+// whole of b, else by decodeStrict.
+func decodeFast[T any](b []byte, in *T, object objectParser[T]) error {
+	if v, ok := fastOne(b, object); ok {
+		*in = v
 		return nil
 	}
 	return decodeStrict(b, in)
