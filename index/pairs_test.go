@@ -205,7 +205,7 @@ func TestPairsJoinComponents(t *testing.T) {
 
 // TestPairsJoinCrowded checks that a crowd of entries all within k of one
 // another, which make n²/2 pairs, reaches Join about once an entry when
-// the test accepts every pair.
+// the test accepts every pair, and that unrelated entries never reach it.
 func TestPairsJoinCrowded(t *testing.T) {
 	const n = 5000
 	r := rand.New(rand.NewPCG(3, 4))
@@ -239,5 +239,20 @@ func TestPairsJoinCrowded(t *testing.T) {
 	}
 	if emitted+joins > 2*n {
 		t.Fatalf("%d pairs emitted and %d joins for %d entries within 4 bits of each other, want about one an entry", emitted, joins, n)
+	}
+	// Entries that share 40 bits and differ at random in the other 24:
+	// their tables' runs are long, but few of their pairs are within 4
+	// bits, so the runs are not crowded and their pairs are all emitted.
+	for i := range es {
+		es[i] = Entry{ID: uint64(i), FP: base&^(1<<24-1) | r.Uint64()&(1<<24-1)}
+	}
+	emitted, joins = 0, 0
+	PairsJoin(es, 4, func(a, b Entry, d int) { emitted++ }, Joiner{
+		MinRun: 64,
+		Find:   func(e Entry) int { return int(e.ID) },
+		Join:   func(a, b Entry, d int) bool { joins++; return true },
+	})
+	if want := len(bruteForcePairHits(es, 4)); emitted != want || joins != 0 {
+		t.Fatalf("unrelated entries: %d pairs emitted and %d joined, want %d emitted and none joined", emitted, joins, want)
 	}
 }
