@@ -34,6 +34,7 @@ func newClusterCmd() *cobra.Command {
 	var in docInput
 	var ef engineFlags
 	var noVerify, strict bool
+	var most int
 	cmd := &cobra.Command{
 		Use:   "cluster [flags] [INPUT...]",
 		Short: "Group near-duplicate documents",
@@ -53,13 +54,35 @@ each pair is verified by the policy's similarity test (--no-verify trusts the
 distance alone) and joined by union-find. --strict also requires the two
 representatives of groups about to merge to pass the test, so a chain of
 texts each close to the next cannot join texts that are not alike; it needs
-the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
+the test, so it conflicts with --no-verify. Empty texts are not clustered.
+
+Each document is compared with its 64 nearest candidates (--max-candidates;
+nearest by distance, then input order; at --bits 128 the nearest by each
+half), as dedup does: texts that share a long header or footer (a
+newsletter's, a mail signature) can put thousands of unrelated texts within
+the distance of each one, and testing every such pair grows with the square
+of their number (40,000 lines with one 200-character footer took more than
+five minutes, 10 s with 64). --max-candidates 0 tests every candidate pair
+not already joined, for groups that are exactly the connected components of
+the pairs that pass; with 64 each group lies within one of those, and on the
+corpora tried (SpamAssassin, the fortunes, Brown) they were the same. --strict
+merges groups closest pair first, which needs every pair: it searches them
+all, and giving it --max-candidates too is an error.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
 				return err
 			}
 			if strict && noVerify {
 				return usagef("--strict conflicts with --no-verify: --strict merges groups by the similarity test, which --no-verify turns off")
+			}
+			if most < 0 {
+				return usagef("cluster: --max-candidates %d: want 0 (every candidate) or more", most)
+			}
+			if strict && most > 0 {
+				if cmd.Flags().Changed("max-candidates") {
+					return usagef("--strict conflicts with --max-candidates: --strict merges groups closest pair first, which needs every pair")
+				}
+				most = 0 // --strict searches every pair
 			}
 			if ef.k < 0 || ef.k > 32 {
 				return usagef("cluster: --k %d: want 0 to 32 bits per 64 (0: the policy's default, %d)", ef.k, neardup.DefaultPolicy().Long.MaxDistance)
@@ -116,7 +139,7 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 			if o.K > 0 {
 				policy.Long.MaxDistance = o.K
 			}
-			groups := clusterDocs(docs, fp, policy, !noVerify, strict, html)
+			groups := clusterDocs(docs, fp, policy, !noVerify, strict, html, most)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)
 			for i, g := range groups {
@@ -138,6 +161,7 @@ the test, so it conflicts with --no-verify. Empty texts are not clustered.`,
 	}
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "join every pair within the distance, without the similarity test")
 	cmd.Flags().BoolVar(&strict, "strict", false, "merge two groups only if their representatives also pass the similarity test")
+	cmd.Flags().IntVar(&most, "max-candidates", 64, "compare each document with at most its N nearest candidates (0: every candidate pair, exact groups; --strict takes every pair)")
 	return cmd
 }
 
@@ -156,6 +180,8 @@ func emptyText(sc *analysis.Scratch, text string, html bool) bool {
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,
 // verifies them with policy and groups them. With html the policy
 // measures the visible text of each, as the pipeline reads it (--html).
+// With most > 0 (not with strict) the candidates of each document are its
+// most nearest ones only (clusterNearest).
 //
 // The groups are as if every candidate pair were verified and the ones
 // that pass joined in the order cluster.Build takes them, but no pair is
@@ -164,7 +190,7 @@ func emptyText(sc *analysis.Scratch, text string, html bool) bool {
 // are already joined needs no test (clusterJoiner); with strict, the pairs
 // are taken in Build's order, closest first, from repeated searches that
 // each keep the next clusterStrictBuffer pairs not already joined.
-func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict, html bool) []cluster.Group {
+func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict, html bool, most int) []cluster.Group {
 	n := len(docs)
 	bits := fp.Bits()
 	fps := make([]neardup.Fingerprint, n)
@@ -304,6 +330,22 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	// order, from the calling goroutine; with join, the pairs of crowded
 	// runs go to join instead.
 	candidates := func(emit func(c clusterPair), join *clusterRuns) {
+		if most > 0 && !strict {
+			halves := [][]uint64{hi}
+			if bits == 128 {
+				halves = append(halves, lo)
+			}
+			near := func(sel []int, bound int, alone func(i int) bool) {
+				for _, p := range clusterNearest(sel, halves, fps, bound, alone, most) {
+					emit(p)
+				}
+			}
+			near(all, scale(policy.Long.MaxDistance), firstAlone)
+			if shortPass {
+				near(short, scale(policy.Short.MaxDistance), nil)
+			}
+			return
+		}
 		find(all, scale(policy.Long.MaxDistance), firstAlone, emit, join)
 		if shortPass {
 			find(short, scale(policy.Short.MaxDistance), nil, emit, join)
@@ -357,6 +399,63 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		dup, _ := policy.Decide(sketch(a), sketch(b), d, bits)
 		return dup
 	})
+}
+
+// clusterNearest returns the candidate pairs of the items sel when each
+// is compared with its most nearest others within bound bits (of the whole
+// fingerprints fps) that alone does not leave out (two items it names are
+// no pair): nearest by distance, then by item. halves holds the 64-bit
+// fingerprints of every item, or their high and low halves at 128 bits,
+// each searched at half the bound (a pair within it has a half within
+// half of it) for its most nearest by that half; the whole distance then
+// picks the most nearest of both. A pair that both its items find is
+// returned once, the earlier item first, the pairs in no set order.
+func clusterNearest(sel []int, halves [][]uint64, fps []neardup.Fingerprint, bound int, alone func(i int) bool, most int) []clusterPair {
+	k := bound / len(halves)
+	found := make([][]clusterPair, len(sel))
+	for _, h := range halves {
+		// As the engine's short-text index: tables of 3 bits, probed
+		// wider (multi-index hashing) for a larger k.
+		ix, err := index.New(index.Options{K: min(k, 3), Wide: k > 3, ExpectedN: len(sel)})
+		if err != nil {
+			panic(err) // a fixed, valid design
+		}
+		es := make([]index.Entry, len(sel))
+		qs := make([]uint64, len(sel))
+		for j, i := range sel {
+			es[j] = index.Entry{ID: uint64(i), FP: h[i]}
+			qs[j] = h[i]
+		}
+		ix.AddBatch(es)
+		keep := func(q int, m index.Match) bool {
+			i, j := sel[q], int(m.ID)
+			return i != j && !(alone != nil && alone(i) && alone(j))
+		}
+		for q, ms := range ix.QueryBatchNearest(qs, k, most, keep) {
+			i := sel[q]
+			for _, m := range ms {
+				j := int(m.ID)
+				if d, _ := neardup.Distance(fps[i], fps[j]); d <= bound {
+					found[q] = append(found[q], clusterPair{A: int32(min(i, j)), B: int32(max(i, j)), D: int32(d)})
+				}
+			}
+		}
+	}
+	var out []clusterPair
+	for q, ps := range found {
+		// The most nearest of what the halves found, each other item once.
+		i := int32(sel[q])
+		other := func(p clusterPair) int32 { return p.A ^ p.B ^ i }
+		slices.SortFunc(ps, func(x, y clusterPair) int {
+			return cmp.Or(cmp.Compare(x.D, y.D), cmp.Compare(other(x), other(y)))
+		})
+		ps = slices.CompactFunc(ps, func(x, y clusterPair) bool { return x == y })
+		out = append(out, ps[:min(len(ps), most)]...)
+	}
+	slices.SortFunc(out, clusterPair.compare)
+	out = slices.Compact(out)
+	clusterCandidates.Add(int64(len(out)))
+	return out
 }
 
 // clusterCopies joins in u every document of docs whose text is an

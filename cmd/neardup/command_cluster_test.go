@@ -143,7 +143,7 @@ func TestClusterCandidatesExact(t *testing.T) {
 				}
 			}
 		}
-		got := clusterDocs(docs, fp, policy, false, false, false)
+		got := clusterDocs(docs, fp, policy, false, false, false, 0)
 		if w := cluster.Build(len(docs), want, cluster.Options{}); !reflect.DeepEqual(got, w) || len(w) < 20 {
 			t.Errorf("%d bits: %d groups, want %d (from %d pairs)", bits, len(got), len(w), len(want))
 		}
@@ -275,7 +275,7 @@ func TestClusterMatchesAllPairs(t *testing.T) {
 			for _, sizes := range [][6]int{{1 << 13, 1 << 16, 1 << 20, 1 << 10, 8, 2048}, {3, 5, 100, 2, 2, 2}, {1, 1, 400, 1, 1 << 20, 30}, {2, 1, 1000, 3, 0, 1}} {
 				clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts, clusterMinRun = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]
 				c0 := clusterCandidates.Load()
-				got := clusterDocs(docs, fp, policy, mode.verify, mode.strict, false)
+				got := clusterDocs(docs, fp, policy, mode.verify, mode.strict, false, 0)
 				searched := clusterCandidates.Load() - c0
 				if candidates == 0 {
 					candidates = searched
@@ -307,7 +307,7 @@ func TestClusterVerifiesLinearly(t *testing.T) {
 	}
 	for _, strict := range []bool{false, true} {
 		c0, v0 := clusterCandidates.Load(), clusterVerified.Load()
-		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), true, strict, false)
+		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), true, strict, false, 0)
 		candidates, verified := clusterCandidates.Load()-c0, clusterVerified.Load()-v0
 		if !strict && (len(groups) != 1 || len(groups[0].Members) != n) {
 			t.Fatalf("%d groups, want one of all %d", len(groups), n)
@@ -343,7 +343,7 @@ func TestClusterCopiesSearchedOnce(t *testing.T) {
 	}
 	for _, verify := range []bool{true, false} {
 		c0 := clusterCandidates.Load()
-		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), verify, false, false)
+		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), verify, false, false, 0)
 		candidates := clusterCandidates.Load() - c0
 		if len(groups) != 1 || len(groups[0].Members) != n+1 || groups[0].Representative != 0 {
 			t.Fatalf("verify %v: groups %v, want one of the %d copies and the near-copy, document 0 first", verify, groups, n)
@@ -428,6 +428,65 @@ func TestClusterJoinMatchesBuild(t *testing.T) {
 		got := clusterStrict(cluster.New(n), candidates, test, pass)
 		if want := cluster.Build(n, pairs, cluster.Options{Verify: pass, Strict: true}); !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d: strict %v, want %v", trial, got, want)
+		}
+	}
+}
+
+// TestClusterMaxCandidates checks --max-candidates: with room for every
+// candidate it gives the exact groups; with a few, each group lies within
+// an exact one and about that many candidates are found per document; it
+// is refused when negative and with --strict.
+func TestClusterMaxCandidates(t *testing.T) {
+	docs := clusterTestDocs(rand.New(rand.NewPCG(12, 13)), 300)
+	policy := neardup.DefaultPolicy()
+	for _, bits := range []int{64, 128} {
+		fp, err := neardup.NewFingerprinter(neardup.Config{Bits: bits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, verify := range []bool{false, true} {
+			want := clusterDocs(docs, fp, policy, verify, false, false, 0)
+			if got := clusterDocs(docs, fp, policy, verify, false, false, len(docs)); !reflect.DeepEqual(got, want) {
+				t.Errorf("%d bits, verify %v, room for all: %d groups, want the exact %d", bits, verify, len(got), len(want))
+			}
+			in := make([]int, len(docs)) // each document's exact group
+			for g, grp := range want {
+				for _, m := range grp.Members {
+					in[m] = g + 1
+				}
+			}
+			const most = 2
+			c0 := clusterCandidates.Load()
+			got := clusterDocs(docs, fp, policy, verify, false, false, most)
+			if found := clusterCandidates.Load() - c0; found > int64(2*most*len(docs)) {
+				t.Errorf("%d bits, verify %v, %d candidates each: %d candidate pairs for %d documents", bits, verify, most, found, len(docs))
+			}
+			members := 0
+			for _, grp := range got {
+				members += len(grp.Members)
+				for _, m := range grp.Members {
+					if in[m] == 0 || in[m] != in[grp.Representative] {
+						t.Fatalf("%d bits, verify %v: document %d is in the group of %d, not so in the exact groups", bits, verify, m, grp.Representative)
+					}
+				}
+			}
+			if members < len(docs)/2 {
+				t.Errorf("%d bits, verify %v: %d documents grouped with %d candidates each, want most of the %d", bits, verify, members, most, len(docs))
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster", "--max-candidates", "-1"}, "--max-candidates -1"},
+		{[]string{"cluster", "--strict", "--max-candidates", "8"}, "--strict conflicts with --max-candidates"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, strings.NewReader(fmt.Sprintf("{\"text\":%q}\n{\"text\":%q}\n", fox, fox2)), &out, &errb)
+		wantUsageError(t, errb.String(), code, tc.want)
+		if out.Len() != 0 {
+			t.Errorf("%v wrote %q", tc.args, out.String())
 		}
 	}
 }
