@@ -336,9 +336,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 				halves = append(halves, lo)
 			}
 			near := func(sel []int, bound int, alone func(i int) bool) {
-				for _, p := range clusterNearest(sel, halves, fps, bound, alone, most) {
-					emit(p)
-				}
+				clusterNearest(sel, halves, fps, bound, alone, most, emit)
 			}
 			near(all, scale(policy.Long.MaxDistance), firstAlone)
 			if shortPass {
@@ -401,19 +399,21 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	})
 }
 
-// clusterNearest returns the candidate pairs of the items sel when each
-// is compared with its most nearest others within bound bits (of the whole
+// clusterNearest emits the candidate pairs of the items sel when each is
+// compared with its most nearest others within bound bits (of the whole
 // fingerprints fps) that alone does not leave out (two items it names are
 // no pair): nearest by distance, then by item. halves holds the 64-bit
 // fingerprints of every item, or their high and low halves at 128 bits,
 // each searched at half the bound (a pair within it has a half within
 // half of it) for its most nearest by that half; the whole distance then
 // picks the most nearest of both. A pair that both its items find is
-// returned once, the earlier item first, the pairs in no set order.
-func clusterNearest(sel []int, halves [][]uint64, fps []neardup.Fingerprint, bound int, alone func(i int) bool, most int) []clusterPair {
+// emitted once, the earlier item first. Queries go clusterNearestChunk at
+// a time, and each item keeps only the items it found, so memory stays
+// about 4 bytes a candidate whatever most is.
+func clusterNearest(sel []int, halves [][]uint64, fps []neardup.Fingerprint, bound int, alone func(i int) bool, most int, emit func(clusterPair)) {
 	k := bound / len(halves)
-	found := make([][]clusterPair, len(sel))
-	for _, h := range halves {
+	ixs := make([]*index.Index, len(halves))
+	for h, fp := range halves {
 		// As the engine's short-text index: tables of 3 bits, probed
 		// wider (multi-index hashing) for a larger k.
 		ix, err := index.New(index.Options{K: min(k, 3), Wide: k > 3, ExpectedN: len(sel)})
@@ -421,42 +421,70 @@ func clusterNearest(sel []int, halves [][]uint64, fps []neardup.Fingerprint, bou
 			panic(err) // a fixed, valid design
 		}
 		es := make([]index.Entry, len(sel))
-		qs := make([]uint64, len(sel))
 		for j, i := range sel {
-			es[j] = index.Entry{ID: uint64(i), FP: h[i]}
-			qs[j] = h[i]
+			es[j] = index.Entry{ID: uint64(i), FP: fp[i]}
 		}
 		ix.AddBatch(es)
+		ixs[h] = ix
+	}
+	found := make([][]int32, len(sel)) // the items each found, nearest first
+	var ps []clusterPair
+	for lo := 0; lo < len(sel); lo += clusterNearestChunk {
+		chunk := sel[lo:min(len(sel), lo+clusterNearestChunk)]
 		keep := func(q int, m index.Match) bool {
-			i, j := sel[q], int(m.ID)
+			i, j := chunk[q], int(m.ID)
 			return i != j && !(alone != nil && alone(i) && alone(j))
 		}
-		for q, ms := range ix.QueryBatchNearest(qs, k, most, keep) {
-			i := sel[q]
-			for _, m := range ms {
-				j := int(m.ID)
-				if d, _ := neardup.Distance(fps[i], fps[j]); d <= bound {
-					found[q] = append(found[q], clusterPair{A: int32(min(i, j)), B: int32(max(i, j)), D: int32(d)})
+		qs := make([]uint64, len(chunk))
+		near := make([][]clusterPair, len(chunk))
+		for h, ix := range ixs {
+			for q, i := range chunk {
+				qs[q] = halves[h][i]
+			}
+			for q, ms := range ix.QueryBatchNearest(qs, k, most, keep) {
+				i := chunk[q]
+				for _, m := range ms {
+					j := int(m.ID)
+					if d, _ := neardup.Distance(fps[i], fps[j]); d <= bound {
+						near[q] = append(near[q], clusterPair{A: int32(i), B: int32(j), D: int32(d)})
+					}
 				}
 			}
 		}
+		for q := range chunk {
+			// The most nearest of what the halves found, each once.
+			ps = append(ps[:0], near[q]...)
+			slices.SortFunc(ps, func(x, y clusterPair) int {
+				return cmp.Or(cmp.Compare(x.D, y.D), cmp.Compare(x.B, y.B))
+			})
+			ps = slices.Compact(ps)
+			for _, p := range ps[:min(len(ps), most)] {
+				found[lo+q] = append(found[lo+q], p.B)
+			}
+		}
 	}
-	var out []clusterPair
-	for q, ps := range found {
-		// The most nearest of what the halves found, each other item once.
+	at := make(map[int32]int32, len(sel)) // item -> its place in sel
+	for q, i := range sel {
+		at[int32(i)] = int32(q)
+	}
+	for q, js := range found {
 		i := int32(sel[q])
-		other := func(p clusterPair) int32 { return p.A ^ p.B ^ i }
-		slices.SortFunc(ps, func(x, y clusterPair) int {
-			return cmp.Or(cmp.Compare(x.D, y.D), cmp.Compare(other(x), other(y)))
-		})
-		ps = slices.CompactFunc(ps, func(x, y clusterPair) bool { return x == y })
-		out = append(out, ps[:min(len(ps), most)]...)
+		for _, j := range js {
+			// A pair the later item found is emitted by it only if the
+			// earlier one did not find it.
+			if j < i && slices.Contains(found[at[j]], i) {
+				continue
+			}
+			d, _ := neardup.Distance(fps[i], fps[j])
+			clusterCandidates.Add(1)
+			emit(clusterPair{A: min(i, j), B: max(i, j), D: int32(d)})
+		}
 	}
-	slices.SortFunc(out, clusterPair.compare)
-	out = slices.Compact(out)
-	clusterCandidates.Add(int64(len(out)))
-	return out
 }
+
+// clusterNearestChunk is the number of queries clusterNearest sends to
+// the index at a time.
+const clusterNearestChunk = 4096
 
 // clusterCopies joins in u every document of docs whose text is an
 // earlier one's, byte for byte, to that earlier one, and returns the
