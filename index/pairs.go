@@ -60,10 +60,10 @@ type Joiner struct {
 // PairsJoin is Pairs, except that the pairs of crowded runs go to j
 // (see Joiner) instead of emit: a pair of such a run is given to Join, or
 // left out because its entries were already in one set or because Join
-// accepted another pair that joined them. Each pair within k bits is
-// either emitted, or considered by j in that way, exactly once. emit and
-// j's functions are called from the calling goroutine, one call at a
-// time.
+// accepted another pair that joined them. Each pair within k bits that
+// j.Alone does not rule out is either emitted, or considered by j in that
+// way, exactly once. emit and j's functions are called from the calling
+// goroutine, one call at a time.
 func PairsJoin(es []Entry, k int, emit func(a, b Entry, d int), j Joiner) {
 	if j.MinRun <= 0 {
 		j.MinRun = 4096
