@@ -44,7 +44,36 @@ type comparison struct {
 	// the nilsimsa profile only.
 	NilsimsaScore *int `json:"nilsimsa_score,omitempty"`
 
-	emptyA, emptyB bool // which of A and B is empty (Empty)
+	emptyA, emptyB bool   // which of A and B is empty (Empty)
+	why            string // the decision in words, for the table (decisionWhy)
+}
+
+// decisionWhy says in words why isDuplicate decided as it did for a pair
+// whose longer normalized text has n runes, distance bits apart at the
+// given width, with scores s: which rule of the default policy judged it,
+// and the bound or threshold that decided.
+func decisionWhy(n, distance, bits int, s similarity.Scores, dup bool) string {
+	p := neardup.DefaultPolicy()
+	r, which := p.Long, fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
+	if n < p.ShortLength {
+		r, which = p.Short, fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
+	}
+	bound := r.MaxDistance * bits / 64
+	if distance > bound {
+		return fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
+	}
+	name, score := "Levenshtein ratio", s.Levenshtein
+	switch r.Measure {
+	case neardup.Jaccard:
+		name, score = "Jaccard", s.Jaccard
+	case neardup.Cosine:
+		name, score = "cosine", s.Cosine
+	}
+	verdict := "at least"
+	if !dup {
+		verdict = "under"
+	}
+	return fmt.Sprintf("%s: within its %d bits, and the %s %.4f is %s %g", which, bound, name, score, verdict, r.MinSimilarity)
 }
 
 // emptyNote explains, for compare's table, why a pair with an empty text
@@ -118,6 +147,7 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 	}
 	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
 	s := similarity.Compare(sa, sb)
+	dup := isDuplicate(sa, sb, d, fp.Bits())
 	var score *int
 	if fp.Bits() == 8*nilsimsa.Size {
 		score = new(int)
@@ -134,10 +164,11 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 		Jaccard:          s.Jaccard,
 		Cosine:           s.Cosine,
 		LevenshteinRatio: s.Levenshtein,
-		Duplicate:        !emptyA && !emptyB && isDuplicate(sa, sb, d, fp.Bits()),
+		Duplicate:        !emptyA && !emptyB && dup,
 		Empty:            emptyA || emptyB,
 		emptyA:           emptyA,
 		emptyB:           emptyB,
+		why:              decisionWhy(max(sa.Len(), sb.Len()), d, fp.Bits(), s, dup),
 	}, nil
 }
 
@@ -156,10 +187,11 @@ func newCompareCmd() *cobra.Command {
 the similarity 1 - distance/bits, the Jaccard similarity of their character
 3-grams (2-grams from CJK characters), the cosine similarity of their
 term-frequency vectors, the Levenshtein ratio of their normalized texts, and
-the duplicate decision. A and B are the texts themselves, or @path to
-read a file ("@-" reads standard input, so only one of A and B can be
-"@-"); a text that starts with "@" is written with "@@" ("@@home" is the
-text "@home").
+the duplicate decision, with a line (why) that names the rule that made it
+and the bound or threshold that decided. A and B are the texts themselves,
+or @path to read a file ("@-" reads standard input, so only one of A and B
+can be "@-"); a text that starts with "@" is written with "@@" ("@@home" is
+the text "@home").
 
 ` + compareDecisionHelp(neardup.DefaultPolicy()) + `
 
@@ -226,6 +258,8 @@ say; the table adds a note, JSON output "empty": true.`,
 			}
 			if note := c.emptyNote(); err == nil && note != "" {
 				_, err = fmt.Fprintf(out, "note               %s\n", note)
+			} else if err == nil {
+				_, err = fmt.Fprintf(out, "why                %s\n", c.why)
 			}
 			return err
 		},

@@ -38,6 +38,28 @@ func TestCompareCommand(t *testing.T) {
 	}
 }
 
+// TestCompareWhy checks the table's line that says which rule decided a
+// pair and by what: the distance bound, or the rule's measure against its
+// threshold.
+func TestCompareWhy(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		// One word apart, but 11 bits: beyond the short rule's 10.
+		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared\n"},
+		{[]string{"--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared\n"},
+		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "short rule (both under 500 characters): within its 10 bits, and the Levenshtein ratio 0.9048 is at least 0.8\n"},
+		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 10 bits, and the Levenshtein ratio 0.6667 is under 0.8\n"},
+		{[]string{strings.Repeat("long text of many words ", 30), strings.Repeat("long text of many words ", 29) + "and one more"}, "long rule (a text of 500 or more characters): within its 6 bits, and the Jaccard"},
+	} {
+		out, errOut, code := runFP(t, "", append([]string{"compare"}, tc.args...)...)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("compare %q: status %d, stderr %q, output lacks %q:\n%s", tc.args, code, errOut, tc.want, out)
+		}
+	}
+}
+
 // TestCompareNilsimsa checks the reference's score in both output forms.
 func TestCompareNilsimsa(t *testing.T) {
 	a, b := "The rain in Spain falls mostly in the plains.", "The rain in Spain falls mainly in the plains."
