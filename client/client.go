@@ -222,6 +222,19 @@ type Comparison struct {
 	// score of the measure it decided on.
 	Duplicate  bool    `json:"duplicate"`
 	Similarity float64 `json:"similarity"`
+	// Rule is the policy's rule that judged the pair.
+	Rule Rule `json:"rule"`
+}
+
+// Rule is a rule of the server's policy: Name "short" (both texts under
+// its short length) or "long"; a pair more than MaxDistance bits apart (at
+// the fingerprints' width) is not verified, one within it is a duplicate
+// when its Measure is at least MinSimilarity.
+type Rule struct {
+	Name          string  `json:"name"`
+	MaxDistance   int     `json:"max_distance"`
+	Measure       string  `json:"measure"`
+	MinSimilarity float64 `json:"min_similarity"`
 }
 
 // FingerprintRequest asks for the fingerprint of Text. Empty Profile and

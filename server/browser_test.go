@@ -155,6 +155,15 @@ func TestBrowserCompare(t *testing.T) {
 	if wantVerdict := map[bool]string{true: "Near-duplicates", false: "Not near-duplicates"}[want.Duplicate]; verdict != wantVerdict {
 		t.Errorf("verdict %q, want %q", verdict, wantVerdict)
 	}
+	// Why: the rule the API names, and what decided by its bound.
+	why := get(t, ctx, chromedp.Text(chromedp.ID("verdict-why")))
+	wantWhy := fmt.Sprintf("%d bits apart, more than its %d, so the texts are not compared", want.Distance, want.Rule.MaxDistance)
+	if want.Distance <= want.Rule.MaxDistance {
+		wantWhy = fmt.Sprintf("within its %d bits", want.Rule.MaxDistance)
+	}
+	if want.Rule.Name != "short" || !strings.HasPrefix(why, "Short-text rule") || !strings.Contains(why, wantWhy) {
+		t.Errorf("why %q, want the short rule and %q (API: %+v)", why, wantWhy, want.Rule)
+	}
 
 	// An empty text gets a clear message, not a broken page.
 	do(t, ctx,

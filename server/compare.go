@@ -180,6 +180,34 @@ type compareOut struct {
 	// rules the pair out).
 	Duplicate  bool    `json:"duplicate"`
 	Similarity float64 `json:"similarity"`
+	// Rule is the policy's rule that judged the pair, so that a client
+	// can say why.
+	Rule compareRule `json:"rule"`
+}
+
+// compareRule is the rule of the policy that judged a compared pair: the
+// short rule when both texts are under the policy's short length (in
+// normalized characters), else the long one, with its bounds at the
+// fingerprints' width.
+type compareRule struct {
+	// Name is "short" or "long".
+	Name string `json:"name"`
+	// MaxDistance is the distance within which the pair is verified, in
+	// bits of this width (the policy's 64-bit bound, scaled).
+	MaxDistance int `json:"max_distance"`
+	// Measure and MinSimilarity are what verifies it.
+	Measure       neardup.Measure `json:"measure"`
+	MinSimilarity float64         `json:"min_similarity"`
+}
+
+// ruleOf returns the rule of policy p that judges a pair whose longer
+// normalized text has n runes, at the given width.
+func ruleOf(p neardup.Policy, n, bits int) compareRule {
+	r, name := p.Long, "long"
+	if n < p.ShortLength {
+		r, name = p.Short, "short"
+	}
+	return compareRule{Name: name, MaxDistance: r.MaxDistance * bits / 64, Measure: r.Measure, MinSimilarity: r.MinSimilarity}
 }
 
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
@@ -253,5 +281,6 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		Scores:                scores,
 		Duplicate:             dup,
 		Similarity:            sim,
+		Rule:                  ruleOf(*s.opts.Policy, max(sa.Len(), sb.Len()), fa.Bits()),
 	}, nil
 }

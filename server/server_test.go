@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -621,6 +622,31 @@ func TestCompareNormalizedLength(t *testing.T) {
 	code, v = call(t, h, "POST", "/v1/compare", "", body(nfd, strings.Repeat("\u00e9", 30000)))
 	if scores, _ := v["scores"].(map[string]any); code != 200 || scores["levenshtein"] != 1.0 {
 		t.Errorf("30,000 decomposed letters: %d %v, want 200 and equal texts", code, v)
+	}
+}
+
+// TestCompareRule checks that /v1/compare names the rule that judged the
+// pair, with the server's policy's bounds scaled to the width: the short
+// rule for two short texts, the long one when a text is long.
+func TestCompareRule(t *testing.T) {
+	p := neardup.DefaultPolicy()
+	p.Short.MaxDistance = 9
+	s, _ := newTestServer(t, Options{Policy: &p})
+	long := strings.Repeat("a long text of many words ", 25)
+	for _, c := range []struct {
+		a, b string
+		bits int
+		want map[string]any
+	}{
+		{"the cat sat on the mat", "the cat sat on a mat", 64, map[string]any{"name": "short", "max_distance": 9.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{"the cat sat on the mat", "the cat sat on a mat", 128, map[string]any{"name": "short", "max_distance": 18.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{long, "the cat sat on a mat", 64, map[string]any{"name": "long", "max_distance": 6.0, "measure": "jaccard", "min_similarity": 0.5}},
+	} {
+		j, _ := json.Marshal(map[string]any{"a": c.a, "b": c.b, "bits": c.bits})
+		code, v := call(t, s.Handler(), "POST", "/v1/compare", "", string(j))
+		if rule, _ := v["rule"].(map[string]any); code != 200 || !reflect.DeepEqual(rule, c.want) {
+			t.Errorf("compare at %d bits: %d, rule %v, want %v", c.bits, code, v["rule"], c.want)
+		}
 	}
 }
 

@@ -106,6 +106,20 @@ function pct(x) {
   return (100 * x).toFixed(1) + "%";
 }
 
+// ruleWhy says which rule of the server's policy judged a compared pair
+// (r, the answer of /v1/compare) and what decided: the distance bound, or
+// the rule's measure against its threshold.
+function ruleWhy(r) {
+  const rule = r.rule;
+  if (!rule) return "";
+  const name = rule.name === "short" ? "Short-text rule (both texts short)" : "Long-text rule (a text is long)";
+  if (r.distance > rule.max_distance) {
+    return `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
+  }
+  const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
+  return `${name}: within its ${rule.max_distance} bits, and the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}.`;
+}
+
 // hexBits returns the bits of a hex fingerprint, most significant first.
 function hexBits(hex) {
   const bits = [];
@@ -236,6 +250,7 @@ async function compare(ev, source) {
       const v = $("verdict");
       v.textContent = r.duplicate ? "Near-duplicates" : "Not near-duplicates";
       v.className = "verdict " + (r.duplicate ? "dup" : "new");
+      $("verdict-why").textContent = ruleWhy(r);
       showNote($("compare-source"), source);
       $("fp-a").textContent = r.fingerprint_a;
       $("fp-b").textContent = r.fingerprint_b;
