@@ -48,12 +48,11 @@ type comparison struct {
 	why            string // the decision in words, for the table (decisionWhy)
 }
 
-// decisionWhy says in words why isDuplicate decided as it did for a pair
+// decisionWhy says in words why policy p decided as it did for a pair
 // whose longer normalized text has n runes, distance bits apart at the
-// given width, with scores s: which rule of the default policy judged it,
-// and the bound or threshold that decided.
-func decisionWhy(n, distance, bits int, s similarity.Scores, dup bool) string {
-	p := neardup.DefaultPolicy()
+// given width, with scores s: which rule judged it, and the bound or
+// threshold that decided.
+func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, dup bool) string {
 	r, which := p.Long, fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
 	if n < p.ShortLength {
 		r, which = p.Short, fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
@@ -93,12 +92,34 @@ func (c *comparison) emptyNote() string {
 	return which + " empty once normalized: nothing to compare, so no duplicate (as in cluster)"
 }
 
-// isDuplicate is compare's decision for a pair: the engine's default
-// verification policy (neardup.DefaultPolicy), the same test dedup and the
-// service apply, with distance bounds scaled to the fingerprint width.
-func isDuplicate(a, b *similarity.Sketch, distance, bits int) bool {
-	dup, _ := neardup.DefaultPolicy().Decide(a, b, distance, bits)
+// isDuplicate is compare's decision for a pair: the engine's verification
+// policy p (neardup.DefaultPolicy, or as --k, --short-k, --short-min and
+// --long-min change it), the same test dedup and the service apply with
+// those flags, with distance bounds scaled to the fingerprint width.
+func isDuplicate(p neardup.Policy, a, b *similarity.Sketch, distance, bits int) bool {
+	dup, _ := p.Decide(a, b, distance, bits)
 	return dup
+}
+
+// comparePolicy returns the policy compare decides by: the default one,
+// with the distance and thresholds the flags give.
+func comparePolicy(pf *policyFlags, k int) (neardup.Policy, error) {
+	def := neardup.DefaultPolicy()
+	if err := checkDistance("k", k, def.Long.MaxDistance); err != nil {
+		return def, err
+	}
+	var o neardup.Options
+	if err := pf.apply(&o); err != nil {
+		return def, err
+	}
+	p := def
+	if o.Policy != (neardup.Policy{}) {
+		p = o.Policy
+	}
+	if k != 0 {
+		p.Long.MaxDistance = k
+	}
+	return p, nil
 }
 
 // compareDecisionHelp describes isDuplicate's decision, by policy p, for
@@ -112,7 +133,8 @@ func compareDecisionHelp(p neardup.Policy) string {
 		"(neardup.DefaultPolicy), the test dedup and serve apply: a pair whose longer text "+
 		"has fewer than %d normalized characters is a duplicate when the fingerprints are %s; "+
 		"any other pair when they are %s. The distances scale with the width: twice as many "+
-		"bits at 128, four times at nilsimsa's 256.", p.ShortLength, rule(p.Short), rule(p.Long))
+		"bits at 128, four times at nilsimsa's 256. --k, --short-k, --short-min and --long-min "+
+		"change it as they change dedup's, cluster's and serve's.", p.ShortLength, rule(p.Short), rule(p.Long))
 	var b strings.Builder
 	n := 0
 	for _, w := range strings.Fields(text) {
@@ -134,7 +156,7 @@ func compareDecisionHelp(p neardup.Policy) string {
 // text is empty once normalized (emptyText: white space or invisible
 // characters only, or markup only with html) is no duplicate whatever
 // the measures say, as cluster, which never groups such texts, decides.
-func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []byte) (comparison, error) {
+func compareTexts(fp neardup.Fingerprinter, p neardup.Policy, profile string, html bool, a, b []byte) (comparison, error) {
 	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
 	d, err := fingerprintDistance(fa, fb)
 	if err != nil {
@@ -147,7 +169,7 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 	}
 	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
 	s := similarity.Compare(sa, sb)
-	dup := isDuplicate(sa, sb, d, fp.Bits())
+	dup := isDuplicate(p, sa, sb, d, fp.Bits())
 	var score *int
 	if fp.Bits() == 8*nilsimsa.Size {
 		score = new(int)
@@ -168,7 +190,7 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 		Empty:            emptyA || emptyB,
 		emptyA:           emptyA,
 		emptyB:           emptyB,
-		why:              decisionWhy(max(sa.Len(), sb.Len()), d, fp.Bits(), s, dup),
+		why:              decisionWhy(p, max(sa.Len(), sb.Len()), d, fp.Bits(), s, dup),
 	}, nil
 }
 
@@ -176,6 +198,8 @@ func compareTexts(fp neardup.Fingerprinter, profile string, html bool, a, b []by
 func newCompareCmd() *cobra.Command {
 	var (
 		ff      fingerprintFlags
+		pf      policyFlags
+		longK   int
 		asJSON  bool
 		pairs   string
 		maxLine int
@@ -217,6 +241,10 @@ say; the table adds a note, JSON output "empty": true.`,
 			if err != nil {
 				return err
 			}
+			policy, err := comparePolicy(&pf, longK)
+			if err != nil {
+				return err
+			}
 			profile := ff.profile
 			if ff.algo == "nilsimsa" {
 				profile = "nilsimsa"
@@ -225,7 +253,7 @@ say; the table adds a note, JSON output "empty": true.`,
 				if len(args) != 0 {
 					return usagef("compare --pairs takes no text arguments")
 				}
-				return comparePairs(cmd, fp, profile, ff.pipe.html, pairs, maxLine)
+				return comparePairs(cmd, fp, policy, profile, ff.pipe.html, pairs, maxLine)
 			}
 			if len(args) != 2 {
 				return usagef("compare needs two texts A and B (or --pairs FILE), got %d arguments", len(args))
@@ -241,7 +269,7 @@ say; the table adds a note, JSON output "empty": true.`,
 			if err != nil {
 				return err
 			}
-			c, err := compareTexts(fp, profile, ff.pipe.html, a, b)
+			c, err := compareTexts(fp, policy, profile, ff.pipe.html, a, b)
 			if err != nil {
 				return err
 			}
@@ -265,6 +293,8 @@ say; the table adds a note, JSON output "empty": true.`,
 		},
 	}
 	ff.register(cmd)
+	pf.addFlags(cmd.Flags(), false)
+	cmd.Flags().IntVar(&longK, "k", 0, fmt.Sprintf("Hamming distance within which long texts are candidates, 0 to 32 bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", neardup.DefaultPolicy().Long.MaxDistance))
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of a table")
 	cmd.Flags().StringVar(&pairs, "pairs", "", `compare each {"a": ..., "b": ...} line of a JSON Lines file ("-" for standard input)`)
 	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest --pairs line accepted, in bytes")
@@ -297,7 +327,7 @@ func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 }
 
 // comparePairs runs compare on every line of a JSON Lines file.
-func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, html bool, name string, maxLine int) error {
+func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, policy neardup.Policy, profile string, html bool, name string, maxLine int) error {
 	if maxLine < 1 {
 		return usagef("--max-line must be positive, not %d", maxLine)
 	}
@@ -344,7 +374,7 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, profile string, 
 					return usagef("%s: line %d: field %q: %v", inputName(name), n, f, err)
 				}
 			}
-			c, err := compareTexts(fp, profile, html, []byte(ab[0]), []byte(ab[1]))
+			c, err := compareTexts(fp, policy, profile, html, []byte(ab[0]), []byte(ab[1]))
 			if err != nil {
 				return err
 			}

@@ -60,6 +60,47 @@ func TestCompareWhy(t *testing.T) {
 	}
 }
 
+// TestComparePolicyFlags checks that compare's policy flags change its
+// decision as they change dedup's: for each pair and flags, compare calls
+// the pair a duplicate exactly when dedup, given the two texts, drops the
+// second.
+func TestComparePolicyFlags(t *testing.T) {
+	long := strings.Repeat("a long text of many words ", 25)
+	for _, tc := range []struct {
+		a, b  string
+		flags []string
+		dup   bool
+	}{
+		{"the cat sat on the mat", "the cat sat on a mat", nil, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-k", "12"}, true},
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", nil, true},
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", []string{"--short-min", "0.95"}, false},
+		{long + ".", long + "!", nil, true},
+		{long + ".", long + "!", []string{"--long-min", "0.95"}, false},
+		{long, long + " and one more", nil, false}, // 8 bits apart
+		{long, long + " and one more", []string{"--k", "10"}, true},
+	} {
+		var c comparison
+		out, errOut, code := runFP(t, "", append(append([]string{"compare", "--json"}, tc.flags...), tc.a, tc.b)...)
+		if err := json.Unmarshal([]byte(out), &c); err != nil || code != 0 {
+			t.Fatalf("compare %v: %v, status %d, stderr %q", tc.flags, err, code, errOut)
+		}
+		out, errOut, code = runFP(t, tc.a+"\n"+tc.b+"\n", append([]string{"dedup", "--lines"}, tc.flags...)...)
+		if code != 0 {
+			t.Fatalf("dedup %v: status %d, stderr %q", tc.flags, code, errOut)
+		}
+		dropped := strings.Count(out, "\n") == 1
+		if c.Duplicate != tc.dup || dropped != tc.dup {
+			t.Errorf("%q and %q with %v: compare says duplicate %v, dedup dropped the second %v; want %v", tc.a[:20], tc.b[:20], tc.flags, c.Duplicate, dropped, tc.dup)
+		}
+	}
+	out, errOut, code := runFP(t, "", "compare", "--short-min", "2", "a", "b")
+	wantUsageError(t, errOut, code, "--short-min 2")
+	if out != "" {
+		t.Errorf("--short-min 2 wrote %q", out)
+	}
+}
+
 // TestCompareNilsimsa checks the reference's score in both output forms.
 func TestCompareNilsimsa(t *testing.T) {
 	a, b := "The rain in Spain falls mostly in the plains.", "The rain in Spain falls mainly in the plains."
