@@ -463,9 +463,9 @@ func clusterNearest(sel []int, halves [][]uint64, fps []neardup.Fingerprint, bou
 			}
 		}
 	}
-	at := make(map[int32]int32, len(sel)) // item -> its place in sel
+	at := make([]int32, len(fps)) // item -> its place in sel
 	for q, i := range sel {
-		at[int32(i)] = int32(q)
+		at[i] = int32(q)
 	}
 	for q, js := range found {
 		i := int32(sel[q])
