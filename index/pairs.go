@@ -82,12 +82,18 @@ func pairs(es []Entry, k int, emit func(a, b Entry, d int), j *Joiner) {
 	d, ok := choosePairsDesign(k, len(es))
 	if !ok && j != nil && len(es) >= j.MinRun {
 		// Every pair is compared: the whole of es is one run, which no
-		// table filters.
-		run := make([]pairRec, len(es))
-		for i, e := range es {
-			run[i] = pairRec{p: e.FP, i: uint32(i)}
+		// table filters. crowded sees the same 64 entries in this
+		// sample as in the whole run.
+		step := max(1, len(es)/crowdSample)
+		var sample []pairRec
+		for i := 0; i < len(es); i += step {
+			sample = append(sample, pairRec{p: es[i].FP})
 		}
-		if crowded(run, k) {
+		if crowded(sample, k) {
+			run := make([]pairRec, len(es))
+			for i, e := range es {
+				run[i] = pairRec{p: e.FP, i: uint32(i)}
+			}
 			joinRun(es, nil, -1, k, run, j)
 			return
 		}
@@ -143,8 +149,7 @@ func pairs(es []Entry, k int, emit func(a, b Entry, d int), j *Joiner) {
 // lines made runs of thousands) costs several times as much there as
 // its pairs compared on all cores.
 func crowded(run []pairRec, k int) bool {
-	const sample = 64
-	step := max(1, len(run)/sample)
+	step := max(1, len(run)/crowdSample)
 	near, all := 0, 0
 	for x := 0; x < len(run); x += step {
 		for y := x + step; y < len(run); y += step {
@@ -156,6 +161,10 @@ func crowded(run []pairRec, k int) bool {
 	}
 	return near*8 >= all && all > 0
 }
+
+// crowdSample is the number of entries of a run whose pairs crowded
+// compares.
+const crowdSample = 64
 
 // pairMsg is what the searches of Pairs send: found pairs, or a crowded
 // run for the Joiner (a copy, with its table t among tabs).
