@@ -131,11 +131,23 @@ func scale(d, bits int) int {
 
 // rule returns the rule for a pair whose longer text has n runes.
 func (p Policy) rule(n int) Rule {
-	if n < p.ShortLength {
-		return p.Short
-	}
-	return p.Long
+	r, _ := p.RuleFor(n)
+	return r
 }
+
+// RuleFor returns the rule that judges a pair whose longer text has n
+// normalized runes, and whether it is the Short rule: Short when n is
+// under ShortLength, Long otherwise.
+func (p Policy) RuleFor(n int) (r Rule, short bool) {
+	if n < p.ShortLength {
+		return p.Short, true
+	}
+	return p.Long, false
+}
+
+// MaxDistanceAt returns r's distance bound for fingerprints of the given
+// width: MaxDistance at 64 bits, scaled in proportion to wider ones.
+func (r Rule) MaxDistanceAt(bits int) int { return scale(r.MaxDistance, bits) }
 
 // maxEditRunes is the longest text for which Verify computes the
 // Levenshtein ratio when the rule judges by another measure.

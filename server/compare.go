@@ -203,11 +203,12 @@ type compareRule struct {
 // ruleOf returns the rule of policy p that judges a pair whose longer
 // normalized text has n runes, at the given width.
 func ruleOf(p neardup.Policy, n, bits int) compareRule {
-	r, name := p.Long, "long"
-	if n < p.ShortLength {
-		r, name = p.Short, "short"
+	r, short := p.RuleFor(n)
+	name := "long"
+	if short {
+		name = "short"
 	}
-	return compareRule{Name: name, MaxDistance: r.MaxDistance * bits / 64, Measure: r.Measure, MinSimilarity: r.MinSimilarity}
+	return compareRule{Name: name, MaxDistance: r.MaxDistanceAt(bits), Measure: r.Measure, MinSimilarity: r.MinSimilarity}
 }
 
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {

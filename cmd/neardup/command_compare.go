@@ -53,11 +53,12 @@ type comparison struct {
 // given width, with scores s: which rule judged it, and the bound or
 // threshold that decided.
 func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, dup bool) string {
-	r, which := p.Long, fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
-	if n < p.ShortLength {
-		r, which = p.Short, fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
+	r, short := p.RuleFor(n)
+	which := fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
+	if short {
+		which = fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
 	}
-	bound := r.MaxDistance * bits / 64
+	bound := r.MaxDistanceAt(bits)
 	if distance > bound {
 		return fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
 	}
