@@ -393,6 +393,9 @@ type Engine struct {
 	keyLocks [keyStripes]sync.Mutex
 	ids      [idShards]idShard
 	counter  atomic.Uint64
+	// editSince is the first counter whose records' lengths count as the
+	// Levenshtein ratio does (see editLengthsMeta).
+	editSince uint64
 
 	// Decisions are made without locks and checked under them: inserts
 	// numbers the inserts and recent holds the latest ones' fingerprints,
@@ -422,7 +425,7 @@ type Engine struct {
 	nExpired    atomic.Uint64
 	nDeleted    atomic.Uint64
 	keyScratch  sync.Pool
-	normScratch sync.Pool // *analysis.Scratch, for normalizedRunes
+	normScratch sync.Pool // *normScratch, for normalizedRunes
 	sketches    sketchCache
 
 	fromSnapshot bool // Open loaded the indexes from a snapshot
@@ -684,6 +687,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if err != nil {
 		return nil, fmt.Errorf("neardup: open: %w", err)
 	}
+	oldLengths := false
 	if !o.InMemory {
 		e.dir = dir
 		if err := e.checkFingerprinter(); err != nil {
@@ -693,8 +697,15 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			}
 			return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
 		}
+		if oldLengths, err = e.readEditLengths(); err != nil {
+			e.db.Close()
+			return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
+		}
 	}
-	snapLoaded, err := e.restoreAll()
+	snapLoaded, err := e.restoreAll(oldLengths)
+	if err == nil && oldLengths {
+		err = e.markEditLengths()
+	}
 	if err != nil {
 		e.db.Close()
 		return nil, fmt.Errorf("neardup: open %s: %w", dir, err)
@@ -718,8 +729,8 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 // Close when there is a valid one, else from the records, and the id map
 // from the records; it reports whether the snapshot was used. The snapshot
 // is read while the records are scanned: at 10M documents each took about
-// 5 s.
-func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
+// 5 s. With oldLengths (see readEditLengths) the snapshot is not used.
+func (e *Engine) restoreAll(oldLengths bool) (fromSnapshot bool, err error) {
 	if e.dir == "" {
 		return false, e.restore(true, nil)
 	}
@@ -727,7 +738,7 @@ func (e *Engine) restoreAll() (fromSnapshot bool, err error) {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return false, err
 	}
-	if err != nil || !e.snapshotNamed(tok) {
+	if err != nil || oldLengths || !e.snapshotNamed(tok) {
 		// None to load (the last exit was not a clean Close, or the
 		// files are gone): stale files go, and the indexes are rebuilt.
 		if err := e.invalidateSnapshot(); err != nil {
@@ -889,7 +900,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 			}
 			if e.heldShort(r.TextLen, r.NormLen) {
 				short = append(short, ent)
-				shortLens = append(shortLens, r.NormLen)
+				shortLens = append(shortLens, e.tagLen(r))
 				if e.shortLo != nil {
 					shortLo = append(shortLo, lo)
 				}

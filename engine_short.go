@@ -5,6 +5,7 @@ import (
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/similarity"
 )
 
 // shortIndex holds the fingerprints of short texts for the Short rule's
@@ -172,14 +173,30 @@ func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near, most int) [][]in
 	return out
 }
 
-// normalizedRunes returns the length in runes of text once normalized
-// (analysis.Normalize), which is the length the Policy's rules measure.
+// normalizedRunes returns the length in runes of text as the Policy's
+// rules measure it: normalized (analysis.Normalize), without punctuation
+// and symbols (similarity.EditLen), the length of its sketch
+// (similarity.Sketch.Len). It is 0 only for a text that normalizes to
+// nothing.
 func (e *Engine) normalizedRunes(text []byte) int {
-	s, _ := e.normScratch.Get().(*analysis.Scratch)
-	if s == nil {
-		s = &analysis.Scratch{}
+	if n, ok := similarity.ASCIIEditLen(text); ok {
+		return n
 	}
-	n := s.NormalizedLen(text)
+	s, _ := e.normScratch.Get().(*normScratch)
+	if s == nil {
+		s = &normScratch{}
+	}
+	s.buf = s.s.Normalize(s.buf[:0], text)
+	n := similarity.EditLen(s.buf)
+	if cap(s.buf) > 1<<16 {
+		s.buf = nil // a long text's buffer is not kept
+	}
 	e.normScratch.Put(s)
 	return n
+}
+
+// normScratch is what normalizedRunes keeps between calls.
+type normScratch struct {
+	s   analysis.Scratch
+	buf []byte
 }

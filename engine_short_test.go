@@ -270,49 +270,29 @@ func TestShortTextsByLength(t *testing.T) {
 			}
 		}
 	}
-	check("open", e)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = mustOpen(t, dir, &o)
-	if !e.fromSnapshot {
-		t.Fatal("not reopened from the snapshot")
-	}
-	check("snapshot", e)
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Without the short index's snapshot the indexes are rebuilt.
-	if err := os.Remove(snapshotPath(dir, "short")); err != nil {
-		t.Fatal(err)
-	}
-	e = mustOpen(t, dir, &o)
-	if e.fromSnapshot {
-		t.Fatal("reopened from an incomplete snapshot")
-	}
+	e = checkReopened(t, dir, &o, e, check)
 	if n := unknownLengths(e); n != 0 {
 		t.Fatalf("%d texts of unknown length after the rebuild", n)
 	}
-	check("rebuilt", e)
 }
 
-// TestShortTextsOfUnknownLength checks that records stored without the
-// length of their normalized text, as earlier releases wrote them, are
-// still found as short near-duplicates.
-func TestShortTextsOfUnknownLength(t *testing.T) {
-	dir := t.TempDir()
+// writeEarlierRecords writes into a new store in dir the records of
+// texts, ids "old0", "old1" and so on, fingerprinted by cutFingerprinter,
+// with the NormLen normLen gives each, as an earlier release would have
+// left them; it returns the options to open the store with.
+func writeEarlierRecords(t *testing.T, dir string, texts []string, normLen func(text string) int) Options {
+	t.Helper()
 	now := time.Now()
 	db, err := store.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(9, 10))
-	texts := []string{letters(r, 30), letters(r, 200)}
 	b := db.NewBatch()
 	for i, text := range texts {
 		fp := cutFingerprinter{}.Fingerprint([]byte(text))
 		b.Put(&store.Doc{Record: store.Record{Seq: store.MakeSeq(now.Unix(), uint64(i+1)), ID: fmt.Sprint("old", i),
-			Fingerprint: fp.Bytes(), Time: now.Unix(), TextHash: xxh3.HashString(text), TextLen: len(text)}, Text: []byte(text)})
+			Fingerprint: fp.Bytes(), Time: now.Unix(), TextHash: xxh3.HashString(text),
+			TextLen: utf8.RuneCountInString(text), NormLen: normLen(text)}, Text: []byte(text)})
 	}
 	if err := db.Commit(b); err != nil {
 		t.Fatal(err)
@@ -323,6 +303,46 @@ func TestShortTextsOfUnknownLength(t *testing.T) {
 	o := DefaultOptions()
 	o.ExpiryInterval = -1
 	o.Fingerprinter = cutFingerprinter{}
+	return o
+}
+
+// checkReopened calls check("open", e), closes e, and calls check again on
+// the engine reopened from its snapshot ("snapshot") and on one whose
+// indexes are rebuilt from the records, the short index's snapshot
+// removed ("rebuilt"), which it returns.
+func checkReopened(t *testing.T, dir string, o *Options, e *Engine, check func(stage string, e *Engine)) *Engine {
+	t.Helper()
+	check("open", e)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = mustOpen(t, dir, o)
+	if !e.fromSnapshot {
+		t.Fatal("not reopened from the snapshot")
+	}
+	check("snapshot", e)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(snapshotPath(dir, "short")); err != nil {
+		t.Fatal(err)
+	}
+	e = mustOpen(t, dir, o)
+	if e.fromSnapshot {
+		t.Fatal("reopened from an incomplete snapshot")
+	}
+	check("rebuilt", e)
+	return e
+}
+
+// TestShortTextsOfUnknownLength checks that records stored without the
+// length of their normalized text, as earlier releases wrote them, are
+// still found as short near-duplicates.
+func TestShortTextsOfUnknownLength(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(9, 10))
+	texts := []string{letters(r, 30), letters(r, 200)}
+	o := writeEarlierRecords(t, dir, texts, func(string) int { return 0 })
 	e := mustOpen(t, dir, &o)
 	if n := unknownLengths(e); n != len(texts) {
 		t.Fatalf("%d texts of unknown length, want %d", n, len(texts))
@@ -362,37 +382,52 @@ func unknownLengths(e *Engine) int {
 // sketchShardBytes, its newest ones.
 func TestSketchCache(t *testing.T) {
 	var c sketchCache
-	sk := func(i int) []rune { return similarity.NewSketch([]byte(fmt.Sprintf("text %d", i))).Runes }
+	sk := func(i int) cachedText {
+		s := similarity.NewSketch([]byte(fmt.Sprintf("text %d", i)))
+		return cachedText{runes: s.Runes, edit: s.EditRunes()}
+	}
+	get := func(seq uint64) []rune {
+		t, ok := c.get(seq)
+		if ok != (t.runes != nil) {
+			panic("get's ok disagrees with its text")
+		}
+		return t.runes
+	}
 	seq := func(i int) uint64 { return uint64(i) * sketchShards } // all in shard 0
 	first := sk(0)
 	c.put(seq(0), first)
 	c.put(seq(0), sk(-1))
-	if got := c.get(seq(0)); &got[0] != &first[0] {
-		t.Fatalf("get after a second put = %q, want the first runes %q", string(got), string(first))
+	if got := get(seq(0)); &got[0] != &first.runes[0] {
+		t.Fatalf("get after a second put = %q, want the first runes %q", string(got), string(first.runes))
 	}
 	for i := 1; i <= sketchShardCap; i++ {
 		c.put(seq(i), sk(i))
 	}
-	if c.get(seq(0)) != nil {
+	if get(seq(0)) != nil {
 		t.Errorf("the oldest entry is still cached after %d newer ones", sketchShardCap)
 	}
 	for i := 1; i <= sketchShardCap; i++ {
-		if r := c.get(seq(i)); string(r) != fmt.Sprintf("text %d", i) {
+		if r := get(seq(i)); string(r) != fmt.Sprintf("text %d", i) {
 			t.Fatalf("entry %d: got %q", i, string(r))
 		}
 	}
 	if n := len(c.shards[0].m); n != sketchShardCap {
 		t.Errorf("shard holds %d entries, want %d", n, sketchShardCap)
 	}
-	if c.get(seq(1)+1) != nil {
+	if get(seq(1)+1) != nil {
 		t.Errorf("a seq never put is found")
 	}
 
-	// Texts of 4,000 runes, in shard 1: the bytes bound them.
-	long := func(i int) []rune {
-		return similarity.NewSketch([]byte(fmt.Sprintf("%04000d", i))).Runes
+	// Texts of 4,000 runes, in shard 1: the bytes bound them. Their
+	// punctuation makes edit runes of their own, which count too.
+	long := func(i int) cachedText {
+		s := similarity.NewSketch([]byte(fmt.Sprintf("%03999d!", i)))
+		return cachedText{runes: s.Runes, edit: s.EditRunes()}
 	}
-	fit := sketchShardBytes / runesBytes(long(0))
+	if l := long(0); len(l.edit) != 3999 || l.bytes() < 4*(4000+3999) {
+		t.Fatalf("a long text's entry has %d edit runes and %d bytes, want 3999 and at least %d", len(l.edit), l.bytes(), 4*(4000+3999))
+	}
+	fit := sketchShardBytes / long(0).bytes()
 	for i := range 2 * fit {
 		c.put(seq(i)+1, long(i))
 	}
@@ -400,7 +435,7 @@ func TestSketchCache(t *testing.T) {
 	if sh.bytes > sketchShardBytes || len(sh.m) != fit || sh.n != fit {
 		t.Errorf("shard of long texts: %d bytes in %d entries (ring %d), want at most %d bytes in %d", sh.bytes, len(sh.m), sh.n, sketchShardBytes, fit)
 	}
-	if c.get(seq(2*fit-1)+1) == nil || c.get(seq(fit-1)+1) != nil {
+	if get(seq(2*fit-1)+1) == nil || get(seq(fit-1)+1) != nil {
 		t.Errorf("the newest long text is gone, or the oldest kept")
 	}
 }

@@ -18,7 +18,8 @@ const (
 	// Cosine is the cosine similarity of the texts' term-frequency vectors.
 	Cosine Measure = "cosine"
 	// Levenshtein is 1 - edit distance / length of the longer text, over
-	// normalized runes.
+	// the normalized texts without their punctuation and symbols
+	// (similarity.EditRunes), which the fingerprint does not read either.
 	Levenshtein Measure = "levenshtein"
 )
 
@@ -48,8 +49,9 @@ type Rule struct {
 // The numbers are plain fields so that they can be tuned with evidence; the
 // defaults are documented at DefaultPolicy.
 type Policy struct {
-	// ShortLength is the length in runes (of normalized text) under which
-	// a text is short. A pair is judged by the Short rule when both texts
+	// ShortLength is the length in runes under which a text is short,
+	// counted as the Levenshtein ratio counts them (similarity.Sketch.Len:
+	// normalized, without punctuation and symbols). A pair is judged by the Short rule when both texts
 	// are short, by the Long rule otherwise.
 	ShortLength int
 	// Short is the rule for pairs of short texts.
@@ -217,9 +219,9 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		sim = s.Cosine
 	default:
 		if exact || r.MinSimilarity <= 0 {
-			s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
+			s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
 		} else {
-			s.Levenshtein = boundedRatio(a.Runes, b.Runes, r.MinSimilarity)
+			s.Levenshtein = boundedRatio(a.EditRunes(), b.EditRunes(), r.MinSimilarity)
 		}
 		sim = s.Levenshtein
 	}
@@ -236,7 +238,7 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		s.Cosine = a.Cosine(b)
 	}
 	if r.Measure != Levenshtein && n <= maxEditRunes {
-		s.Levenshtein = similarity.LevenshteinRatio(a.Runes, b.Runes)
+		s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
 	}
 	return true, sim, s
 }

@@ -80,7 +80,7 @@ func (c *Sketches) Score(a, b *similarity.Sketch, m neardup.Measure) float64 {
 			break
 		}
 		bound := int(float64(n) * (1 - LevenshteinFloor))
-		s = 1 - float64(similarity.Levenshtein(a.Runes, b.Runes, bound))/float64(n)
+		s = 1 - float64(similarity.Levenshtein(a.EditRunes(), b.EditRunes(), bound))/float64(n)
 	}
 	c.mu.Lock()
 	c.scores[key] = s

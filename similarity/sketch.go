@@ -16,7 +16,8 @@ type Scores struct {
 	Jaccard float64 `json:"jaccard"`
 	// Cosine is the cosine similarity of the two term vectors.
 	Cosine float64 `json:"cosine"`
-	// Levenshtein is LevenshteinRatio of the two normalized texts.
+	// Levenshtein is LevenshteinRatio of the two texts' EditRunes: the
+	// normalized texts without their punctuation and symbols.
 	Levenshtein float64 `json:"levenshtein"`
 }
 
@@ -25,6 +26,8 @@ type Scores struct {
 //
 //   - the text normalized by analysis.Normalize (NFKC, case and width
 //     folding, whitespace folded; invalid UTF-8 read as U+FFFD), as runes;
+//   - EditRunes: those runes without punctuation and symbols, which the
+//     Levenshtein ratio compares (see EditRunes);
 //   - Shingles: the set of character n-grams of the normalized text (spaces
 //     included): 3 runes starting at a non-CJK rune, 2 runes starting at a
 //     Han, Kana or Hangul one (analysis.IsCJK); a text too short for any
@@ -53,6 +56,8 @@ type Sketch struct {
 	// Runes is the normalized text.
 	Runes []rune
 
+	editOnce     sync.Once
+	edit         []rune // EditRunes(Runes), or given by NewSketchRunes
 	shinglesOnce sync.Once
 	shingles     []uint64
 	vectorOnce   sync.Once // computes vector and norm
@@ -80,6 +85,27 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 	s := &Sketch{Runes: runes(norm)}
 	s.vectorOnce.Do(func() { s.vector, s.norm = vector(norm, idf) })
 	return s
+}
+
+// NewSketchRunes returns the Sketch of a text whose normalized runes are
+// runes and whose EditRunes are edit, as a Sketch of the text would give
+// them: for a caller that keeps both, so that a sketch made again skips
+// the normalization. A nil edit is computed from runes when first needed.
+// The slices must not change afterwards.
+func NewSketchRunes(runes, edit []rune) *Sketch {
+	return &Sketch{Runes: runes, edit: edit}
+}
+
+// EditRunes returns the runes the Levenshtein ratio compares: Runes
+// without punctuation and symbols (see EditRunes). It shares Runes when
+// they hold none.
+func (s *Sketch) EditRunes() []rune {
+	s.editOnce.Do(func() {
+		if s.edit == nil {
+			s.edit = EditRunes(s.Runes)
+		}
+	})
+	return s.edit
 }
 
 // runes returns the runes of the normalized text norm.
@@ -222,9 +248,10 @@ func gramKey(x, y, z rune) uint64 {
 	return k
 }
 
-// Len returns the length of the normalized text in runes, the length that
-// length-dependent thresholds should use.
-func (s *Sketch) Len() int { return len(s.Runes) }
+// Len returns the length of the text as the Levenshtein ratio counts it,
+// len(EditRunes()): the length that length-dependent thresholds should
+// use.
+func (s *Sketch) Len() int { return len(s.EditRunes()) }
 
 // Cosine returns the cosine similarity of the term vectors of s and o, as
 // Cosine(s.Vector(), o.Vector()) but with the norms the sketches keep.
@@ -241,6 +268,6 @@ func Compare(a, b *Sketch) Scores {
 	return Scores{
 		Jaccard:     Jaccard(a.Shingles(), b.Shingles()),
 		Cosine:      a.Cosine(b),
-		Levenshtein: LevenshteinRatio(a.Runes, b.Runes),
+		Levenshtein: LevenshteinRatio(a.EditRunes(), b.EditRunes()),
 	}
 }

@@ -1,0 +1,136 @@
+package similarity
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// EditRunes returns the runes of a normalized text (as analysis.Normalize
+// writes it) that the Levenshtein ratio compares: its letters, marks and
+// numbers, with one space wherever the text had white space between two of
+// them. Punctuation and symbols (emoji too) go, as they do from the words
+// the fingerprint is made of: "谢谢分享！！" and "谢谢分享" are the same
+// text to both, as are "late. The" and "late.The" but for one space. A
+// text of punctuation and symbols alone ("!!!", "😀😀") keeps all its
+// runes, as its fingerprint is made of them.
+//
+// It returns rs itself when nothing goes, and a new slice otherwise.
+func EditRunes(rs []rune) []rune {
+	i := 0
+	for i < len(rs) && (rs[i] == ' ' || editRune(rs[i])) {
+		i++
+	}
+	if i == len(rs) {
+		return rs // the common case: nothing to drop
+	}
+	out := make([]rune, 0, len(rs))
+	space := false // white space since the last rune kept
+	for _, r := range rs {
+		switch {
+		case r == ' ':
+			space = true
+		case editRune(r):
+			if space && len(out) > 0 {
+				out = append(out, ' ')
+			}
+			out = append(out, r)
+			space = false
+		}
+	}
+	if len(out) == 0 {
+		return rs
+	}
+	return out
+}
+
+// EditLen returns len(EditRunes(the runes of norm)) for a normalized text
+// norm, without making them.
+func EditLen(norm []byte) int {
+	n, all := 0, 0 // runes kept, and runes in all
+	space := false // white space since the last rune kept
+	for i := 0; i < len(norm); all++ {
+		c := norm[i]
+		if c < utf8.RuneSelf {
+			i++
+			switch asciiEdit[c] {
+			case editKeep:
+				if space && n > 0 {
+					n++
+				}
+				n++
+				space = false
+			case editSpace:
+				space = true
+			}
+			continue
+		}
+		r, size := utf8.DecodeRune(norm[i:])
+		i += size
+		if editRune(r) {
+			if space && n > 0 {
+				n++
+			}
+			n++
+			space = false
+		}
+	}
+	if n == 0 {
+		return all // nothing kept: every rune counts (0 for an empty text)
+	}
+	return n
+}
+
+// ASCIIEditLen returns EditLen of the normalized form of text
+// (analysis.Normalize) when text is ASCII, counted from text itself: case
+// folding and the folding of white space change no count, and control
+// characters go as punctuation does. ok is false, and n 0, when text has
+// a byte outside ASCII, or no letter or digit (its count is then that of
+// every rune of its normalized form).
+func ASCIIEditLen(text []byte) (n int, ok bool) {
+	// Without branches on the classes, which alternate too often to
+	// predict: gap is 1 from a space after a rune kept to the next one
+	// kept, which counts it.
+	var kept, gap, started uint
+	for _, c := range text {
+		if c >= utf8.RuneSelf {
+			return 0, false
+		}
+		class := uint(asciiEdit[c])
+		k, s := class&editKeep, class>>1
+		kept += k + k&gap
+		gap = (gap | s&started) &^ k
+		started |= k
+	}
+	return int(kept), kept > 0
+}
+
+// The classes of asciiEdit.
+const (
+	editDrop  = 0 // punctuation, symbols, control characters
+	editKeep  = 1 // letters and digits
+	editSpace = 2 // white space
+)
+
+// asciiEdit is the class of each ASCII byte for EditLen and ASCIIEditLen.
+var asciiEdit = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			t[c] = editKeep
+		case c == ' ', '\t' <= c && c <= '\r':
+			t[c] = editSpace
+		}
+	}
+	return t
+}()
+
+// editRune reports whether EditRunes keeps r: a letter, mark or number.
+func editRune(r rune) bool {
+	switch {
+	case r < utf8.RuneSelf:
+		return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z'
+	case 0x4e00 <= r && r <= 0x9fff, 0xac00 <= r && r <= 0xd7a3:
+		return true // CJK Unified Ideographs and Hangul syllables: all letters
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.N)
+}
