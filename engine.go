@@ -1048,10 +1048,12 @@ func (e *Engine) halvesAgree() bool {
 }
 
 // isShort reports whether a text of n runes (before normalization) goes to
-// the short index, if there is one. Normalization mostly shrinks text (white space runs,
-// control characters), so the bound is a quarter above the Policy's
-// normalized ShortLength: every pair the Short rule judges is in the short
-// index unless normalization shrinks a text by more than a fifth.
+// the short index, if there is one. Normalization mostly shrinks text (white
+// space runs, control characters), and the rules do not count punctuation
+// and symbols, so the bound is a quarter above the Policy's ShortLength:
+// every pair the Short rule judges is in the short index unless those
+// shrink a text by more than a fifth (a text of more punctuation than that
+// is found as a candidate by the long rule's distance only).
 func (e *Engine) isShort(n int) bool {
 	return e.short != nil && n < e.policy.ShortLength+e.policy.ShortLength/4
 }
@@ -1092,9 +1094,9 @@ func (e *Engine) expireIndexes(cutoff int64) int {
 }
 
 // heldShort reports whether the short index holds a text of runes runes,
-// norm of them once normalized (0: unknown), rather than long (see
-// Engine.long): it is short, and not too long for the Short rule once
-// normalized.
+// norm of them as the rules count them (normalizedRunes; 0: unknown),
+// rather than long (see Engine.long): it is short, and not too long for
+// the Short rule as counted.
 func (e *Engine) heldShort(runes, norm int) bool {
 	return e.isShort(runes) && norm < e.short.limit
 }
@@ -1138,7 +1140,7 @@ type prepared struct {
 	// 64 bits), lo what those of the low halves hold (0 at 64 bits).
 	ix, lo uint64
 	runes  int
-	norm   int // runes of the normalized text, for short texts (0 otherwise)
+	norm   int // its length as the rules count it (normalizedRunes), for short texts (0 otherwise)
 	time   int64
 	hash   uint64
 	sketch *similarity.Sketch
@@ -1199,8 +1201,8 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 	return p
 }
 
-// normalizedLen returns the length in runes of p's text once normalized,
-// the length the Policy's rules measure.
+// normalizedLen returns the length in runes of p's text as the Policy's
+// rules measure it (normalizedRunes).
 func (e *Engine) normalizedLen(p *prepared) int {
 	switch {
 	case p.sketch != nil:

@@ -9,21 +9,22 @@ import (
 )
 
 // shortIndex holds the fingerprints of short texts for the Short rule's
-// wider distance, each tagged with the length of its normalized text
-// (index.Entry.Tag), so that a query drops the candidates whose length
-// rules them out before they are verified.
+// wider distance, each tagged with its length as the rules count it
+// (Engine.normalizedRunes; index.Entry.Tag), so that a query drops the
+// candidates whose length rules them out before they are verified.
 //
 // The Short rule's default measure bounds the lengths of the pairs it can
 // accept: a Levenshtein ratio (1 - edits / longer length) of at least r
 // needs at least longer - shorter edits, so the shorter text has about r
 // times the runes of the longer or more. A candidate of another length
 // would be turned down only after its text was read and compared. Texts
-// whose normalized length reaches the Policy's ShortLength are not held at
+// whose length so counted reaches the Policy's ShortLength are not held at
 // all: any pair with one of them is judged by the Long rule, whose
 // candidates the Long rule's indexes find (see Engine.long).
 //
 // Tag 0 means the length is unknown (records stored before lengths were,
-// or lengths beyond a tag): such candidates are always kept. With a Short
+// or before they were counted as now, see editLengthsMeta, or lengths
+// beyond a tag): such candidates are always kept. With a Short
 // rule that bounds no length ratio (another measure, or MinSimilarity 0)
 // no candidate is dropped.
 //
