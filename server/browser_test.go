@@ -164,6 +164,10 @@ func TestBrowserCompare(t *testing.T) {
 	if want.Rule.Name != "short" || !strings.HasPrefix(why, "Short-text rule") || !strings.Contains(why, wantWhy) {
 		t.Errorf("why %q, want the short rule and %q (API: %+v)", why, wantWhy, want.Rule)
 	}
+	// Beyond the bound, the page says whether the measure would pass.
+	if pass := want.Distance > want.Rule.MaxDistance && want.Scores.Levenshtein >= want.Rule.MinSimilarity; pass != strings.Contains(why, "would pass") {
+		t.Errorf("why %q: says the ratio would pass %v, want %v (API: %+v)", why, !pass, pass, want)
+	}
 
 	// An empty text gets a clear message, not a broken page.
 	do(t, ctx,

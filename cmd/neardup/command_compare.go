@@ -59,15 +59,24 @@ func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, d
 		which = fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
 	}
 	bound := r.MaxDistanceAt(bits)
-	if distance > bound {
-		return fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
-	}
 	name, score := "Levenshtein ratio", s.Levenshtein
 	switch r.Measure {
 	case neardup.Jaccard:
 		name, score = "Jaccard", s.Jaccard
 	case neardup.Cosine:
 		name, score = "cosine", s.Cosine
+	}
+	if distance > bound {
+		why := fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
+		// The flag that would let them be compared, in bits per 64.
+		flag, k := "--k", (distance*64+bits-1)/bits
+		if short {
+			flag = "--short-k"
+		}
+		if score >= r.MinSimilarity && k <= 32 {
+			why += fmt.Sprintf(" (their %s %.4f would pass: %s %d calls them duplicates)", name, score, flag, k)
+		}
+		return why
 	}
 	verdict := "at least"
 	if !dup {

@@ -47,8 +47,12 @@ func TestCompareWhy(t *testing.T) {
 		want string
 	}{
 		// One word apart, but 11 bits: beyond the short rule's 10.
-		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared\n"},
-		{[]string{"--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared\n"},
+		// Their ratio would pass: the line says which flag lets them be
+		// compared (TestComparePolicyFlags checks that it does).
+		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
+		{[]string{"--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared"},
+		// Far apart and unlike: no flag to suggest.
+		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
 		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "short rule (both under 500 characters): within its 10 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
 		// The ratio leaves out punctuation, as the fingerprint does.
 		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 10 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
@@ -58,6 +62,13 @@ func TestCompareWhy(t *testing.T) {
 		out, errOut, code := runFP(t, "", append([]string{"compare"}, tc.args...)...)
 		if code != 0 || !strings.Contains(out, tc.want) {
 			t.Errorf("compare %q: status %d, stderr %q, output lacks %q:\n%s", tc.args, code, errOut, tc.want, out)
+		}
+	}
+	// The flag the line suggests does what it says, at both widths.
+	for _, bits := range []string{"64", "128"} {
+		args := []string{"compare", "--bits", bits, "--short-k", "11", "the cat sat on the mat", "the cat sat on a mat"}
+		if out, errOut, code := runFP(t, "", args...); code != 0 || !strings.Contains(out, "duplicate          true\n") {
+			t.Errorf("%q: status %d, stderr %q, not a duplicate:\n%s", args, code, errOut, out)
 		}
 	}
 }

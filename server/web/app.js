@@ -113,10 +113,16 @@ function ruleWhy(r) {
   const rule = r.rule;
   if (!rule) return "";
   const name = rule.name === "short" ? "Short-text rule (both texts short)" : "Long-text rule (a text is long)";
-  if (r.distance > rule.max_distance) {
-    return `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
-  }
   const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
+  if (r.distance > rule.max_distance) {
+    let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
+    const score = r.scores && r.scores[rule.measure];
+    if (typeof score === "number" && score >= rule.min_similarity) {
+      // The server's --short-k (or --k for long texts) sets the distance.
+      why += ` Their ${measure}, ${pct(score)}, would pass: a server allowing ${r.distance} bits would call them near-duplicates.`;
+    }
+    return why;
+  }
   return `${name}: within its ${rule.max_distance} bits, and the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}.`;
 }
 
