@@ -9,21 +9,21 @@ import (
 
 // sketchCache keeps the normalized runes, and their EditRunes, of stored
 // short texts that verification read recently, from which their sketches
-// are made again at no cost. SimHash fingerprints of texts crowd, so the same stored texts
-// come up as candidates of many queries: in `bench engine --text-bytes
-// 380`, 40% of the reads for verification were of texts read five times or
-// more. A hit saves the store read, the decompression and the
-// normalization. A stored document's text never changes (a replaced or
-// re-inserted id gets a new seq), so an entry never goes stale; one of a
-// deleted document is never asked for again once the indexes drop it,
-// and ages out.
+// are made again at no cost. SimHash fingerprints of texts crowd, so the
+// same stored texts come up as candidates of many queries: in `bench
+// engine --text-bytes 380`, 40% of the reads for verification were of
+// texts read five times or more. A hit saves the store read, the
+// decompression and the normalization. A stored document's text never
+// changes (a replaced or re-inserted id gets a new seq), so an entry never
+// goes stale; one of a deleted document is never asked for again once the
+// indexes drop it, and ages out.
 //
 // The edit runes are what the short rule's edit distance needs. The rest
 // of a sketch (shingles, vector), made only for the other measures, is
 // made afresh on the sketch of each use and not kept: so an entry's memory
 // is known when it is put (cachedText.bytes), and the cache holds as many
-// texts as fit. The cache is split into shards, each with its own lock, and each
-// shard forgets its oldest entries when it would hold more than
+// texts as fit. The cache is split into shards, each with its own lock,
+// and each shard forgets its oldest entries when it would hold more than
 // sketchShardCap texts or sketchShardBytes. Texts of one template, each
 // near a large share of the store, verify different stored texts from
 // query to query, so the more of the store the cache holds the better

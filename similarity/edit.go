@@ -43,6 +43,28 @@ func EditRunes(rs []rune) []rune {
 	return out
 }
 
+// editCount returns len(EditRunes(rs)) without making them.
+func editCount(rs []rune) int {
+	n := 0
+	space := false // white space since the last rune kept
+	for _, r := range rs {
+		switch {
+		case r == ' ':
+			space = true
+		case editRune(r):
+			if space && n > 0 {
+				n++
+			}
+			n++
+			space = false
+		}
+	}
+	if n == 0 {
+		return len(rs) // nothing kept: every rune counts
+	}
+	return n
+}
+
 // EditLen returns len(EditRunes(the runes of norm)) for a normalized text
 // norm, without making them.
 func EditLen(norm []byte) int {

@@ -89,6 +89,12 @@ func FuzzEditLen(f *testing.F) {
 		norm := analysis.Normalize(nil, []byte(text))
 		rs := runes(norm)
 		edit := EditRunes(rs)
+		if n := editCount(rs); n != len(edit) {
+			t.Fatalf("editCount(%q) = %d, len(EditRunes) = %d (%q)", norm, n, len(edit), string(edit))
+		}
+		if n := NewSketch([]byte(text)).Len(); n != len(edit) {
+			t.Fatalf("Len of the sketch of %q = %d, len(EditRunes) = %d", text, n, len(edit))
+		}
 		if n := EditLen(norm); n != len(edit) {
 			t.Fatalf("EditLen(%q) = %d, len(EditRunes) = %d (%q)", norm, n, len(edit), string(edit))
 		}

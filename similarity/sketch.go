@@ -58,6 +58,8 @@ type Sketch struct {
 
 	editOnce     sync.Once
 	edit         []rune // EditRunes(Runes), or given by NewSketchRunes
+	lenOnce      sync.Once
+	len          int // len(EditRunes()), counted without making them
 	shinglesOnce sync.Once
 	shingles     []uint64
 	vectorOnce   sync.Once // computes vector and norm
@@ -250,8 +252,18 @@ func gramKey(x, y, z rune) uint64 {
 
 // Len returns the length of the text as the Levenshtein ratio counts it,
 // len(EditRunes()): the length that length-dependent thresholds should
-// use.
-func (s *Sketch) Len() int { return len(s.EditRunes()) }
+// use. It counts them without making them, so that a long text, which
+// only the other measures compare, is not copied.
+func (s *Sketch) Len() int {
+	s.lenOnce.Do(func() {
+		if s.edit != nil {
+			s.len = len(s.edit)
+		} else {
+			s.len = editCount(s.Runes)
+		}
+	})
+	return s.len
+}
 
 // Cosine returns the cosine similarity of the term vectors of s and o, as
 // Cosine(s.Vector(), o.Vector()) but with the norms the sketches keep.
