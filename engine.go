@@ -1340,6 +1340,14 @@ func (e *Engine) Insert(ctx context.Context, d Document) (Result, error) {
 	return rs[0], nil
 }
 
+// InsertBatch is Insert for many documents: each is stored without being
+// checked, in order, and all are committed together. When some are
+// refused (empty text, id conflict...), the others are still stored and
+// the error is a *BatchError; results of refused documents are zero.
+func (e *Engine) InsertBatch(ctx context.Context, ds []Document) ([]Result, error) {
+	return e.run(ctx, ds, false)
+}
+
 // CheckAndInsert checks d against the stored documents and stores it if it
 // is new. A duplicate is not stored; its Result names the stored document
 // it duplicates. The result is returned once the write (or, for a

@@ -14,7 +14,9 @@ import (
 // engine's (another version of neardup's pipeline included): their
 // fingerprints and those of new texts could not be compared, so near
 // copies would go unseen. Open the store with the options it was written
-// with, or use another directory. The returned error names both.
+// with, use another directory, or copy its documents into a new store
+// fingerprinted with the new options (`neardup migrate`, which reads their
+// texts again). The returned error names both.
 var ErrFingerprinterChanged = errors.New("neardup: store written with another fingerprinter")
 
 // fingerprinterMeta is the store's metadata key of its fingerprinter's
@@ -145,7 +147,7 @@ func (e *Engine) checkFingerprinter() error {
 		return e.db.SetMeta(fingerprinterMeta, b)
 	}
 	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.HTML == now.HTML && was.Bits == now.Bits {
-		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was)
+		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was)
 	}
-	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, or use another directory", ErrFingerprinterChanged, e.dir, was, now)
+	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was, now)
 }

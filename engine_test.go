@@ -1578,3 +1578,22 @@ func TestNoWordTexts(t *testing.T) {
 		t.Fatalf("copy of e7: %+v, %v", res, err)
 	}
 }
+
+// TestInsertBatch checks that InsertBatch stores every document without
+// checking it, copies of each other too, and that a refused one leaves the
+// others stored with its error in a *BatchError.
+func TestInsertBatch(t *testing.T) {
+	e := mustOpen(t, "", memOptions(nil))
+	text := "The same short text, twice, under two ids."
+	rs, err := e.InsertBatch(context.Background(), []Document{{ID: "a", Text: text}, {ID: "b", Text: text}, {ID: "c", Text: "  "}})
+	var be *BatchError
+	if !errors.As(err, &be) || be.Errs[0] != nil || be.Errs[1] != nil || !errors.Is(be.Errs[2], ErrEmptyText) {
+		t.Fatalf("InsertBatch: %v, want a BatchError for the third document alone", err)
+	}
+	if !rs[0].Inserted || !rs[1].Inserted || rs[1].Duplicate || rs[2].Inserted {
+		t.Fatalf("InsertBatch results %+v: want the first two stored, neither a duplicate", rs)
+	}
+	if n := e.Stats().Documents; n != 2 {
+		t.Fatalf("%d documents stored, want 2", n)
+	}
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/store"
+	"github.com/spf13/cobra"
+)
+
+// migrateChunk is how many documents migrate reads and stores at a time.
+const migrateChunk = 2048
+
+// errChunkFull stops a scan of the old store once a chunk is read.
+var errChunkFull = errors.New("chunk full")
+
+// newMigrateCmd returns `neardup migrate`.
+func newMigrateCmd() *cobra.Command {
+	var (
+		from, to, profile, compression string
+		bits                           int
+		retention                      time.Duration
+		pipe                           pipelineFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "migrate --from DIR --to DIR [flags]",
+		Short: "Copy a store's documents into a new store, fingerprinted with the given options",
+		Long: `migrate copies every document of the store in --from (a directory that
+neardup serve or dedup --db wrote) into a new store in --to, fingerprinting
+each again with --profile, --bits and the pipeline flags, which neardup serve
+must then be given with --data pointing at --to. Use it when the engine
+refuses a store because its documents were fingerprinted otherwise (another
+profile, width or pipeline, or another version of neardup), or to change
+them. Each document keeps its id, text, metadata and time, and its order;
+none is checked against the others, so every document kept stays kept.
+With --retention, documents older than that are left out, as the engine
+would expire them.
+
+The old store's documents are read and left as they are (it is opened as
+a store, so it must not be open in a running neardup). --to
+must not exist yet, or be an empty directory: on failure it is removed, so
+a run either copies every document or leaves nothing. Documents stored
+without their text (a store written with texts dropped) cannot be
+fingerprinted again: migrate stops at the first and names it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case from == "":
+				return usagef("migrate: --from is required: the directory of the store to copy")
+			case to == "":
+				return usagef("migrate: --to is required: a directory for the new store")
+			case retention < 0:
+				return usagef("migrate: --retention %v is negative; 0 keeps every document", retention)
+			}
+			if err := checkEngineProfile(profile, bits); err != nil {
+				return err
+			}
+			comp, err := neardup.ParseCompression(compression)
+			if err != nil {
+				return usagef("migrate: --compression %q: want minlz, snappy, zstd or none", compression)
+			}
+			p, err := pipe.pipeline(profile)
+			if err != nil {
+				return err
+			}
+			if st, err := os.Stat(from); err != nil || !st.IsDir() {
+				return usagef("migrate: --from %s: no store there (want the directory a neardup store was written in)", from)
+			}
+			created, err := newStoreDir(to)
+			if err != nil {
+				return err
+			}
+			o := neardup.DefaultOptions()
+			o.Fingerprint = neardup.Config{Profile: profile, Bits: bits, Pipeline: p}
+			o.Compression = comp
+			o.Retention = -1 // every document copied is kept: serve applies its own window
+			o.ExpiryInterval = -1
+			n, err := migrate(cmd.Context(), from, to, &o, retention)
+			if err != nil {
+				if created {
+					os.RemoveAll(to)
+				} else {
+					removeContents(to)
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "migrate: %s copied from %s to %s", plural(n.copied, "document"), from, to)
+			if n.expired > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), ", %s older than --retention left out", plural(n.expired, "document"))
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&from, "from", "", "directory of the store to copy (its documents are left as they are)")
+	f.StringVar(&to, "to", "", "directory for the new store: must not exist, or be empty")
+	f.StringVar(&profile, "profile", "default", "fingerprint profile of the new store: "+orList(engineProfiles()))
+	f.IntVar(&bits, "bits", 64, "fingerprint width of the new store: 64 or 128")
+	f.StringVar(&compression, "compression", "minlz", "how the new store compresses texts: minlz, snappy, zstd or none")
+	f.DurationVar(&retention, "retention", 0, "leave out documents older than this (0: copy every one)")
+	pipe.addFlags(f)
+	return cmd
+}
+
+// migrated counts what migrate did.
+type migrated struct {
+	copied, expired int
+}
+
+// newStoreDir makes sure dir can take a new store: it creates it (created
+// true) or finds it empty, or returns a usage error.
+func newStoreDir(dir string) (created bool, err error) {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return false, fmt.Errorf("migrate: --to %s: %w", dir, err)
+		}
+		return true, nil
+	case err != nil:
+		return false, usagef("migrate: --to %s: %v", dir, err)
+	case len(entries) > 0:
+		return false, usagef("migrate: --to %s is not empty: want a new or empty directory, so that no store is overwritten", dir)
+	}
+	return false, nil
+}
+
+// removeContents empties dir, which migrate found empty.
+func removeContents(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(dir + string(os.PathSeparator) + e.Name())
+	}
+}
+
+// migrate copies the documents of the store in from into a new engine in
+// to with options o, in order, leaving out those older than retention
+// (when positive).
+func migrate(ctx context.Context, from, to string, o *neardup.Options, retention time.Duration) (migrated, error) {
+	var n migrated
+	db, err := store.Open(from, nil)
+	if err != nil {
+		return n, fmt.Errorf("migrate: --from %s: %w", from, err)
+	}
+	defer db.Close()
+	e, err := neardup.Open(to, o)
+	if err != nil {
+		return n, fmt.Errorf("migrate: --to %s: %w", to, err)
+	}
+	cutoff := int64(0)
+	if retention > 0 {
+		cutoff = time.Now().Add(-retention).Unix()
+	}
+	next := uint64(0)
+	for {
+		var recs []store.Record
+		err := db.Scan(next, 0, func(r store.Record) error {
+			recs = append(recs, r)
+			if len(recs) == migrateChunk {
+				return errChunkFull
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errChunkFull) {
+			e.Close()
+			return n, fmt.Errorf("migrate: reading %s: %w", from, err)
+		}
+		if len(recs) == 0 {
+			break
+		}
+		next = recs[len(recs)-1].Seq + 1
+		docs := make([]neardup.Document, 0, len(recs))
+		for _, r := range recs {
+			if r.Time < cutoff {
+				n.expired++
+				continue
+			}
+			text, meta, err := db.Text(r.Seq)
+			if errors.Is(err, store.ErrNotFound) {
+				e.Close()
+				return n, fmt.Errorf("migrate: document %s of %s has no text (was the store written with texts dropped?): it cannot be fingerprinted again", quote(r.ID), from)
+			}
+			if err != nil {
+				e.Close()
+				return n, fmt.Errorf("migrate: reading document %s of %s: %w", quote(r.ID), from, err)
+			}
+			docs = append(docs, neardup.Document{ID: r.ID, Text: string(text), Meta: meta, Time: time.Unix(r.Time, 0)})
+		}
+		if _, err := e.InsertBatch(ctx, docs); err != nil {
+			e.Close()
+			return n, fmt.Errorf("migrate: storing into %s: %w", to, err)
+		}
+		n.copied += len(docs)
+	}
+	if err := e.Close(); err != nil {
+		return n, fmt.Errorf("migrate: closing %s: %w", to, err)
+	}
+	return n, nil
+}
+
+// quote quotes an id for a message, cut to its first 100 bytes.
+func quote(id string) string {
+	if len(id) > 100 {
+		return fmt.Sprintf("%q... (%d bytes)", id[:100], len(id))
+	}
+	return fmt.Sprintf("%q", id)
+}
