@@ -9,9 +9,10 @@
 // from a Config naming a profile:
 //
 //   - "default": neardup's own SimHash pipeline (Pipeline): NFKC and case
-//     folding, UAX #29 words with Han, Kana and Hangul characters as single
-//     tokens, log-tf weights, 64 or 128 bits. Its settings were chosen by
-//     measurement on real corpora (docs/EVALUATION.md).
+//     folding, UAX #29 words (cut at full stops between letters) with
+//     Han, Kana and Hangul characters as single tokens, log-tf weights, 64
+//     or 128 bits. Its settings were chosen by measurement on real corpora
+//     (docs/EVALUATION.md).
 //   - "classic", "py-simhash", "go-mfonda": bit-for-bit reproductions of
 //     widely used SimHash implementations, so stored fingerprints can be
 //     migrated (package simhash/compat).

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/store"
 )
 
@@ -136,6 +138,13 @@ func TestStoreFingerprinterRecord(t *testing.T) {
 	dir, err = reopen(func([]byte) []byte { return []byte("{") })
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "record of its fingerprinter is damaged") {
 		t.Fatalf("damaged record: %v", err)
+	}
+	// The fifth probe has full stops between letters, which the
+	// tokenizer came to end words at: its tokens are those of the rule.
+	var toks []string
+	analysis.Tokenize(analysis.Normalize(nil, []byte(probeTexts[4])), func(tok []byte) { toks = append(toks, string(tok)) })
+	if !slices.Contains(toks, "late") || !slices.Contains(toks, "the") || !slices.Contains(toks, "g") {
+		t.Fatalf("the fifth probe's tokens %q: want \"late\", \"the\" and \"g\" apart", toks)
 	}
 	// A record of the first three probes alone: written before the
 	// fourth, which the normalizer's later changes alter.

@@ -120,7 +120,13 @@ func TestTokenize(t *testing.T) {
 	}{
 		{"", nil},
 		{"hello, world!", []string{"hello", "world"}},
-		{"can't stop e.g. 3.14 1,000 a:b foo_bar __ _x", []string{"can't", "stop", "e.g", "3.14", "1,000", "a:b", "foo_bar", "_x"}},
+		// A full stop between letters ends a word (UAX #29 would keep
+		// "e.g" and "late.the"); between digits it does not.
+		{"can't stop e.g. 3.14 1,000 a:b foo_bar __ _x", []string{"can't", "stop", "e", "g", "3.14", "1,000", "a:b", "foo_bar", "_x"}},
+		{"he came home late.the door v1.2 a.1 x.y.z", []string{"he", "came", "home", "late", "the", "door", "v1.2", "a", "1", "x", "y", "z"}},
+		// The same through uniseg, in runs with other letters than ASCII.
+		{"café.the naïve.x ñ.3.14 e\u0301.b", []string{"café", "the", "naïve", "x", "ñ", "3.14", "e\u0301", "b"}},
+		{"late. the", []string{"late", "the"}},
 		{"a..b 1:2 a,b", []string{"a", "b", "1", "2", "a", "b"}},
 		{"中文abc測試", []string{"中", "文", "abc", "測", "試"}},
 		{"カタカナとひらがな", []string{"カ", "タ", "カ", "ナ", "と", "ひ", "ら", "が", "な"}},
@@ -135,18 +141,45 @@ func TestTokenize(t *testing.T) {
 }
 
 // referenceWords is the definition the fast path must match: uniseg's
-// word segments that hold a letter or a number.
+// word segments, cut at each full stop between two letters, that hold a
+// letter or a number.
 func referenceWords(text []byte) []string {
 	var out []string
 	state := -1
 	for len(text) > 0 {
 		var w []byte
 		w, text, state = uniseg.FirstWord(text, state)
-		if hasWordRune(w) {
-			out = append(out, string(w))
+		for _, part := range cutStops(string(w)) {
+			if hasWordRune([]byte(part)) {
+				out = append(out, part)
+			}
 		}
 	}
 	return out
+}
+
+// cutStops cuts w at each full stop with a letter right before it (marks
+// aside) and right after it, written out plainly, as the test's own
+// statement of the rule.
+func cutStops(w string) []string {
+	rs := []rune(w)
+	var out []string
+	from := 0
+	for i := 1; i+1 < len(rs); i++ {
+		if rs[i] != '.' || !unicode.IsLetter(rs[i+1]) {
+			continue
+		}
+		j := i - 1
+		for j > 0 && unicode.Is(unicode.M, rs[j]) {
+			j--
+		}
+		if !unicode.IsLetter(rs[j]) {
+			continue
+		}
+		out = append(out, string(rs[from:i]), ".")
+		from = i + 1
+	}
+	return append(out, string(rs[from:]))
 }
 
 // TestASCIIFastPath compares the ASCII fast path with uniseg on random

@@ -26,10 +26,13 @@ type Tokenizer interface {
 // Words is the default Tokenizer. Each Han, Hiragana, Katakana or Hangul
 // character (and U+30FC, the Katakana prolonged sound mark) is a token of
 // its own. The text between them is split into words by the Unicode word
-// boundary rules (UAX #29, github.com/rivo/uniseg), and every word that
-// holds at least one letter or number is a token; punctuation, spaces and
-// symbols are not. ASCII runs take a fast path that gives exactly the
-// tokens UAX #29 gives. Words never allocates and never panics, even on
+// boundary rules (UAX #29, github.com/rivo/uniseg), but for one rule: a
+// full stop between two letters ends a word, as a space would ("late.the",
+// which UAX #29 keeps whole, is "late" and "the"; "3.14" stays one), so
+// that a copy whose full stops lost the space after them ("home late.The
+// door") has the words of the original. Every word that holds at least one
+// letter or number is a token; punctuation, spaces and symbols are not.
+// ASCII runs take a fast path that gives exactly the same tokens. Words never allocates and never panics, even on
 // text that is not normalized or not valid UTF-8.
 type Words struct{}
 
@@ -145,8 +148,8 @@ const (
 	wbNumber   // Numeric
 	wbExtend   // ExtendNumLet: _
 	wbMidL     // MidLetter: :
-	wbMidNL    // MidNumLet and Single_Quote: . '
-	wbMidN     // MidNum: , ;
+	wbMidNL    // Single_Quote: ' (joins letters, and digits)
+	wbMidN     // MidNum: , ; and the full stop . (which UAX #29 has join letters too)
 	wbWordMask = 1<<wbLetter | 1<<wbNumber | 1<<wbExtend
 )
 
@@ -157,15 +160,16 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = wbNumber
 	}
-	t['_'], t[':'], t['.'], t['\''], t[','], t[';'] = wbExtend, wbMidL, wbMidNL, wbMidNL, wbMidN, wbMidN
+	t['_'], t[':'], t['.'], t['\''], t[','], t[';'] = wbExtend, wbMidL, wbMidN, wbMidNL, wbMidN, wbMidN
 	return t
 }()
 
 // asciiWords emits the word tokens of text[start:end], which is all ASCII and
 // bounded by white space, CJK characters or the ends of the text. It follows
 // the UAX #29 rules that apply to ASCII: letters, digits and _ join (WB5,
-// WB8-WB10, WB13a/b); a letter, then : . or ', then a letter join (WB6/7);
-// a digit, then , ; . or ', then a digit join (WB11/12).
+// WB8-WB10, WB13a/b); a letter, then : or ', then a letter join (WB6/7,
+// which also joins by a full stop: Words does not); a digit, then , ; . or
+// ', then a digit join (WB11/12).
 func asciiWords(text []byte, start, end int, emit func(Token)) {
 	text = text[:end]
 	i := start
@@ -234,7 +238,8 @@ func joinsMid(prev, mid, next byte) bool {
 		p == wbNumber && q == wbNumber && m != wbMidL
 }
 
-// unicodeWords emits the word tokens of text[start:end] by UAX #29.
+// unicodeWords emits the word tokens of text[start:end] by UAX #29, each
+// word cut at its full stops between two letters (see Words).
 func unicodeWords(text []byte, start, end int, emit func(Token)) {
 	b := text[start:end]
 	state := -1
@@ -242,11 +247,51 @@ func unicodeWords(text []byte, start, end int, emit func(Token)) {
 	for len(b) > 0 {
 		var w []byte
 		w, b, state = uniseg.FirstWord(b, state)
-		if hasWordRune(w) {
-			emit(Token{Text: w, Start: pos, End: pos + len(w)})
+		for {
+			part := w
+			i := indexStop(w)
+			if i >= 0 {
+				part = w[:i]
+			}
+			if hasWordRune(part) {
+				emit(Token{Text: part, Start: pos, End: pos + len(part)})
+			}
+			pos += len(part)
+			if i < 0 {
+				break
+			}
+			pos++ // the full stop
+			w = w[i+1:]
 		}
-		pos += len(w)
 	}
+}
+
+// indexStop returns the index of the first full stop of w that has a
+// letter right after it and one before it (marks after the letter, which
+// UAX #29 keeps with it, skipped), or -1.
+func indexStop(w []byte) int {
+	for i := 1; i+1 < len(w); i++ {
+		if w[i] != '.' {
+			continue
+		}
+		next, _ := utf8.DecodeRune(w[i+1:])
+		if !unicode.IsLetter(next) {
+			continue
+		}
+		j := i
+		for j > 0 {
+			prev, size := utf8.DecodeLastRune(w[:j])
+			if unicode.Is(unicode.M, prev) {
+				j -= size
+				continue
+			}
+			if unicode.IsLetter(prev) {
+				return i
+			}
+			break
+		}
+	}
+	return -1
 }
 
 // hasWordRune reports whether w holds a letter or a number.
