@@ -31,13 +31,14 @@ const fingerprinterMeta = "fingerprinter"
 // ever added at the end (see checkFingerprinter): the fourth came with the
 // normalizer's reading of curly quotation marks as ASCII ones, and of
 // quoted attributes and template and noscript elements in HTML; the fifth
-// with the tokenizer's ending words at a full stop between letters.
+// with the tokenizer's ending words at a full stop between letters and the
+// normalizer's dropping of the optional marks of Arabic and Hebrew.
 var probeTexts = []string{
 	"The quick brown fox jumps over the lazy dog, and then it runs back into the woods where the other animals of the forest are waiting for it to come home before the night falls.",
 	"今天天气很好，我们一起去公园散步，然后在湖边的小饭馆吃了午饭。下午大家回到家里，继续学习和工作。",
 	"Re: your order #1234 has shipped",
 	"I don’t know ‘why’ <a title=\"a>b\">it’s</a> <noscript>so</noscript> <template>late</template>",
-	"He came home late.The door was locked (e.g. by mistake).",
+	"He came home late.The door was locked (e.g. by mistake). بِسْمِ اللَّهِ שָׁלוֹם",
 }
 
 // fingerprinterRecord is what the store keeps of the fingerprinter its

@@ -26,6 +26,13 @@ func TestNormalize(t *testing.T) {
 		{"soft\u00adhyphen zero\u200bwidth", "softhyphen zerowidth"},
 		{"jo\u200din\u200cers \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "joiners \u0645\u06cc\u062e\u0648\u0627\u0647\u0645"}, // the zero-width joiners too
 		{"bad \xff byte", "bad \ufffd byte"},
+		// Arabic harakat and tatweel, Hebrew points: optional, dropped;
+		// hamza, which makes another letter, stays.
+		{"بِسْمِ اللَّهِ الرَّحْمَٰنِ الرَّحِيمِ", "بسم الله الرحمن الرحيم"},
+		{"جميـــل \u0627\u0654", "جميل \u0623"},
+		{"שָׁלוֹם", "שלום"},
+		{"\ufb1d \ufe76x", "\u05d9 x"}, // their presentation forms give them too
+		{"e\u0592\u0301", "é"},         // dropped before composing
 		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"},
 		{"中文，测试。", "中文,测试。"},
 		{"a\u00a0b\u3000c", "a b c"},
@@ -267,7 +274,8 @@ func FuzzNormalize(f *testing.F) {
 		"か ゙", "か\u309b", "か \u3099", "中 \u302a", // a space before a combining mark stays
 		"Q\u0385", "xQ\u0385y", // a capital before a run that cannot combine with it
 		"中 a", "a 中", "中 ,", "中 \u0301 中", "ｶ ﾞ", "中 ｶ", // spaces next to Chinese and Japanese
-		"’́", "ŉ", "“中”"} { // quotation marks
+		"’́", "ŉ", "“中”", // quotation marks
+		"بِسْمِ", "e\u0592\u0301", "\ufb1d\u0301", "a\ufe76\u0301", "\u0627\u064e\u0654", "ـ\u0301"} { // optional marks
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

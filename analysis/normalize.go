@@ -24,6 +24,9 @@ type CharFilter interface {
 //     characters (Cf) dropped, ZERO WIDTH (NON-)JOINER included: inside
 //     words they are invisible, and copies with them strewn in (or left
 //     out, as Persian often writes them) are the same text;
+//   - the optional marks of Arabic (harakat, tatweel) and Hebrew (points
+//     and cantillation) dropped (see optionalMark): a text with its
+//     vowels marked and the same text without are one text;
 //   - Unicode NFKC, which also folds full-width and half-width forms;
 //   - the curly quotation marks ‘ ’ ‚ ‛ read as the ASCII apostrophe ',
 //     and “ ” „ ‟ as the ASCII quotation mark ": word processors and
@@ -410,7 +413,8 @@ func spaceless(r rune) bool {
 }
 
 // dropRune reports whether the normalizer removes r: controls that are not
-// white space, and format characters.
+// white space, format characters, and the optional marks of Arabic and
+// Hebrew (optionalMark).
 func dropRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return (r < 0x20 || r == 0x7f) && !asciiSpace[r]
@@ -418,10 +422,32 @@ func dropRune(r rune) bool {
 	if r == 0x85 || r >= 0x2070 && r < 0xfeff { // NEXT LINE is white space; no Cc or Cf in the range
 		return false
 	}
+	if r >= 0x591 && r <= 0x670 {
+		return optionalMark(r)
+	}
 	if unicode.Is(unicode.Cc, r) {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// optionalMark reports whether r is a mark that Arabic and Hebrew write or
+// leave out at will, which Normalize drops, as Arabic and Hebrew text
+// analysis commonly does (Lucene's Arabic normalizer, say): the Arabic
+// harakat (tanwin, fatha, damma, kasra, shadda, sukun, U+064B to U+0652)
+// and superscript alef (U+0670), the tatweel that stretches a word for
+// justification (U+0640), and the Hebrew points and cantillation marks
+// (U+0591 to U+05C7, but for the punctuation among them). The Arabic marks
+// that combine with a letter into another letter (madda and hamza, U+0653
+// to U+0655) stay.
+func optionalMark(r rune) bool {
+	switch {
+	case r >= 0x64b && r <= 0x652, r == 0x670, r == 0x640:
+		return true
+	case r >= 0x591 && r <= 0x5bd, r == 0x5bf, r == 0x5c1, r == 0x5c2, r == 0x5c4, r == 0x5c5, r == 0x5c7:
+		return true
+	}
+	return false
 }
 
 // foldCase appends the case-folded form of src to dst and reports whether
