@@ -24,19 +24,7 @@ func EditRunes(rs []rune) []rune {
 		return rs // the common case: nothing to drop
 	}
 	out := make([]rune, 0, len(rs))
-	space := false // white space since the last rune kept
-	for _, r := range rs {
-		switch {
-		case r == ' ':
-			space = true
-		case editRune(r):
-			if space && len(out) > 0 {
-				out = append(out, ' ')
-			}
-			out = append(out, r)
-			space = false
-		}
-	}
+	editWalk(rs, func(r rune) { out = append(out, r) })
 	if len(out) == 0 {
 		return rs
 	}
@@ -45,6 +33,16 @@ func EditRunes(rs []rune) []rune {
 
 // editCount returns len(EditRunes(rs)) without making them.
 func editCount(rs []rune) int {
+	if n := editWalk(rs, nil); n > 0 {
+		return n
+	}
+	return len(rs) // nothing kept: every rune counts
+}
+
+// editWalk returns how many runes of rs EditRunes keeps when it drops
+// some: the letters, marks and numbers, and one space for each run of
+// white space between two of them. It calls emit, if not nil, with each.
+func editWalk(rs []rune, emit func(rune)) int {
 	n := 0
 	space := false // white space since the last rune kept
 	for _, r := range rs {
@@ -54,13 +52,16 @@ func editCount(rs []rune) int {
 		case editRune(r):
 			if space && n > 0 {
 				n++
+				if emit != nil {
+					emit(' ')
+				}
 			}
 			n++
+			if emit != nil {
+				emit(r)
+			}
 			space = false
 		}
-	}
-	if n == 0 {
-		return len(rs) // nothing kept: every rune counts
 	}
 	return n
 }
