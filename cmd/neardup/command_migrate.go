@@ -9,11 +9,17 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/store"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // migrateChunk is how many documents migrate reads and stores at a time.
 const migrateChunk = 2048
+
+// afterMigrateChunk, if not nil, is called after each chunk is stored
+// (tests).
+var afterMigrateChunk func()
 
 // errChunkFull stops a scan of the old store once a chunk is read.
 var errChunkFull = errors.New("chunk full")
@@ -42,8 +48,9 @@ would expire them.
 
 The old store's documents are read and left as they are (it is opened as
 a store, so it must not be open in a running neardup). --to
-must not exist yet, or be an empty directory: on failure it is removed, so
-a run either copies every document or leaves nothing. Documents stored
+must not exist yet, or be an empty directory: on failure, or when SIGINT or
+SIGTERM stops the run, it is removed, so a run either copies every
+document or leaves nothing. Documents stored
 without their text (a store written with texts dropped) cannot be
 fingerprinted again: migrate stops at the first and names it.`,
 		Args: cobra.NoArgs,
@@ -79,7 +86,28 @@ fingerprinted again: migrate stops at the first and names it.`,
 			o.Compression = comp
 			o.Retention = -1 // every document copied is kept: serve applies its own window
 			o.ExpiryInterval = -1
-			n, err := migrate(cmd.Context(), from, to, &o, retention)
+			ctx, stop := notifyInterrupt(cmd.Context())
+			defer stop()
+			var progress func(int)
+			if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				bar := progressbar.NewOptions64(-1,
+					progressbar.OptionSetWriter(f),
+					progressbar.OptionSetDescription("migrate"),
+					progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond),
+					progressbar.OptionClearOnFinish(),
+				)
+				defer bar.Finish()
+				progress = func(n int) { bar.Add(n) }
+			}
+			n, err := migrate(ctx, from, to, &o, retention, progress)
+			if ctx.Err() != nil {
+				// Stopped by a signal: the copy is incomplete, so none of
+				// it is kept.
+				ie, how := interruptedBy(ctx)
+				ie.msg = fmt.Sprintf("migrate: %s after %s; %s removed, %s unchanged", how, plural(n.copied, "document"), to, from)
+				err = ie
+			}
 			if err != nil {
 				if created {
 					os.RemoveAll(to)
@@ -141,7 +169,10 @@ func removeContents(dir string) {
 // migrate copies the documents of the store in from into a new engine in
 // to with options o, in order, leaving out those older than retention
 // (when positive).
-func migrate(ctx context.Context, from, to string, o *neardup.Options, retention time.Duration) (migrated, error) {
+//
+// progress, if not nil, is called with the documents of each chunk
+// stored. A cancelled ctx stops the copy after the chunk in progress.
+func migrate(ctx context.Context, from, to string, o *neardup.Options, retention time.Duration, progress func(int)) (migrated, error) {
 	var n migrated
 	db, err := store.Open(from, nil)
 	if err != nil {
@@ -157,7 +188,7 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 		cutoff = time.Now().Add(-retention).Unix()
 	}
 	next := uint64(0)
-	for {
+	for ctx.Err() == nil {
 		var recs []store.Record
 		err := db.Scan(next, 0, func(r store.Record) error {
 			recs = append(recs, r)
@@ -196,11 +227,17 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 			return n, fmt.Errorf("migrate: storing into %s: %w", to, err)
 		}
 		n.copied += len(docs)
+		if progress != nil {
+			progress(len(recs))
+		}
+		if afterMigrateChunk != nil {
+			afterMigrateChunk()
+		}
 	}
 	if err := e.Close(); err != nil {
 		return n, fmt.Errorf("migrate: closing %s: %w", to, err)
 	}
-	return n, nil
+	return n, ctx.Err()
 }
 
 // quote quotes an id for a message, cut to its first 100 bytes.
