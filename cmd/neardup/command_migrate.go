@@ -47,12 +47,12 @@ With --retention, documents older than that are left out, as the engine
 would expire them.
 
 The old store's documents are read and left as they are (it is opened as
-a store, so it must not be open in a running neardup). --to
-must not exist yet, or be an empty directory: on failure, or when SIGINT or
-SIGTERM stops the run, it is removed, so a run either copies every
-document or leaves nothing. Documents stored
-without their text (a store written with texts dropped) cannot be
-fingerprinted again: migrate stops at the first and names it.`,
+a store, so it must not be open in a running neardup). --to must not exist
+yet, or be an empty directory: on failure, or when SIGINT or SIGTERM stops
+the run, it is removed (emptied, if it was an empty directory), so a run
+either copies every document or leaves nothing. Documents stored without
+their text (a store written with texts dropped) cannot be fingerprinted
+again: migrate stops at the first and names it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
