@@ -176,4 +176,12 @@ func TestMigrateErrors(t *testing.T) {
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed run left %s: %v", fresh, err)
 	}
+	// An empty --to given is emptied again, and stays.
+	empty := t.TempDir()
+	if _, _, code := runFP(t, "", "migrate", "--from", bare, "--to", empty); code != 1 {
+		t.Errorf("migrate of a store without texts into an empty directory: status %d, want 1", code)
+	}
+	if entries, err := os.ReadDir(empty); err != nil || len(entries) != 0 {
+		t.Errorf("the empty --to after a failed run: %v, %v; want it there and empty", entries, err)
+	}
 }
