@@ -31,8 +31,9 @@ func TestNormalize(t *testing.T) {
 		{"بِسْمِ اللَّهِ الرَّحْمَٰنِ الرَّحِيمِ", "بسم الله الرحمن الرحيم"},
 		{"جميـــل \u0627\u0654", "جميل \u0623"},
 		{"שָׁלוֹם", "שלום"},
-		{"\ufb1d \ufe76x", "\u05d9 x"}, // their presentation forms give them too
-		{"e\u0592\u0301", "é"},         // dropped before composing
+		{"\ufb1d \ufe76x", "\u05d9 x"},               // their presentation forms give them too
+		{"e\u0592\u0301", "é"},                       // dropped before composing
+		{"\u0600\u0661\u061c\u0662", "\u0661\u0662"}, // Arabic format characters among them still go
 		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"},
 		{"中文，测试。", "中文,测试。"},
 		{"a\u00a0b\u3000c", "a b c"},

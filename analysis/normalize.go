@@ -422,8 +422,8 @@ func dropRune(r rune) bool {
 	if r == 0x85 || r >= 0x2070 && r < 0xfeff { // NEXT LINE is white space; no Cc or Cf in the range
 		return false
 	}
-	if r >= 0x591 && r <= 0x670 {
-		return optionalMark(r)
+	if optionalMark(r) {
+		return true
 	}
 	if unicode.Is(unicode.Cc, r) {
 		return true
