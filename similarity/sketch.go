@@ -95,7 +95,11 @@ func NewSketchIDF(text []byte, idf func(tok []byte) float64) *Sketch {
 // the normalization. A nil edit is computed from runes when first needed.
 // The slices must not change afterwards.
 func NewSketchRunes(runes, edit []rune) *Sketch {
-	return &Sketch{Runes: runes, edit: edit}
+	s := &Sketch{Runes: runes, edit: edit}
+	if edit != nil {
+		s.lenOnce.Do(func() { s.len = len(edit) })
+	}
+	return s
 }
 
 // EditRunes returns the runes the Levenshtein ratio compares: Runes
@@ -255,13 +259,8 @@ func gramKey(x, y, z rune) uint64 {
 // use. It counts them without making them, so that a long text, which
 // only the other measures compare, is not copied.
 func (s *Sketch) Len() int {
-	s.lenOnce.Do(func() {
-		if s.edit != nil {
-			s.len = len(s.edit)
-		} else {
-			s.len = editCount(s.Runes)
-		}
-	})
+	// Not read from edit, which EditRunes may be writing meanwhile.
+	s.lenOnce.Do(func() { s.len = editCount(s.Runes) })
 	return s.len
 }
 
