@@ -151,7 +151,7 @@ var asciiEdit = func() (t [utf8.RuneSelf]uint8) {
 func editRune(r rune) bool {
 	switch {
 	case r < utf8.RuneSelf:
-		return 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || 'A' <= r && r <= 'Z'
+		return asciiEdit[r] == editKeep
 	case 0x4e00 <= r && r <= 0x9fff, 0xac00 <= r && r <= 0xd7a3:
 		return true // CJK Unified Ideographs and Hangul syllables: all letters
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/neardup/neardup"
@@ -162,7 +163,7 @@ func newStoreDir(dir string) (created bool, err error) {
 func removeContents(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		os.RemoveAll(dir + string(os.PathSeparator) + e.Name())
+		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }
 
@@ -183,6 +184,19 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 	if err != nil {
 		return n, fmt.Errorf("migrate: --to %s: %w", to, err)
 	}
+	err = copyDocs(ctx, db, e, from, to, retention, progress, &n)
+	if cerr := e.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("migrate: closing %s: %w", to, cerr)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	return n, err
+}
+
+// copyDocs is migrate's loop: it stores the documents of db into e,
+// migrateChunk at a time, counting them in n.
+func copyDocs(ctx context.Context, db *store.DB, e *neardup.Engine, from, to string, retention time.Duration, progress func(int), n *migrated) error {
 	cutoff := int64(0)
 	if retention > 0 {
 		cutoff = time.Now().Add(-retention).Unix()
@@ -198,11 +212,10 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 			return nil
 		})
 		if err != nil && !errors.Is(err, errChunkFull) {
-			e.Close()
-			return n, fmt.Errorf("migrate: reading %s: %w", from, err)
+			return fmt.Errorf("migrate: reading %s: %w", from, err)
 		}
 		if len(recs) == 0 {
-			break
+			return nil
 		}
 		next = recs[len(recs)-1].Seq + 1
 		docs := make([]neardup.Document, 0, len(recs))
@@ -213,18 +226,15 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 			}
 			text, meta, err := db.Text(r.Seq)
 			if errors.Is(err, store.ErrNotFound) {
-				e.Close()
-				return n, fmt.Errorf("migrate: document %s of %s has no text (was the store written with texts dropped?): it cannot be fingerprinted again", quote(r.ID), from)
+				return fmt.Errorf("migrate: document %s of %s has no text (was the store written with texts dropped?): it cannot be fingerprinted again", quoteCut(r.ID), from)
 			}
 			if err != nil {
-				e.Close()
-				return n, fmt.Errorf("migrate: reading document %s of %s: %w", quote(r.ID), from, err)
+				return fmt.Errorf("migrate: reading document %s of %s: %w", quoteCut(r.ID), from, err)
 			}
 			docs = append(docs, neardup.Document{ID: r.ID, Text: string(text), Meta: meta, Time: time.Unix(r.Time, 0)})
 		}
 		if _, err := e.InsertBatch(ctx, docs); err != nil {
-			e.Close()
-			return n, fmt.Errorf("migrate: storing into %s: %w", to, err)
+			return fmt.Errorf("migrate: storing into %s: %w", to, err)
 		}
 		n.copied += len(docs)
 		if progress != nil {
@@ -234,16 +244,5 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 			afterMigrateChunk()
 		}
 	}
-	if err := e.Close(); err != nil {
-		return n, fmt.Errorf("migrate: closing %s: %w", to, err)
-	}
-	return n, ctx.Err()
-}
-
-// quote quotes an id for a message, cut to its first 100 bytes.
-func quote(id string) string {
-	if len(id) > 100 {
-		return fmt.Sprintf("%q... (%d bytes)", id[:100], len(id))
-	}
-	return fmt.Sprintf("%q", id)
+	return nil
 }
