@@ -175,10 +175,13 @@ type Stats struct {
 	// Bits and K describe the fingerprints and the index: K is the
 	// distance within which texts are candidates, at the fingerprints'
 	// width, and ShortK the wider one of short texts (0 when the Policy
-	// has none).
-	Bits   int `json:"bits"`
-	K      int `json:"k"`
-	ShortK int `json:"short_k,omitempty"`
+	// has none); TinyK is that of tiny texts, those under TinyLength
+	// normalized runes (both 0 when the Policy has none).
+	Bits       int `json:"bits"`
+	K          int `json:"k"`
+	ShortK     int `json:"short_k,omitempty"`
+	TinyK      int `json:"tiny_k,omitempty"`
+	TinyLength int `json:"tiny_length,omitempty"`
 	// Retention is the retention window in seconds (0: kept forever).
 	Retention float64 `json:"retention_seconds"`
 	// OpenSeconds is how long Open took to restore the index.

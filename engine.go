@@ -366,14 +366,18 @@ type Engine struct {
 	// less than twice now). The matches are then
 	// given their 128-bit distance (see widen), so that the nearest of
 	// them are the nearest by the whole fingerprint.
-	long          *index.Index
-	short         *shortIndex
-	shortLong     *index.Index
-	longLo        *index.Index
-	shortLo       *shortIndex
-	shortLongLo   *index.Index
-	longKeys      *index.Index
-	shortKeys     *index.Index
+	long        *index.Index
+	short       *shortIndex
+	shortLong   *index.Index
+	longLo      *index.Index
+	shortLo     *shortIndex
+	shortLongLo *index.Index
+	longKeys    *index.Index
+	shortKeys   *index.Index
+	// tinyKeys stays empty: its keys order tiny texts (see stripes), at
+	// the Tiny rule's distance; nil when that is not wider than the Short
+	// rule's.
+	tinyKeys      *index.Index
 	longK, shortK int
 	// longIxK and shortIxK are the distances the indexes are queried at:
 	// longK and shortK at 64 bits, half of them at 128.
@@ -659,8 +663,12 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 	}
-	if e.shortK > e.longK && e.policy.ShortLength > 0 {
-		if e.short, err = newShortIndex(e.policy, o.ExpectedDocuments/4); err != nil {
+	tinyK := 0 // the Tiny rule's distance, when there are tiny texts
+	if e.policy.TinyLength > 0 {
+		tinyK = scale(e.policy.Tiny.MaxDistance, e.bits)
+	}
+	if max(e.shortK, tinyK) > e.longK && e.policy.ShortLength > 0 {
+		if e.short, err = newShortIndex(e.policy, e.bits, o.ExpectedDocuments/4); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 		shortLongOpts := longOpts
@@ -669,7 +677,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
 		if wide {
-			if e.shortLo, err = newShortIndex(e.policy, o.ExpectedDocuments/4); err != nil {
+			if e.shortLo, err = newShortIndex(e.policy, e.bits, o.ExpectedDocuments/4); err != nil {
 				return nil, fmt.Errorf("neardup: open: %w", err)
 			}
 			if e.shortLongLo, err = index.New(shortLongOpts); err != nil {
@@ -680,6 +688,14 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		shortOpts := index.Options{K: min(e.shortIxK, index.MaxK), ExpectedN: o.ExpectedDocuments / 4, MaxBytesPerEntry: 800}
 		if e.shortKeys, err = index.New(index.Options{K: shortOpts.K, Design: stripeDesign(shortOpts)}); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
+		}
+		if tinyK > e.shortK {
+			// Stays empty: only its keys are used, to order tiny texts.
+			tinyOpts := shortOpts
+			tinyOpts.K = min(tinyK/(e.bits/64), index.MaxK)
+			if e.tinyKeys, err = index.New(index.Options{K: tinyOpts.K, Design: stripeDesign(tinyOpts)}); err != nil {
+				return nil, fmt.Errorf("neardup: open: %w", err)
+			}
 		}
 	}
 	e.keyScratch.New = func() any { s := make([]uint64, 0, 128); return &s }
@@ -1056,6 +1072,13 @@ func (e *Engine) halvesAgree() bool {
 // is found as a candidate by the long rule's distance only).
 func (e *Engine) isShort(n int) bool {
 	return e.short != nil && n < e.policy.ShortLength+e.policy.ShortLength/4
+}
+
+// isTiny reports whether p takes the tiny texts' stripes: it is short,
+// and tiny as the Policy counts it, where the Tiny rule searches farther
+// than the Short rule.
+func (e *Engine) isTiny(p *prepared) bool {
+	return e.tinyKeys != nil && e.isShort(p.runes) && p.norm > 0 && p.norm < e.policy.TinyLength
 }
 
 // unindex removes the document seq from every index that may hold it.
@@ -1490,7 +1513,7 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 		out[allAt[j]] = ms
 	}
 	if len(short) > 0 {
-		for j, ms := range e.short.queryBatch(short, ns, e.shortK, e.longK, most) {
+		for j, ms := range e.short.queryBatch(short, ns, most) {
 			out[shortAt[j]] = append(out[shortAt[j]], ms...)
 		}
 	}
@@ -1517,7 +1540,7 @@ func (e *Engine) query(p *prepared) ([]index.Match, error) {
 	case e.heldShort(p.runes, p.norm):
 		// The short index holds every short text within the Long rule's
 		// distance too (shortIndex.query keeps them).
-		ms = e.short.query(p.ix, p.norm, e.shortK, e.longK, most, ms)
+		ms = e.short.query(p.ix, p.norm, most, ms)
 	default:
 		ms = e.shortLong.QueryNearest(p.ix, e.longK, most, nil, ms)
 	}
@@ -1760,7 +1783,7 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 		return false
 	}
 	return !index.AnyWithin(w.all, p.ix, e.longK) &&
-		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.shortK))
+		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.short.radius(p.norm)))
 }
 
 // decideAgain makes p's decision again under its stripes, once stillHolds
@@ -1783,11 +1806,15 @@ func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, e
 
 // windowMatches appends to dst the inserts in w that the queries of
 // Engine.query would find for p: within the long rule's distance, or,
-// both texts held by the short index, within the short rule's and of a
-// length that may pass it (shortIndex.keeps), by the whole distance at
-// 128 bits too.
+// both texts held by the short index, within the short rule's (the tiny
+// rule's, both texts tiny) and of a length that may pass it
+// (shortIndex.keeps), by the whole distance at 128 bits too.
 func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []index.Match {
 	short := e.heldShort(p.runes, p.norm)
+	radius := 0
+	if short {
+		radius = e.short.radius(p.norm)
+	}
 	for i, fp := range w.all {
 		d := bits.OnesCount64(fp ^ p.ix)
 		if w.lo != nil {
@@ -1796,9 +1823,9 @@ func (e *Engine) windowMatches(p *prepared, w *window, dst []index.Match) []inde
 		m := index.Match{ID: w.seqs[i], FP: fp, Distance: d}
 		switch held := w.held[i]; {
 		case d <= e.longK:
-		case short && held&heldShortBit != 0 && d <= e.shortK:
+		case short && held&heldShortBit != 0 && d <= radius:
 			m.Tag = uint16(held)
-			if !e.short.keeps(p.norm, e.longK, m) {
+			if !e.short.keeps(p.norm, m) {
 				continue
 			}
 		default:
@@ -1873,6 +1900,16 @@ func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 		for i := n; i < len(dst); i++ {
 			dst[i] ^= 0x5bd1e9955bd1e995 // keep the two indexes' keys apart
 		}
+		if e.isTiny(p) {
+			n := len(dst)
+			dst = e.tinyKeys.Keys(p.ix, dst)
+			if e.longLo != nil {
+				dst = lowKeys(e.tinyKeys, p.lo, dst)
+			}
+			for i := n; i < len(dst); i++ {
+				dst[i] ^= 0x27d4eb2f165667c5
+			}
+		}
 	}
 	for i := range dst {
 		dst[i] = (dst[i] * 0x9e3779b97f4a7c15) >> (64 - 16)
@@ -1897,6 +1934,9 @@ func (e *Engine) stripeTables() int {
 	m := e.longKeys.Tables()
 	if e.shortKeys != nil {
 		m += e.shortKeys.Tables()
+	}
+	if e.tinyKeys != nil {
+		m += e.tinyKeys.Tables()
 	}
 	return m * (e.bits / 64)
 }
@@ -2352,6 +2392,9 @@ func (e *Engine) Stats() Stats {
 	s.MissingTexts = e.missingTexts
 	if e.short != nil {
 		s.ShortK = e.shortK
+		if e.policy.TinyLength > 0 {
+			s.TinyK, s.TinyLength = e.short.tiny.k, e.policy.TinyLength
+		}
 	}
 	if f := e.failure.Load(); f != nil {
 		s.Failure = (*f).Error()

@@ -130,7 +130,7 @@ func BenchmarkShortIndexQuery(b *testing.B) {
 				if filter == "all" {
 					p.Short.MinSimilarity = 0 // no length bound
 				}
-				s, err := newShortIndex(p, n)
+				s, err := newShortIndex(p, 64, n)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -145,7 +145,7 @@ func BenchmarkShortIndexQuery(b *testing.B) {
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
 					q := n + i%1000 // texts not stored
-					ms = s.query(fps[q], lens[q], 10, 6, 0, ms[:0])
+					ms = s.query(fps[q], lens[q], 0, ms[:0])
 					found += len(ms)
 				}
 				b.ReportMetric(float64(found)/float64(b.N), "matches/query")

@@ -38,8 +38,36 @@ import (
 // three sizes.
 type shortIndex struct {
 	ix    *index.Index
-	limit int     // the Policy's ShortLength: longer texts are not held
-	ratio float64 // the Short rule's smallest Levenshtein ratio; 0: no length bound
+	limit int // the Policy's ShortLength: longer texts are not held
+	// near is the Long rule's distance, at the engine's width: matches
+	// within it are kept whatever their length.
+	near int
+	// short and tiny are the Short and Tiny rules' bounds, and tinyLimit
+	// the Policy's TinyLength (0: no text is tiny): a pair whose longer
+	// text is under it is judged by the Tiny rule.
+	short, tiny lengthRule
+	tinyLimit   int
+	// halves is 1 at 64 bits, 2 at 128, where the index holds one half of
+	// each fingerprint and is queried at half the distance (see
+	// Engine.long).
+	halves int
+}
+
+// lengthRule is what the short index needs of one rule: its distance at
+// the engine's width, and its smallest Levenshtein ratio (0: the rule
+// bounds no length ratio).
+type lengthRule struct {
+	k     int
+	ratio float64
+}
+
+// ruleBounds returns r's lengthRule at the given width.
+func ruleBounds(r Rule, bits int) lengthRule {
+	b := lengthRule{k: scale(r.MaxDistance, bits)}
+	if r.Measure == Levenshtein {
+		b.ratio = r.MinSimilarity
+	}
+	return b
 }
 
 // shortSizes are the short-text index's designs by size (see
@@ -54,7 +82,8 @@ var shortSizes = []index.SizedDesign{
 // 5/1 serves up to about a million entries.
 const shortSmallUpTo = 800_000
 
-// newShortIndex returns the short-text index for policy p, sized for
+// newShortIndex returns the short-text index for policy p and
+// fingerprints of the given width (of which it holds 64 bits), sized for
 // expected entries. It has the seeds' four tables of 16-bit blocks, kept
 // Wide, so that a query at the Short rule's distance (10 bits by default,
 // beyond what any table design answers by exact keys at a sane number of
@@ -74,14 +103,19 @@ const shortSmallUpTo = 800_000
 // as much at 1M; from about 1.5M the seeds' design is as cheap in
 // batches and cheaper alone, and its longer keys crowd less as the index
 // grows (docs/PERFORMANCE.md, HTTP service, "Twelfth pass").
-func newShortIndex(p Policy, expected int) (*shortIndex, error) {
+//
+// Tiny texts (Policy.TinyLength) are held with the others, and a tiny
+// text's query searches the Tiny rule's distance, dropping the matches
+// that are not tiny beyond the Short rule's: one index, so that the
+// pairs of a tiny and a short text are found as before.
+func newShortIndex(p Policy, bits, expected int) (*shortIndex, error) {
 	ix, err := index.New(index.Options{K: 3, ExpectedN: expected, Wide: true, Sizes: shortSizes})
 	if err != nil {
 		return nil, err
 	}
-	s := &shortIndex{ix: ix, limit: p.ShortLength}
-	if p.Short.Measure == Levenshtein {
-		s.ratio = p.Short.MinSimilarity
+	s := &shortIndex{ix: ix, limit: p.ShortLength, near: scale(p.Long.MaxDistance, bits), short: ruleBounds(p.Short, bits), halves: max(1, bits/64)}
+	if p.TinyLength > 0 {
+		s.tinyLimit, s.tiny = p.TinyLength, ruleBounds(p.Tiny, bits)
 	}
 	return s, nil
 }
@@ -95,16 +129,40 @@ func tag(n int) uint16 {
 	return uint16(n)
 }
 
-// fits reports whether a text of n normalized runes may be a Short-rule
-// duplicate of a stored text tagged t: the difference of their lengths is
-// at most the edits the rule's ratio allows the longer one (maxEdits, as
-// verification counts them), with one edit of slack against rounding.
+// rule returns the bounds of the rule that judges a pair whose longer
+// text has n normalized runes, among those the short index answers.
+func (s *shortIndex) rule(n int) lengthRule {
+	if n < s.tinyLimit {
+		return s.tiny
+	}
+	return s.short
+}
+
+// radius returns the distance, at the engine's width, that a query for
+// a text of n normalized runes searches: the Short rule's, the Tiny
+// rule's too for a tiny text, and never less than the Long rule's (see
+// query).
+func (s *shortIndex) radius(n int) int {
+	k := max(s.short.k, s.near)
+	if n > 0 && n < s.tinyLimit {
+		k = max(k, s.tiny.k)
+	}
+	return k
+}
+
+// fits reports whether a text of n normalized runes may be a duplicate
+// of a stored text tagged t by the length bound of their pair's rule
+// (Short or Tiny): the difference of their lengths is at most the edits
+// the rule's ratio allows the longer one (maxEdits, as verification
+// counts them), with one edit of slack against rounding.
 func (s *shortIndex) fits(n int, t uint16) bool {
-	if t == 0 || s.ratio <= 0 || n <= 0 {
+	if t == 0 || n <= 0 {
 		return true
 	}
 	m := int(t)
-	return max(n, m)-min(n, m) <= maxEdits(max(n, m), s.ratio)+1
+	long := max(n, m)
+	r := s.rule(long)
+	return r.ratio <= 0 || long-min(n, m) <= maxEdits(long, r.ratio)+1
 }
 
 // add holds e, the fingerprint of a text of n normalized runes (0:
@@ -128,23 +186,32 @@ func (s *shortIndex) addBatch(es []index.Entry, ns []int) {
 	s.ix.AddBatch(held)
 }
 
-// query appends to dst the entries within k bits of q that a text of n
-// normalized runes may be a Short-rule duplicate of, and those within near
-// bits (the Long rule's distance), which the short index alone holds (see
+// query appends to dst the entries within radius(n) of q that a text of
+// n normalized runes may be a duplicate of (keeps), and those within the
+// Long rule's distance, which the short index alone holds (see
 // Engine.long): the most nearest of them, by distance then sequence
 // number (most <= 0: all).
-func (s *shortIndex) query(q uint64, n, k, near, most int, dst []index.Match) []index.Match {
+func (s *shortIndex) query(q uint64, n, most int, dst []index.Match) []index.Match {
 	if n >= s.limit {
 		return dst // judged by the Long rule against any text
 	}
-	return s.ix.QueryNearest(q, k, atMost(most), func(m index.Match) bool { return s.keeps(n, near, m) }, dst)
+	return s.ix.QueryNearest(q, s.radius(n)/s.halves, atMost(most), func(m index.Match) bool { return s.keeps(n, m) }, dst)
 }
 
-// keeps reports whether m, a match within the Short rule's distance of a
-// text of n normalized runes, may be a duplicate of it: within near bits,
-// or of a length that may pass the rule.
-func (s *shortIndex) keeps(n, near int, m index.Match) bool {
-	return m.Distance <= near || s.fits(n, m.Tag)
+// keeps reports whether m, a match found for a text of n normalized
+// runes, may be a duplicate of it: within the Long rule's distance, or
+// of a length that may pass its pair's rule (fits) and within that
+// rule's distance (the Short rule's for a tiny text and one that is not
+// tiny). A match of unknown length (tag 0) is kept. keeps accepts a match
+// at any smaller distance than one it accepts, as roleWide needs.
+func (s *shortIndex) keeps(n int, m index.Match) bool {
+	if m.Distance <= s.near {
+		return true
+	}
+	if m.Tag == 0 || n <= 0 {
+		return true
+	}
+	return s.fits(n, m.Tag) && m.Distance <= s.rule(max(n, int(m.Tag))).k
 }
 
 // atMost returns most, or the largest int when most <= 0.
@@ -157,19 +224,33 @@ func atMost(most int) int {
 
 // queryBatch is query for every qs[i], of length ns[i]: out[i] holds its
 // matches, possibly none. The index answers them together
-// (index.QueryBatchNearest).
-func (s *shortIndex) queryBatch(qs []uint64, ns []int, k, near, most int) [][]index.Match {
+// (index.QueryBatchNearest), the tiny texts' queries apart from the
+// others' when their radius differs.
+func (s *shortIndex) queryBatch(qs []uint64, ns []int, most int) [][]index.Match {
 	out := make([][]index.Match, len(qs))
-	var bq []uint64
-	var at []int
+	var bq, tq []uint64
+	var at, tat []int
+	wide := s.radius(1) != s.radius(s.limit)
 	for i, n := range ns {
-		if n < s.limit {
+		switch {
+		case n >= s.limit:
+		case wide && n > 0 && n < s.tinyLimit:
+			tq, tat = append(tq, qs[i]), append(tat, i)
+		default:
 			bq, at = append(bq, qs[i]), append(at, i)
 		}
 	}
-	keep := func(j int, m index.Match) bool { return s.keeps(ns[at[j]], near, m) }
-	for j, ms := range s.ix.QueryBatchNearest(bq, k, atMost(most), keep) {
-		out[at[j]] = ms
+	for _, g := range []struct {
+		qs []uint64
+		at []int
+	}{{bq, at}, {tq, tat}} {
+		if len(g.qs) == 0 {
+			continue
+		}
+		keep := func(j int, m index.Match) bool { return s.keeps(ns[g.at[j]], m) }
+		for j, ms := range s.ix.QueryBatchNearest(g.qs, s.radius(ns[g.at[0]])/s.halves, atMost(most), keep) {
+			out[g.at[j]] = ms
+		}
 	}
 	return out
 }

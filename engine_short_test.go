@@ -48,7 +48,8 @@ func TestShortIndexFits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := DefaultPolicy()
 			p.Short.Measure, p.Short.MinSimilarity = tc.measure, tc.min
-			s, err := newShortIndex(p, 1000)
+			p.Tiny.Measure, p.Tiny.MinSimilarity = tc.measure, tc.min
+			s, err := newShortIndex(p, 64, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,11 +82,27 @@ func TestShortIndexFits(t *testing.T) {
 }
 
 // TestShortIndexQuery checks query and queryBatch against a scan of
-// every entry: each entry within k whose length can pass with the
-// query's, or whose length is unknown, or within near whatever its
-// length, is found, nothing beyond k is, and no other entry is.
+// every entry: each entry within its pair's rule's distance (the Tiny
+// rule's when both texts are tiny, the Short rule's otherwise) whose
+// length can pass with the query's, or within the query's radius and of
+// unknown length, or within the Long rule's distance whatever its length,
+// is found, and no other entry is: with the default policy, without a
+// tiny rule and with a wider one.
 func TestShortIndexQuery(t *testing.T) {
-	s, err := newShortIndex(DefaultPolicy(), 1000)
+	noTiny := DefaultPolicy()
+	noTiny.TinyLength = 0
+	wider := DefaultPolicy()
+	wider.TinyLength, wider.Tiny.MaxDistance = 60, 16
+	for _, tc := range []struct {
+		name string
+		p    Policy
+	}{{"default", DefaultPolicy()}, {"no tiny rule", noTiny}, {"tiny rule at 16", wider}} {
+		t.Run(tc.name, func(t *testing.T) { checkShortIndexQuery(t, tc.p) })
+	}
+}
+
+func checkShortIndexQuery(t *testing.T, p Policy) {
+	s, err := newShortIndex(p, 64, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +120,18 @@ func TestShortIndexQuery(t *testing.T) {
 		}
 		return fp
 	}
+	// length draws a length, 0 (unknown) to 519 (500 and up: not held),
+	// a third of them tiny.
+	length := func() int {
+		if p.TinyLength > 0 && r.IntN(3) == 0 {
+			return r.IntN(p.TinyLength + 5)
+		}
+		return r.IntN(520)
+	}
 	var es []index.Entry
 	var ns []int
 	for i := range 6000 {
-		st := stored{fp: near(), n: r.IntN(520)} // 0: unknown; 500 and up: not held
+		st := stored{fp: near(), n: length()}
 		all = append(all, st)
 		e := index.Entry{ID: uint64(i), FP: st.fp, Time: 1}
 		if i%2 == 0 {
@@ -116,45 +141,63 @@ func TestShortIndexQuery(t *testing.T) {
 		}
 	}
 	s.addBatch(es, ns)
-	const k, nearK = 10, 6
+	nearK := p.Long.MaxDistance
+	// rule is the distance and ratio of the rule of a pair of lengths n
+	// and m; radius the distance a query of length n searches.
+	rule := func(n, m int) (int, float64) {
+		r, _ := p.RuleFor(max(n, m))
+		return r.MaxDistance, r.MinSimilarity
+	}
+	radius := func(n int) int {
+		k := max(p.Short.MaxDistance, nearK)
+		if n < p.TinyLength {
+			k = max(k, p.Tiny.MaxDistance)
+		}
+		return k
+	}
 	var qs []uint64
 	var qn []int
 	for range 300 {
-		qs, qn = append(qs, near()), append(qn, 1+r.IntN(510))
+		qs, qn = append(qs, near()), append(qn, 1+length())
 	}
-	batch := s.queryBatch(qs, qn, k, nearK, 0)
+	batch := s.queryBatch(qs, qn, 0)
 	// The 5 nearest: the first 5 of all, by distance then sequence number.
 	const most = 5
-	batchMost := s.queryBatch(qs, qn, k, nearK, most)
+	batchMost := s.queryBatch(qs, qn, most)
 	for i, q := range qs {
-		one := s.query(q, qn[i], k, nearK, 0, nil)
+		one := s.query(q, qn[i], 0, nil)
 		if !slices.Equal(one, batch[i]) {
 			t.Fatalf("query %d: alone %v, in a batch %v", i, one, batch[i])
 		}
-		oneMost := s.query(q, qn[i], k, nearK, most, nil)
+		oneMost := s.query(q, qn[i], most, nil)
 		if want := one[:min(most, len(one))]; !slices.Equal(oneMost, want) || !slices.Equal(batchMost[i], want) {
 			t.Fatalf("query %d: the %d nearest alone %v, in a batch %v; want %v", i, most, oneMost, batchMost[i], want)
 		}
 		for _, got := range [][]index.Match{one, batch[i]} {
 			ids := map[uint64]bool{}
 			for _, m := range got {
-				st := all[m.ID]
-				if ids[m.ID] {
-					t.Fatalf("query %d: %d reported twice", i, m.ID)
-				}
 				ids[m.ID] = true
-				if d := popcount(q ^ st.fp); d > k || d != m.Distance {
-					t.Fatalf("query %d: match %+v at distance %d", i, m, d)
-				}
-				if st.n >= 500 || qn[i] >= 500 || m.Distance > nearK && st.n > 0 && !s.fits(qn[i], uint16(st.n)) || int(m.Tag) != st.n {
-					t.Fatalf("query %d (length %d): match %+v of length %d", i, qn[i], m, st.n)
-				}
+			}
+			if len(ids) != len(got) {
+				t.Fatalf("query %d: an entry reported twice in %v", i, got)
 			}
 			for id, st := range all {
 				d := popcount(q ^ st.fp)
-				want := d <= k && qn[i] < 500 && st.n < 500 && (st.n == 0 || d <= nearK || passes(qn[i], st.n, 0.8))
-				if want && !ids[uint64(id)] {
+				k, ratio := rule(qn[i], st.n)
+				want := qn[i] < 500 && st.n < 500 &&
+					(d <= nearK || st.n == 0 && d <= radius(qn[i]) || d <= k && passes(qn[i], st.n, ratio))
+				// Lengths one edit beyond the ratio may be kept (fits).
+				maybe := qn[i] < 500 && st.n < 500 && d <= k && (passes(qn[i]+1, st.n, ratio) || passes(qn[i], st.n+1, ratio))
+				switch {
+				case want && !ids[uint64(id)]:
 					t.Fatalf("query %d (length %d): entry %d (length %d, distance %d) missed", i, qn[i], id, st.n, d)
+				case ids[uint64(id)] && !want && !maybe:
+					t.Fatalf("query %d (length %d): entry %d (length %d, distance %d) found", i, qn[i], id, st.n, d)
+				}
+			}
+			for _, m := range got {
+				if st := all[m.ID]; m.Distance != popcount(q^st.fp) || int(m.Tag) != st.n {
+					t.Fatalf("query %d: match %+v of an entry of length %d", i, m, st.n)
 				}
 			}
 		}

@@ -513,17 +513,21 @@ func (groupFingerprinter) Fingerprint(text []byte) Fingerprint {
 	return FromUint64(xxh3.HashString(base) ^ 1<<(xxh3.HashString(member)%64))
 }
 
-// wideGroupFingerprinter is groupFingerprinter with members 8 bits apart:
-// beyond the Long rule's distance, within the Short rule's, so short
-// members are near-duplicates only through the short-text index.
-type wideGroupFingerprinter struct{}
+// spreadGroupFingerprinter is groupFingerprinter with members 2w bits
+// apart: member m of testWords[:8] owns bits wm..wm+w-1. At w = 4 (8 bits)
+// they are beyond the Long rule's distance and within the Short rule's,
+// so short members are near-duplicates only through the short-text index;
+// at w = 7 (14 bits) beyond the Short rule's and within the Tiny rule's,
+// so tiny members are near-duplicates only through the tiny rule's wider
+// queries and its stripes.
+type spreadGroupFingerprinter struct{ w int }
 
-func (wideGroupFingerprinter) Bits() int { return 64 }
+func (spreadGroupFingerprinter) Bits() int { return 64 }
 
-func (wideGroupFingerprinter) Fingerprint(text []byte) Fingerprint {
+func (f spreadGroupFingerprinter) Fingerprint(text []byte) Fingerprint {
 	base, member, _ := strings.Cut(string(text), " | ")
-	m := slices.Index(testWords, member) % 8 // members 0..7 own bits 4m..4m+3
-	return FromUint64(xxh3.HashString(base) ^ 0xf<<(4*m))
+	m := slices.Index(testWords, member) % 8
+	return FromUint64(xxh3.HashString(base) ^ (1<<f.w-1)<<(f.w*m))
 }
 
 // TestConcurrentNearDuplicates races goroutines over groups of
@@ -534,14 +538,16 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 	if testing.Short() {
 		groups = 15
 	}
-	for _, fpName := range []string{"group", "wide", "default"} {
+	for _, fpName := range []string{"group", "wide", "tiny", "default"} {
 		t.Run(fpName, func(t *testing.T) {
 			o := memOptions(nil)
 			switch fpName {
 			case "group":
 				o.Fingerprinter = groupFingerprinter{}
 			case "wide":
-				o.Fingerprinter = wideGroupFingerprinter{}
+				o.Fingerprinter = spreadGroupFingerprinter{4}
+			case "tiny":
+				o.Fingerprinter = spreadGroupFingerprinter{7}
 			}
 			e := mustOpen(t, "", o)
 			r := rand.New(rand.NewPCG(5, 6))
@@ -552,8 +558,11 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 			var items []item
 			for g := range groups {
 				base := genText(r, 20+r.IntN(300)) // short and long texts
-				if fpName == "wide" {
+				switch fpName {
+				case "wide":
 					base = genText(r, 20+r.IntN(30)) // short only
+				case "tiny":
+					base = tinyBase(r)
 				}
 				for m := range perGroup {
 					text := base + " | " + testWords[m]
@@ -622,6 +631,16 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 				t.Errorf("stored %d documents, want %d", st.Documents, groups)
 			}
 		})
+	}
+}
+
+// tinyBase returns a text of 30 to 45 runes, which with " | " and a
+// member word of testWords[:8] is tiny (under DefaultPolicy's 64).
+func tinyBase(r *rand.Rand) string {
+	for {
+		if s := genText(r, 5+r.IntN(3)); len(s) >= 30 && len(s) <= 45 {
+			return s
+		}
 	}
 }
 
@@ -1013,8 +1032,9 @@ func TestSnapshotReopen(t *testing.T) {
 }
 
 // TestStripesOrderNearDuplicates checks the invariant that ordering rests
-// on: two texts the Long rule's distance apart, or two short texts the
-// Short rule's distance apart, share a lock stripe.
+// on: two texts the Long rule's distance apart, two short texts the
+// Short rule's distance apart, or two tiny texts the Tiny rule's distance
+// apart, share a lock stripe.
 func TestStripesOrderNearDuplicates(t *testing.T) {
 	for _, width := range []int{64, 128} {
 		o := memOptions(nil)
@@ -1051,12 +1071,18 @@ func TestStripesOrderNearDuplicates(t *testing.T) {
 			if d := r.IntN(e.longK + 1); !share(&long, near(hi, lo, d, 5000)) {
 				t.Fatalf("%d bits: long texts %d bits apart share no stripe", width, d)
 			}
-			short := prepared{ix: hi, lo: lo, runes: 100}
+			short := prepared{ix: hi, lo: lo, runes: 100, norm: 100}
 			if d := r.IntN(e.shortK + 1); !share(&short, near(hi, lo, d, 100)) {
 				t.Fatalf("%d bits: short texts %d bits apart share no stripe", width, d)
 			}
+			tiny := prepared{ix: hi, lo: lo, runes: 30, norm: 30}
+			twin := near(hi, lo, r.IntN(e.short.tiny.k+1), 30)
+			twin.norm = 30
+			if d := popcount(twin.ix^hi) + popcount(twin.lo^lo); !share(&tiny, twin) {
+				t.Fatalf("%d bits: tiny texts %d bits apart share no stripe", width, d)
+			}
 		}
-		if n := len(e.stripes(&prepared{ix: 1, lo: 2, runes: 100}, nil)); n > e.stripeTables() {
+		if n := len(e.stripes(&prepared{ix: 1, lo: 2, runes: 30, norm: 30}, nil)); n > e.stripeTables() {
 			t.Fatalf("%d bits: %d stripes, more than the %d of stripeTables", width, n, e.stripeTables())
 		}
 	}
@@ -1072,6 +1098,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"zero options", func(o *Options) { *o = Options{} }, ""},
 		{"k", func(o *Options) { o.K = 33 }, "k 33"},
 		{"policy", func(o *Options) { o.Policy.Long.MinSimilarity = 2 }, "long min similarity"},
+		{"tiny length", func(o *Options) { o.Policy = DefaultPolicy(); o.Policy.TinyLength = 600 }, "tiny length 600 out of range [0, short length 500]"},
+		{"tiny rule", func(o *Options) { o.Policy = DefaultPolicy(); o.Policy.Tiny.MaxDistance = 40 }, "tiny max distance 40"},
+		{"no tiny rule", func(o *Options) { o.Policy = DefaultPolicy(); o.Policy.TinyLength, o.Policy.Tiny = 0, Rule{} }, ""},
 		{"durability", func(o *Options) { o.Durability = 9 }, "durability"},
 		{"compression", func(o *Options) { o.Compression = 7 }, "compression"},
 		{"zstd", func(o *Options) { o.Compression = Zstd }, ""},

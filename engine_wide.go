@@ -60,7 +60,7 @@ func (e *Engine) queryBatchWide(ps []prepared, out [][]index.Match) {
 	if len(shortAt) > 0 {
 		// The length tags keep what they would for the whole distance and
 		// more (see roleWide).
-		hs, ls := e.short.queryBatch(shortHi, ns, e.shortIxK, e.longK, most), e.shortLo.queryBatch(shortLo, ns, e.shortIxK, e.longK, most)
+		hs, ls := e.short.queryBatch(shortHi, ns, most), e.shortLo.queryBatch(shortLo, ns, most)
 		for j, i := range shortAt {
 			second[i] = halfMatches{hs[j], ls[j]}
 		}
@@ -95,8 +95,8 @@ func (e *Engine) wideMatches(p *prepared, long, second *halfMatches) ([]index.Ma
 	case e.heldShort(p.runes, p.norm):
 		// As shortIndex.query: the short index holds every short text
 		// within the Long rule's distance too.
-		keep := func(m index.Match) bool { return e.short.keeps(p.norm, e.longK, m) }
-		ms, err = e.roleWide(p, e.short.ix, e.shortLo.ix, e.shortK, keep, most, second, ms)
+		keep := func(m index.Match) bool { return e.short.keeps(p.norm, m) }
+		ms, err = e.roleWide(p, e.short.ix, e.shortLo.ix, e.short.radius(p.norm), keep, most, second, ms)
 	default:
 		ms, err = e.roleWide(p, e.shortLong, e.shortLongLo, e.longK, nil, most, second, ms)
 	}

@@ -11,9 +11,17 @@ import (
 func TestPolicyVerify(t *testing.T) {
 	p := DefaultPolicy()
 	sk := func(s string) *similarity.Sketch { return similarity.NewSketch([]byte(s)) }
-	short := "the quick brown fox jumps over the lazy dog"
-	shortEdit := "the quick brown fox jumped over the lazy dog"
-	shortOther := "a completely different sentence about the weather"
+	short := "the quick brown fox jumps over the lazy dog by the river bank at dawn"
+	shortEdit := "the quick brown fox jumped over the lazy dog by the river bank at dawn"
+	shortOther := "a completely different sentence about the weather in the hills at dusk"
+	tiny := "the quick brown fox jumps over the lazy dog"
+	tinyEdit := "the quick brown fox jumped over the lazy dog"
+	if n := sk(short).Len(); n < p.TinyLength || n >= p.ShortLength {
+		t.Fatalf("short text has %d runes, want %d to %d", n, p.TinyLength, p.ShortLength-1)
+	}
+	if n := sk(tinyEdit).Len(); n >= p.TinyLength {
+		t.Fatalf("tiny text has %d runes, want under %d", n, p.TinyLength)
+	}
 	long := strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa ", 12)
 	longEdit := strings.Replace(long, "gamma", "omega", 2)
 	longOther := strings.Repeat("one two three four five six seven eight nine ten ", 13)
@@ -35,6 +43,10 @@ func TestPolicyVerify(t *testing.T) {
 		{"short edit", short, shortEdit, 4, 64, true, Levenshtein, true, false},
 		{"short unrelated", short, shortOther, 4, 64, false, Levenshtein, false, false},
 		{"short beyond distance", short, shortEdit, 11, 64, false, "", false, false},
+		{"tiny beyond the short distance", tiny, tinyEdit, 11, 64, true, Levenshtein, true, false},
+		{"tiny beyond distance", tiny, tinyEdit, 15, 64, false, "", false, false},
+		{"tiny and short beyond the short distance", tiny, shortEdit, 11, 64, false, "", false, false},
+		{"tiny at 128 bits", tiny, tinyEdit, 28, 128, true, Levenshtein, true, false},
 		{"long edit", long, longEdit, 3, 64, true, Jaccard, true, false},
 		{"long unrelated", long, longOther, 3, 64, false, Jaccard, false, false},
 		{"long beyond distance", long, longEdit, 7, 64, false, "", false, false},
@@ -129,7 +141,7 @@ func TestVerifyBounded(t *testing.T) {
 	}
 	for _, min := range []float64{0.8, 0.5, 0.95, 0.6} {
 		p := DefaultPolicy()
-		p.Short.MinSimilarity = min
+		p.Short.MinSimilarity, p.Tiny.MinSimilarity = min, min
 		for i := range 400 {
 			a := text(1 + r.IntN(60))
 			b := a

@@ -188,13 +188,10 @@ func (s *PolicyScorer) Compare(a, b any) Outcome {
 	return Outcome{Distance: 1 - sim, Dup: sim >= r.MinSimilarity}
 }
 
-// rule mirrors Policy.Verify's choice of rule: Short when the longer
-// normalized text is under ShortLength runes.
+// rule is Policy.Verify's choice of rule, by the longer normalized text.
 func (s *PolicyScorer) rule(a, b *similarity.Sketch) neardup.Rule {
-	if max(a.Len(), b.Len()) < s.policy.ShortLength {
-		return s.policy.Short
-	}
-	return s.policy.Long
+	r, _ := s.policy.RuleFor(max(a.Len(), b.Len()))
+	return r
 }
 
 func (s *PolicyScorer) maxDistance(a, b *similarity.Sketch) int {

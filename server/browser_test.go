@@ -169,6 +169,26 @@ func TestBrowserCompare(t *testing.T) {
 		t.Errorf("why %q: says the ratio would pass %v, want %v (API: %+v)", why, !pass, pass, want)
 	}
 
+	// Two texts of a few words are judged by the tiny rule, which the
+	// page names.
+	do(t, ctx,
+		setValue("text-a", "the cat sat on the mat"),
+		setValue("text-b", "the cat sat on a mat"),
+		// Hidden, so that waiting for it waits for the new result.
+		script(`document.getElementById("compare-result").hidden = true`),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	tinyWant, err := c.Compare(context.Background(), "the cat sat on the mat", "the cat sat on a mat", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why = get(t, ctx, chromedp.Text(chromedp.ID("verdict-why")))
+	if wantWhy := fmt.Sprintf("within its %d bits", tinyWant.Rule.MaxDistance); tinyWant.Rule.Name != "tiny" || !strings.HasPrefix(why, "Tiny-text rule") || !strings.Contains(why, wantWhy) {
+		t.Errorf("why %q, want the tiny rule and %q (API: %+v)", why, wantWhy, tinyWant.Rule)
+	}
+	do(t, ctx, setValue("text-a", a), setValue("text-b", b))
+
 	// An empty text gets a clear message, not a broken page.
 	do(t, ctx,
 		setValue("text-b", ""),

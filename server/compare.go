@@ -186,11 +186,11 @@ type compareOut struct {
 }
 
 // compareRule is the rule of the policy that judged a compared pair: the
-// short rule when both texts are under the policy's short length (in
-// normalized characters), else the long one, with its bounds at the
-// fingerprints' width.
+// tiny rule when both texts are under the policy's tiny length (in
+// normalized characters), the short rule when both are under its short
+// length, else the long one, with its bounds at the fingerprints' width.
 type compareRule struct {
-	// Name is "short" or "long".
+	// Name is "tiny", "short" or "long" (neardup.Policy.RuleFor).
 	Name string `json:"name"`
 	// MaxDistance is the distance within which the pair is verified, in
 	// bits of this width (the policy's 64-bit bound, scaled).
@@ -203,11 +203,7 @@ type compareRule struct {
 // ruleOf returns the rule of policy p that judges a pair whose longer
 // normalized text has n runes, at the given width.
 func ruleOf(p neardup.Policy, n, bits int) compareRule {
-	r, short := p.RuleFor(n)
-	name := "long"
-	if short {
-		name = "short"
-	}
+	r, name := p.RuleFor(n)
 	return compareRule{Name: name, MaxDistance: r.MaxDistanceAt(bits), Measure: r.Measure, MinSimilarity: r.MinSimilarity}
 }
 

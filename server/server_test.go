@@ -627,19 +627,22 @@ func TestCompareNormalizedLength(t *testing.T) {
 
 // TestCompareRule checks that /v1/compare names the rule that judged the
 // pair, with the server's policy's bounds scaled to the width: the short
-// rule for two short texts, the long one when a text is long.
+// rule for two short texts, the tiny one for two tiny texts, the long
+// one when a text is long.
 func TestCompareRule(t *testing.T) {
 	p := neardup.DefaultPolicy()
 	p.Short.MaxDistance = 9
 	s, _ := newTestServer(t, Options{Policy: &p})
 	long := strings.Repeat("a long text of many words ", 25)
+	short := "the cat sat on the mat by the door of the old house in the village"
 	for _, c := range []struct {
 		a, b string
 		bits int
 		want map[string]any
 	}{
-		{"the cat sat on the mat", "the cat sat on a mat", 64, map[string]any{"name": "short", "max_distance": 9.0, "measure": "levenshtein", "min_similarity": 0.8}},
-		{"the cat sat on the mat", "the cat sat on a mat", 128, map[string]any{"name": "short", "max_distance": 18.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{"the cat sat on the mat", "the cat sat on a mat", 64, map[string]any{"name": "tiny", "max_distance": 14.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{short, "the cat sat on a mat", 64, map[string]any{"name": "short", "max_distance": 9.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{short, "the cat sat on a mat", 128, map[string]any{"name": "short", "max_distance": 18.0, "measure": "levenshtein", "min_similarity": 0.8}},
 		{long, "the cat sat on a mat", 64, map[string]any{"name": "long", "max_distance": 6.0, "measure": "jaccard", "min_similarity": 0.5}},
 	} {
 		j, _ := json.Marshal(map[string]any{"a": c.a, "b": c.b, "bits": c.bits})

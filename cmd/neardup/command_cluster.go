@@ -215,8 +215,14 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	// short length plus a quarter, before normalization. Their pairs are
 	// found by a second pass at the short rule's distance, when it is the
 	// wider, so the first pass leaves them out: no pair is found twice.
+	// Tiny texts, counted the same way, have a third pass of their own
+	// at the tiny rule's distance when it is wider still, which the
+	// passes before leave them out of.
 	shortPass := policy.Short.MaxDistance > policy.Long.MaxDistance
+	tinyPass := policy.TinyLength > 0 && policy.Tiny.MaxDistance > policy.Long.MaxDistance &&
+		(!shortPass || policy.Tiny.MaxDistance > policy.Short.MaxDistance)
 	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
+	isTiny := func(i int) bool { return runes[i] < policy.TinyLength+policy.TinyLength/4 }
 	u := cluster.New(n)
 	// find calls emit for the pairs of the items sel within bound bits of
 	// each other that alone does not leave out, the earlier item first. At
@@ -316,13 +322,25 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			return dup
 		})
 	}
-	var firstAlone func(i int) bool
-	var short []int
+	var firstAlone, shortAlone func(i int) bool
+	var short, tiny []int
 	if shortPass {
 		firstAlone = isShort
 		for _, i := range all {
 			if isShort(i) {
 				short = append(short, i)
+			}
+		}
+	}
+	if tinyPass {
+		if shortPass {
+			shortAlone = isTiny
+		} else {
+			firstAlone = isTiny
+		}
+		for _, i := range all {
+			if isTiny(i) {
+				tiny = append(tiny, i)
 			}
 		}
 	}
@@ -340,20 +358,27 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 			}
 			near(all, scale(policy.Long.MaxDistance), firstAlone)
 			if shortPass {
-				near(short, scale(policy.Short.MaxDistance), nil)
+				near(short, scale(policy.Short.MaxDistance), shortAlone)
+			}
+			if tinyPass {
+				near(tiny, scale(policy.Tiny.MaxDistance), nil)
 			}
 			return
 		}
 		find(all, scale(policy.Long.MaxDistance), firstAlone, emit, join)
 		if shortPass {
-			find(short, scale(policy.Short.MaxDistance), nil, emit, join)
+			find(short, scale(policy.Short.MaxDistance), shortAlone, emit, join)
+		}
+		if tinyPass {
+			find(tiny, scale(policy.Tiny.MaxDistance), nil, emit, join)
 		}
 	}
 	if !verify {
-		// Trust the distance alone, by each pair's length class.
+		// Trust the distance alone, by the rule of each pair's length
+		// class (as Policy.Verify does for texts it cannot compare).
 		joins := func(p clusterPair) bool {
-			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
-			return !long || int(p.D) <= scale(policy.Long.MaxDistance)
+			r, _ := policy.RuleFor(max(runes[p.A], runes[p.B]))
+			return int(p.D) <= scale(r.MaxDistance)
 		}
 		candidates(func(p clusterPair) {
 			if joins(p) {

@@ -121,7 +121,7 @@ func TestClusterCandidatesExact(t *testing.T) {
 			}
 			text = strings.Join(words, " ")
 		} else {
-			text = testtext.English(rng, []int{12, 40, 150}[rng.IntN(3)])
+			text = testtext.English(rng, []int{5, 12, 40, 150}[rng.IntN(4)])
 		}
 		docs = append(docs, neardup.Document{ID: fmt.Sprint(i), Text: text})
 	}
@@ -137,8 +137,9 @@ func TestClusterCandidatesExact(t *testing.T) {
 			for b := a + 1; b < len(docs); b++ {
 				d, _ := neardup.Distance(fp.Fingerprint([]byte(docs[a].Text)), fp.Fingerprint([]byte(docs[b].Text)))
 				ra, rb := utf8.RuneCountInString(docs[a].Text), utf8.RuneCountInString(docs[b].Text)
-				long := ra >= policy.ShortLength || rb >= policy.ShortLength
-				if d <= scale(policy.Long.MaxDistance) || !long && d <= scale(policy.Short.MaxDistance) {
+				// The rule of the pair's class by their lengths: the
+				// tiny one's distance for two tiny texts.
+				if r, _ := policy.RuleFor(max(ra, rb)); d <= scale(r.MaxDistance) {
 					want = append(want, cluster.Pair{A: a, B: b, Distance: d})
 				}
 			}
@@ -166,11 +167,13 @@ func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerpri
 		sketches[i] = similarity.NewSketch([]byte(d.Text))
 	}
 	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
+	isTiny := func(i int) bool { return runes[i] < policy.TinyLength+policy.TinyLength/4 }
 	var pairs []cluster.Pair
 	for a := range docs {
 		for b := a + 1; b < len(docs); b++ {
 			d, _ := neardup.Distance(fps[a], fps[b])
-			if d <= scale(policy.Long.MaxDistance) || isShort(a) && isShort(b) && d <= scale(policy.Short.MaxDistance) {
+			if d <= scale(policy.Long.MaxDistance) || isShort(a) && isShort(b) && d <= scale(policy.Short.MaxDistance) ||
+				isTiny(a) && isTiny(b) && d <= scale(policy.Tiny.MaxDistance) {
 				pairs = append(pairs, cluster.Pair{A: a, B: b, Distance: d})
 			}
 		}
@@ -178,8 +181,7 @@ func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerpri
 	var kept []cluster.Pair
 	for _, p := range pairs {
 		if !verify {
-			long := runes[p.A] >= policy.ShortLength || runes[p.B] >= policy.ShortLength
-			if !long || p.Distance <= scale(policy.Long.MaxDistance) {
+			if r, _ := policy.RuleFor(max(runes[p.A], runes[p.B])); p.Distance <= scale(r.MaxDistance) {
 				kept = append(kept, p)
 			}
 		} else if ok, _ := policy.Decide(sketches[p.A], sketches[p.B], p.Distance, bits); ok {

@@ -53,10 +53,14 @@ type comparison struct {
 // given width, with scores s: which rule judged it, and the bound or
 // threshold that decided.
 func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, dup bool) string {
-	r, short := p.RuleFor(n)
+	r, rule := p.RuleFor(n)
 	which := fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
-	if short {
-		which = fmt.Sprintf("short rule (both under %d characters)", p.ShortLength)
+	flag := "--k" // the flag that sets the rule's distance
+	switch rule {
+	case neardup.RuleShort:
+		which, flag = fmt.Sprintf("short rule (both under %d characters)", p.ShortLength), "--short-k"
+	case neardup.RuleTiny:
+		which, flag = fmt.Sprintf("tiny rule (both under %d characters)", p.TinyLength), "--tiny-k"
 	}
 	bound := r.MaxDistanceAt(bits)
 	name, score := "Levenshtein ratio", s.Levenshtein
@@ -69,10 +73,7 @@ func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, d
 	if distance > bound {
 		why := fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
 		// The flag that would let them be compared, in bits per 64.
-		flag, k := "--k", (distance*64+bits-1)/bits
-		if short {
-			flag = "--short-k"
-		}
+		k := (distance*64 + bits - 1) / bits
 		if score >= r.MinSimilarity && k <= 32 {
 			why += fmt.Sprintf(" (their %s %.4f would pass: %s %d calls them duplicates)", name, score, flag, k)
 		}
@@ -142,9 +143,11 @@ func compareDecisionHelp(p neardup.Policy) string {
 	text := fmt.Sprintf("The duplicate decision is the engine's default verification policy "+
 		"(neardup.DefaultPolicy), the test dedup and serve apply: a pair whose longer text "+
 		"has fewer than %d normalized characters is a duplicate when the fingerprints are %s; "+
+		"one whose longer text has fewer than %d, when they are %s; "+
 		"any other pair when they are %s. The distances scale with the width: twice as many "+
-		"bits at 128, four times at nilsimsa's 256. --k, --short-k, --short-min and --long-min "+
-		"change it as they change dedup's, cluster's and serve's.", p.ShortLength, rule(p.Short), rule(p.Long))
+		"bits at 128, four times at nilsimsa's 256. --k, --short-k, --tiny-k, --tiny-length, "+
+		"--short-min and --long-min change it as they change dedup's, cluster's and serve's.",
+		p.TinyLength, rule(p.Tiny), p.ShortLength, rule(p.Short), rule(p.Long))
 	var b strings.Builder
 	n := 0
 	for _, w := range strings.Fields(text) {

@@ -46,17 +46,22 @@ func TestCompareWhy(t *testing.T) {
 		args []string
 		want string
 	}{
-		// One word apart, but 11 bits: beyond the short rule's 10.
-		// Their ratio would pass: the line says which flag lets them be
-		// compared (TestComparePolicyFlags checks that it does).
-		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
-		{[]string{"--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared"},
+		// One word apart, but 11 bits: within the tiny rule's 14, beyond
+		// the short rule's 10. Their ratio would pass: the line says which
+		// flag lets them be compared (TestComparePolicyFlags checks that
+		// it does).
+		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                tiny rule (both under 64 characters): within its 14 bits, and the Levenshtein ratio 0.8636 is at least 0.8\n"},
+		{[]string{"--tiny-length", "0", "the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
+		{[]string{"--tiny-length", "0", "--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared"},
+		// One typo, 15 bits: beyond the tiny rule's 14.
+		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (both under 64 characters): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
 		// Far apart and unlike: no flag to suggest.
 		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
-		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "short rule (both under 500 characters): within its 10 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
+		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (both under 64 characters): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
+		{[]string{"The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "short rule (both under 500 characters): within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8\n"},
 		// The ratio leaves out punctuation, as the fingerprint does.
-		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 10 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
-		{[]string{"我爱北京天安门", "我爱北京"}, "within its 10 bits, and the Levenshtein ratio 0.5714 is under 0.8\n"},
+		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 14 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
+		{[]string{"我爱北京天安门", "我爱北京"}, "within its 14 bits, and the Levenshtein ratio 0.5714 is under 0.8\n"},
 		{[]string{strings.Repeat("long text of many words ", 30), strings.Repeat("long text of many words ", 29) + "and one more"}, "long rule (a text of 500 or more characters): within its 6 bits, and the Jaccard"},
 	} {
 		out, errOut, code := runFP(t, "", append([]string{"compare"}, tc.args...)...)
@@ -66,9 +71,13 @@ func TestCompareWhy(t *testing.T) {
 	}
 	// The flag the line suggests does what it says, at both widths.
 	for _, bits := range []string{"64", "128"} {
-		args := []string{"compare", "--bits", bits, "--short-k", "11", "the cat sat on the mat", "the cat sat on a mat"}
-		if out, errOut, code := runFP(t, "", args...); code != 0 || !strings.Contains(out, "duplicate          true\n") {
-			t.Errorf("%q: status %d, stderr %q, not a duplicate:\n%s", args, code, errOut, out)
+		for _, args := range [][]string{
+			{"compare", "--bits", bits, "--tiny-length", "0", "--short-k", "11", "the cat sat on the mat", "the cat sat on a mat"},
+			{"compare", "--bits", bits, "--tiny-k", "15", "A girl is playing a flute.", "A gvrl is playing a flute."},
+		} {
+			if out, errOut, code := runFP(t, "", args...); code != 0 || !strings.Contains(out, "duplicate          true\n") {
+				t.Errorf("%q: status %d, stderr %q, not a duplicate:\n%s", args, code, errOut, out)
+			}
 		}
 	}
 }
@@ -84,8 +93,13 @@ func TestComparePolicyFlags(t *testing.T) {
 		flags []string
 		dup   bool
 	}{
-		{"the cat sat on the mat", "the cat sat on a mat", nil, false},
-		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-k", "12"}, true},
+		{"the cat sat on the mat", "the cat sat on a mat", nil, true}, // 11 bits, tiny
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "20"}, false}, // 22 characters: short
+		{"A girl is playing a flute.", "A gvrl is playing a flute.", nil, false},                   // 15 bits
+		{"A girl is playing a flute.", "A gvrl is playing a flute.", []string{"--tiny-k", "16"}, true},
 		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", nil, true},
 		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", []string{"--short-min", "0.95"}, false},
 		{long + ".", long + "!", nil, true},
@@ -225,8 +239,8 @@ func TestComparePairsErrors(t *testing.T) {
 
 // TestCompareHelpDecision checks that compare's help states the decision
 // compare makes, the default policy's, and not a bare distance bound: a
-// pair of short texts 36 bits apart of nilsimsa's 256 (9 per 64) is a
-// duplicate, as the short-text rule says.
+// pair of tiny texts 36 bits apart of nilsimsa's 256 (9 per 64) is a
+// duplicate, as the tiny-text rule says.
 func TestCompareHelpDecision(t *testing.T) {
 	help, errOut, code := runFP(t, "", "compare", "--help")
 	if code != 0 {
@@ -236,7 +250,8 @@ func TestCompareHelpDecision(t *testing.T) {
 	p := neardup.DefaultPolicy()
 	for _, want := range []string{
 		"default verification policy",
-		fmt.Sprintf("fewer than %d normalized characters", p.ShortLength),
+		fmt.Sprintf("fewer than %d, when they are at most %d bits apart per 64", p.ShortLength, p.Short.MaxDistance),
+		fmt.Sprintf("fewer than %d normalized characters is a duplicate when the fingerprints are at most %d bits apart per 64", p.TinyLength, p.Tiny.MaxDistance),
 		fmt.Sprintf("at most %d bits apart per 64 and their Levenshtein ratio is at least %g", p.Short.MaxDistance, p.Short.MinSimilarity),
 		fmt.Sprintf("at most %d bits apart per 64 and their Jaccard similarity is at least %g", p.Long.MaxDistance, p.Long.MinSimilarity),
 		"four times at nilsimsa's 256",

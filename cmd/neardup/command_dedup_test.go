@@ -645,11 +645,13 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}
 }
 
-// TestDedupPolicyFlags checks that --short-k, --short-min and --long-min
-// change dedup's decisions as they say: a short pair 11 bits apart is kept
-// apart at the default short distance (10) and joined at --short-k 12, and
-// pairs whose measure passes the default threshold are kept apart when the
-// threshold is raised above their score.
+// TestDedupPolicyFlags checks that --short-k, --tiny-k, --tiny-length,
+// --short-min and --long-min change dedup's decisions as they say: a tiny
+// pair 11 bits apart is joined at the default tiny distance (14), kept
+// apart at --tiny-k 10 or as a short pair (--tiny-length 0, the short
+// distance 10) and joined again at --short-k 12, and pairs whose measure
+// passes the default threshold are kept apart when the threshold is
+// raised above their score.
 func TestDedupPolicyFlags(t *testing.T) {
 	long := strings.Repeat("Markets fell on Monday as investors weighed the central bank's next move on rates. ", 8)
 	longEdited := strings.Replace(long, "Monday", "Tuesday", 1)
@@ -658,8 +660,11 @@ func TestDedupPolicyFlags(t *testing.T) {
 		args []string
 		dup  bool
 	}{
-		{"the cat sat on the mat", "the cat sat on a mat", nil, false},
-		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-k", "12"}, true},
+		{"the cat sat on the mat", "the cat sat on a mat", nil, true},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-min", "0.9"}, false},
 		{fox, fox2, nil, true},
 		{fox, strings.Replace(fox, "river", "lake", 1), []string{"--short-min", "0.99"}, false},
 		{long, longEdited, nil, true},

@@ -28,6 +28,8 @@ func newServeCmd() *cobra.Command {
 		{"k", "NEARDUP_K"},
 		{"short-k", "NEARDUP_SHORT_K"},
 		{"short-min", "NEARDUP_SHORT_MIN"},
+		{"tiny-k", "NEARDUP_TINY_K"},
+		{"tiny-length", "NEARDUP_TINY_LENGTH"},
 		{"long-min", "NEARDUP_LONG_MIN"},
 		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},

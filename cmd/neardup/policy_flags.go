@@ -8,11 +8,12 @@ import (
 )
 
 // policyFlags are the thresholds of the engine's policy that dedup,
-// cluster and serve take beyond --k: --short-k, and the smallest score of
-// each rule's measure, --short-min and --long-min.
+// cluster and serve take beyond --k: --short-k, --tiny-k and
+// --tiny-length, and the smallest score of each rule's measure,
+// --short-min (of the tiny rule too) and --long-min.
 type policyFlags struct {
-	shortK            int
-	shortMin, longMin float64
+	shortK, tinyK, tinyLength int
+	shortMin, longMin         float64
 }
 
 // addFlags defines the flags on f; env, if true, names each flag's
@@ -26,7 +27,9 @@ func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
 		return " (" + name + ")"
 	}
 	f.IntVar(&pf.shortK, "short-k", 0, fmt.Sprintf("Hamming distance within which short texts (under %d characters) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.ShortLength, def.Short.MaxDistance)+note("NEARDUP_SHORT_K"))
-	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
+	f.IntVar(&pf.tinyK, "tiny-k", 0, fmt.Sprintf("Hamming distance within which tiny texts (under --tiny-length characters, of a few words) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.Tiny.MaxDistance)+note("NEARDUP_TINY_K"))
+	f.IntVar(&pf.tinyLength, "tiny-length", def.TinyLength, fmt.Sprintf("length in normalized characters under which a text is tiny, at most %d; 0: no text is tiny (the short rule judges them)", def.ShortLength)+note("NEARDUP_TINY_LENGTH"))
+	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short or tiny text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
 	f.Float64Var(&pf.longMin, "long-min", def.Long.MinSimilarity, "smallest "+string(def.Long.Measure)+" score that confirms a long text's candidate as a duplicate, 0 to 1; a higher value (0.7) turns down more pairs of different mails that share boilerplate"+note("NEARDUP_LONG_MIN"))
 }
 
@@ -36,6 +39,12 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 	def := neardup.DefaultPolicy()
 	if err := checkDistance("short-k", pf.shortK, def.Short.MaxDistance); err != nil {
 		return err
+	}
+	if err := checkDistance("tiny-k", pf.tinyK, def.Tiny.MaxDistance); err != nil {
+		return err
+	}
+	if pf.tinyLength < 0 || pf.tinyLength > def.ShortLength {
+		return usagef("--tiny-length %d: want 0 to %d characters (0: no text is tiny)", pf.tinyLength, def.ShortLength)
 	}
 	for _, m := range []struct {
 		flag string
@@ -49,7 +58,12 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 	if pf.shortK != 0 {
 		p.Short.MaxDistance = pf.shortK
 	}
+	if pf.tinyK != 0 {
+		p.Tiny.MaxDistance = pf.tinyK
+	}
+	p.TinyLength = pf.tinyLength
 	p.Short.MinSimilarity = pf.shortMin
+	p.Tiny.MinSimilarity = pf.shortMin
 	p.Long.MinSimilarity = pf.longMin
 	if p != def {
 		o.Policy = p

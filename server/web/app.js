@@ -112,13 +112,16 @@ function pct(x) {
 function ruleWhy(r) {
   const rule = r.rule;
   if (!rule) return "";
-  const name = rule.name === "short" ? "Short-text rule (both texts short)" : "Long-text rule (a text is long)";
+  const name = {
+    tiny: "Tiny-text rule (both texts of a few words)",
+    short: "Short-text rule (both texts short)",
+  }[rule.name] || "Long-text rule (a text is long)";
   const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
   if (r.distance > rule.max_distance) {
     let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
     const score = r.scores && r.scores[rule.measure];
     if (typeof score === "number" && score >= rule.min_similarity) {
-      // The server's --short-k (or --k for long texts) sets the distance.
+      // The server's --tiny-k, --short-k or --k sets the distance.
       why += ` Their ${measure}, ${pct(score)}, would pass: a server allowing ${r.distance} bits would call them near-duplicates.`;
     }
     return why;
