@@ -1066,19 +1066,21 @@ func (e *Engine) halvesAgree() bool {
 // isShort reports whether a text of n runes (before normalization) goes to
 // the short index, if there is one. Normalization mostly shrinks text (white
 // space runs, control characters), and the rules do not count punctuation
-// and symbols, so the bound is a quarter above the Policy's ShortLength:
-// every pair the Short rule judges is in the short index unless those
-// shrink a text by more than a fifth (a text of more punctuation than that
-// is found as a candidate by the long rule's distance only).
+// and symbols, so the bound is a quarter above the Policy's ShortCap (the
+// longest text a Short-rule pair may have): every pair the Short rule
+// judges is in the short index unless those shrink a text by more than a
+// fifth (a text of more punctuation than that is found as a candidate by
+// the long rule's distance only).
 func (e *Engine) isShort(n int) bool {
-	return e.short != nil && n < e.policy.ShortLength+e.policy.ShortLength/4
+	c := e.policy.ShortCap()
+	return e.short != nil && n < c+c/4
 }
 
 // isTiny reports whether p takes the tiny texts' stripes: it is short,
-// and tiny as the Policy counts it, where the Tiny rule searches farther
-// than the Short rule.
+// and may be in a pair the Tiny rule judges (under the Policy's TinyCap),
+// where that rule searches farther than the Short rule.
 func (e *Engine) isTiny(p *prepared) bool {
-	return e.tinyKeys != nil && e.isShort(p.runes) && p.norm > 0 && p.norm < e.policy.TinyLength
+	return e.tinyKeys != nil && e.isShort(p.runes) && p.norm > 0 && p.norm < e.policy.TinyCap()
 }
 
 // unindex removes the document seq from every index that may hold it.

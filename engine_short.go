@@ -18,9 +18,11 @@ import (
 // needs at least longer - shorter edits, so the shorter text has about r
 // times the runes of the longer or more. A candidate of another length
 // would be turned down only after its text was read and compared. Texts
-// whose length so counted reaches the Policy's ShortLength are not held at
+// whose length so counted reaches the Policy's ShortCap are not held at
 // all: any pair with one of them is judged by the Long rule, whose
-// candidates the Long rule's indexes find (see Engine.long).
+// candidates the Long rule's indexes find (see Engine.long). Those from
+// ShortLength up to ShortCap are held for their pairs with shorter
+// texts, which the Short rule judges.
 //
 // Tag 0 means the length is unknown (records stored before lengths were,
 // or before they were counted as now, see editLengthsMeta, or lengths
@@ -37,16 +39,19 @@ import (
 // the probes of its own tables. Classes twice as wide did worse at all
 // three sizes.
 type shortIndex struct {
-	ix    *index.Index
-	limit int // the Policy's ShortLength: longer texts are not held
+	ix *index.Index
+	// limit is the Policy's ShortCap: texts of that length or more are not
+	// held, being judged by the Long rule against any other text.
+	limit int
 	// near is the Long rule's distance, at the engine's width: matches
 	// within it are kept whatever their length.
 	near int
-	// short and tiny are the Short and Tiny rules' bounds, and tinyLimit
-	// the Policy's TinyLength (0: no text is tiny): a pair whose longer
-	// text is under it is judged by the Tiny rule.
-	short, tiny lengthRule
-	tinyLimit   int
+	// short, tiny and long are the rules' bounds (long's: near, no length
+	// bound); shortLength, tinyLength and tinyCap the Policy's lengths
+	// that choose between them (Policy.RuleFor; tinyLength 0: no text is
+	// tiny).
+	short, tiny, long                lengthRule
+	shortLength, tinyLength, tinyCap int
 	// halves is 1 at 64 bits, 2 at 128, where the index holds one half of
 	// each fingerprint and is queried at half the distance (see
 	// Engine.long).
@@ -113,9 +118,11 @@ func newShortIndex(p Policy, bits, expected int) (*shortIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &shortIndex{ix: ix, limit: p.ShortLength, near: scale(p.Long.MaxDistance, bits), short: ruleBounds(p.Short, bits), halves: max(1, bits/64)}
+	near := scale(p.Long.MaxDistance, bits)
+	s := &shortIndex{ix: ix, limit: p.ShortCap(), near: near, short: ruleBounds(p.Short, bits), long: lengthRule{k: near},
+		shortLength: p.ShortLength, halves: max(1, bits/64)}
 	if p.TinyLength > 0 {
-		s.tinyLimit, s.tiny = p.TinyLength, ruleBounds(p.Tiny, bits)
+		s.tinyLength, s.tinyCap, s.tiny = p.TinyLength, p.TinyCap(), ruleBounds(p.Tiny, bits)
 	}
 	return s, nil
 }
@@ -129,39 +136,43 @@ func tag(n int) uint16 {
 	return uint16(n)
 }
 
-// rule returns the bounds of the rule that judges a pair whose longer
-// text has n normalized runes, among those the short index answers.
-func (s *shortIndex) rule(n int) lengthRule {
-	if n < s.tinyLimit {
+// rule returns the bounds of the rule that judges a pair of texts of n
+// and m normalized runes (Policy.RuleFor).
+func (s *shortIndex) rule(n, m int) lengthRule {
+	lo, hi := min(n, m), max(n, m)
+	switch {
+	case lo < s.tinyLength && hi < s.tinyCap:
 		return s.tiny
+	case lo < s.shortLength && hi < s.limit:
+		return s.short
 	}
-	return s.short
+	return s.long
 }
 
 // radius returns the distance, at the engine's width, that a query for
 // a text of n normalized runes searches: the Short rule's, the Tiny
-// rule's too for a tiny text, and never less than the Long rule's (see
-// query).
+// rule's too for a text that may be in a tiny pair (under TinyCap), and
+// never less than the Long rule's (see query).
 func (s *shortIndex) radius(n int) int {
 	k := max(s.short.k, s.near)
-	if n > 0 && n < s.tinyLimit {
+	if n > 0 && n < s.tinyCap {
 		k = max(k, s.tiny.k)
 	}
 	return k
 }
 
 // fits reports whether a text of n normalized runes may be a duplicate
-// of a stored text tagged t by the length bound of their pair's rule
-// (Short or Tiny): the difference of their lengths is at most the edits
-// the rule's ratio allows the longer one (maxEdits, as verification
-// counts them), with one edit of slack against rounding.
+// of a stored text tagged t by the length bound of their pair's rule:
+// the difference of their lengths is at most the edits the rule's ratio
+// allows the longer one (maxEdits, as verification counts them), with
+// one edit of slack against rounding.
 func (s *shortIndex) fits(n int, t uint16) bool {
 	if t == 0 || n <= 0 {
 		return true
 	}
 	m := int(t)
 	long := max(n, m)
-	r := s.rule(long)
+	r := s.rule(n, m)
 	return r.ratio <= 0 || long-min(n, m) <= maxEdits(long, r.ratio)+1
 }
 
@@ -202,7 +213,7 @@ func (s *shortIndex) query(q uint64, n, most int, dst []index.Match) []index.Mat
 // runes, may be a duplicate of it: within the Long rule's distance, or
 // of a length that may pass its pair's rule (fits) and within that
 // rule's distance (the Short rule's for a tiny text and one that is not
-// tiny). A match of unknown length (tag 0) is kept. keeps accepts a match
+// tiny, the Long rule's for a pair of texts over ShortLength). A match of unknown length (tag 0) is kept. keeps accepts a match
 // at any smaller distance than one it accepts, as roleWide needs.
 func (s *shortIndex) keeps(n int, m index.Match) bool {
 	if m.Distance <= s.near {
@@ -211,7 +222,7 @@ func (s *shortIndex) keeps(n int, m index.Match) bool {
 	if m.Tag == 0 || n <= 0 {
 		return true
 	}
-	return s.fits(n, m.Tag) && m.Distance <= s.rule(max(n, int(m.Tag))).k
+	return s.fits(n, m.Tag) && m.Distance <= s.rule(n, int(m.Tag)).k
 }
 
 // atMost returns most, or the largest int when most <= 0.
@@ -224,29 +235,29 @@ func atMost(most int) int {
 
 // queryBatch is query for every qs[i], of length ns[i]: out[i] holds its
 // matches, possibly none. The index answers them together
-// (index.QueryBatchNearest), the tiny texts' queries apart from the
-// others' when their radius differs.
+// (index.QueryBatchNearest), in one call for each radius.
 func (s *shortIndex) queryBatch(qs []uint64, ns []int, most int) [][]index.Match {
 	out := make([][]index.Match, len(qs))
-	var bq, tq []uint64
-	var at, tat []int
-	wide := s.radius(1) != s.radius(s.limit)
-	for i, n := range ns {
-		switch {
-		case n >= s.limit:
-		case wide && n > 0 && n < s.tinyLimit:
-			tq, tat = append(tq, qs[i]), append(tat, i)
-		default:
-			bq, at = append(bq, qs[i]), append(at, i)
-		}
-	}
-	for _, g := range []struct {
+	type group struct {
 		qs []uint64
 		at []int
-	}{{bq, at}, {tq, tat}} {
-		if len(g.qs) == 0 {
+	}
+	var groups []group
+	radii := map[int]int{} // radius to its group
+	for i, n := range ns {
+		if n >= s.limit {
 			continue
 		}
+		r := s.radius(n)
+		g, ok := radii[r]
+		if !ok {
+			g = len(groups)
+			radii[r] = g
+			groups = append(groups, group{})
+		}
+		groups[g].qs, groups[g].at = append(groups[g].qs, qs[i]), append(groups[g].at, i)
+	}
+	for _, g := range groups {
 		keep := func(j int, m index.Match) bool { return s.keeps(ns[g.at[j]], m) }
 		for j, ms := range s.ix.QueryBatchNearest(g.qs, s.radius(ns[g.at[0]])/s.halves, atMost(most), keep) {
 			out[g.at[j]] = ms

@@ -83,7 +83,7 @@ func TestShortIndexFits(t *testing.T) {
 
 // TestShortIndexQuery checks query and queryBatch against a scan of
 // every entry: each entry within its pair's rule's distance (the Tiny
-// rule's when both texts are tiny, the Short rule's otherwise) whose
+// rule's for a tiny pair, the Short rule's for a short one, Policy.RuleFor) whose
 // length can pass with the query's, or within the query's radius and of
 // unknown length, or within the Long rule's distance whatever its length,
 // is found, and no other entry is: with the default policy, without a
@@ -120,13 +120,14 @@ func checkShortIndexQuery(t *testing.T, p Policy) {
 		}
 		return fp
 	}
-	// length draws a length, 0 (unknown) to 519 (500 and up: not held),
-	// a third of them tiny.
+	// length draws a length, 0 (unknown) to ShortCap + 19 (from ShortCap
+	// on: not held), a third of them tiny or just over.
+	held := p.ShortCap()
 	length := func() int {
 		if p.TinyLength > 0 && r.IntN(3) == 0 {
-			return r.IntN(p.TinyLength + 5)
+			return r.IntN(p.TinyCap() + 5)
 		}
-		return r.IntN(520)
+		return r.IntN(held + 20)
 	}
 	var es []index.Entry
 	var ns []int
@@ -145,12 +146,15 @@ func checkShortIndexQuery(t *testing.T, p Policy) {
 	// rule is the distance and ratio of the rule of a pair of lengths n
 	// and m; radius the distance a query of length n searches.
 	rule := func(n, m int) (int, float64) {
-		r, _ := p.RuleFor(max(n, m))
+		r, _ := p.RuleFor(n, m)
+		if r.Measure != Levenshtein {
+			return r.MaxDistance, 0
+		}
 		return r.MaxDistance, r.MinSimilarity
 	}
 	radius := func(n int) int {
 		k := max(p.Short.MaxDistance, nearK)
-		if n < p.TinyLength {
+		if n < p.TinyCap() {
 			k = max(k, p.Tiny.MaxDistance)
 		}
 		return k
@@ -184,10 +188,10 @@ func checkShortIndexQuery(t *testing.T, p Policy) {
 			for id, st := range all {
 				d := popcount(q ^ st.fp)
 				k, ratio := rule(qn[i], st.n)
-				want := qn[i] < 500 && st.n < 500 &&
-					(d <= nearK || st.n == 0 && d <= radius(qn[i]) || d <= k && passes(qn[i], st.n, ratio))
+				both := qn[i] < held && st.n < held
+				want := both && (d <= nearK || st.n == 0 && d <= radius(qn[i]) || d <= k && passes(qn[i], st.n, ratio))
 				// Lengths one edit beyond the ratio may be kept (fits).
-				maybe := qn[i] < 500 && st.n < 500 && d <= k && (passes(qn[i]+1, st.n, ratio) || passes(qn[i], st.n+1, ratio))
+				maybe := both && d <= k && (passes(qn[i]+1, st.n, ratio) || passes(qn[i], st.n+1, ratio))
 				switch {
 				case want && !ids[uint64(id)]:
 					t.Fatalf("query %d (length %d): entry %d (length %d, distance %d) missed", i, qn[i], id, st.n, d)
@@ -202,14 +206,14 @@ func checkShortIndexQuery(t *testing.T, p Policy) {
 			}
 		}
 	}
-	held := 0
+	n := 0
 	for _, st := range all {
-		if st.n < 500 {
-			held++
+		if st.n < held {
+			n++
 		}
 	}
-	if s.ix.Len() != held {
-		t.Fatalf("len %d, want %d", s.ix.Len(), held)
+	if s.ix.Len() != n {
+		t.Fatalf("len %d, want %d", s.ix.Len(), n)
 	}
 }
 

@@ -120,7 +120,7 @@ func (e *Engine) candidateSketch(seq uint64, mine []byte) (s *similarity.Sketch,
 		return nil, true, nil
 	}
 	s = similarity.NewSketch(e.visible(text))
-	if s.Len() < e.policy.ShortLength {
+	if s.Len() < e.policy.ShortCap() {
 		e.sketches.put(seq, cachedText{runes: s.Runes, edit: s.EditRunes()})
 	}
 	return s, false, nil

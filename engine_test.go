@@ -1075,9 +1075,14 @@ func TestStripesOrderNearDuplicates(t *testing.T) {
 			if d := r.IntN(e.shortK + 1); !share(&short, near(hi, lo, d, 100)) {
 				t.Fatalf("%d bits: short texts %d bits apart share no stripe", width, d)
 			}
+			// A text under ShortCap, over ShortLength, and a shorter copy.
+			if d := r.IntN(e.shortK + 1); !share(&short, near(hi, lo, d, 600)) {
+				t.Fatalf("%d bits: short texts of 100 and 600 runes %d bits apart share no stripe", width, d)
+			}
+			// A tiny text and a copy a little longer (under TinyCap).
 			tiny := prepared{ix: hi, lo: lo, runes: 30, norm: 30}
-			twin := near(hi, lo, r.IntN(e.short.tiny.k+1), 30)
-			twin.norm = 30
+			twin := near(hi, lo, r.IntN(e.short.tiny.k+1), 76)
+			twin.norm = 75
 			if d := popcount(twin.ix^hi) + popcount(twin.lo^lo); !share(&tiny, twin) {
 				t.Fatalf("%d bits: tiny texts %d bits apart share no stripe", width, d)
 			}

@@ -34,9 +34,11 @@ func (f flipFingerprinter) Fingerprint(text []byte) Fingerprint {
 // TestTinyTexts checks the Tiny rule's wider distance through every query
 // path (Check, CheckBatch, CheckAndInsertBatch), at 64 and 128 bits, and
 // after a reopen from the snapshot and a rebuild from the records: a tiny
-// copy within the Tiny rule's distance is found, one beyond it is not, and
-// a pair with a text that is not tiny is judged by the Short rule's
-// distance; with TinyLength 0 there is no tiny rule.
+// copy within the Tiny rule's distance is found, one beyond it is not, a
+// pair whose shorter text is not tiny is judged by the Short rule's
+// distance, and one whose shorter text is tiny (or short) and whose
+// longer one is a little longer by the Tiny (or Short) rule; with
+// TinyLength 0 there is no tiny rule.
 func TestTinyTexts(t *testing.T) {
 	for _, bits := range []int{64, 128} {
 		for _, tiny := range []bool{true, false} {
@@ -68,32 +70,43 @@ func checkTinyTexts(t *testing.T, bits int, tiny bool) {
 	}
 	tinyText := "t " + letters(r, 38)   // tiny: under 64 runes
 	shortText := "s " + letters(r, 118) // short, not tiny
-	edge := "e " + letters(r, 64)       // just over the tiny length
+	edge := "e " + letters(r, 88)       // over the tiny cap (80)
+	tinyEdge := "u " + letters(r, 58)   // tiny, with copies a little longer
+	shortEdge := "v " + letters(r, 468) // short, with copies a little longer
 	insert("tiny", tinyText)
 	insert("short", shortText)
 	insert("edge", edge)
+	insert("tinyEdge", tinyEdge)
+	insert("shortEdge", shortEdge)
 	type probe struct {
 		body, dupOf string
 		distance    int // at 64 bits
 	}
-	// within names the tiny text for a copy k bits away when a rule
-	// allows k.
-	within := func(k int) string {
+	// within returns id, a tiny text's, for a copy k bits away when a
+	// rule allows k, or "".
+	within := func(id string, k int) string {
 		if tiny || k <= p.Short.MaxDistance {
-			return "tiny"
+			return id
 		}
 		return ""
 	}
 	probes := []probe{
 		{tinyText, "tiny", 9},
-		{tinyText, within(12), 12},
-		{tinyText, within(14), 14},
+		{tinyText, within("tiny", 12), 12},
+		{tinyText, within("tiny", 14), 14},
 		{tinyText, "", 15},
 		{shortText, "short", 10},
 		{shortText, "", 12},
-		// 60 runes against 66: the longer is not tiny, so the Short rule.
-		{edge[:60], "edge", 9},
-		{edge[:60], "", 12},
+		// 75 runes against 90: the shorter is not tiny, so the Short rule.
+		{edge[:75], "edge", 9},
+		{edge[:75], "", 12},
+		// The shorter text chooses the rule: a copy of a tiny text with
+		// words added (60 runes against 72, under the tiny cap of 80), and
+		// one of a short text past the short length (470 against 530,
+		// under the short cap of 625).
+		{tinyEdge + " " + letters(r, 11), within("tinyEdge", 12), 12},
+		{shortEdge + " " + letters(r, 59), "shortEdge", 9},
+		{shortEdge + " " + letters(r, 59), "", 11},
 	}
 	check := func(stage string, e *Engine) {
 		t.Helper()

@@ -53,14 +53,18 @@ type Rule struct {
 type Policy struct {
 	// ShortLength is the length in runes under which a text is short,
 	// counted as the Levenshtein ratio counts them (similarity.Sketch.Len:
-	// normalized, without punctuation and symbols). A pair is judged by the Short rule when both texts
-	// are short, by the Long rule otherwise.
+	// normalized, without punctuation and symbols). A pair is judged by
+	// the Short rule when its shorter text is short and its longer one
+	// under a quarter more (ShortLength + ShortLength/4), so that a copy
+	// a little longer than its original, a footer added, is judged as the
+	// original is; by the Long rule otherwise.
 	ShortLength int
 	// Short is the rule for pairs of short texts.
 	Short Rule
 	// TinyLength is the length in runes, counted as for ShortLength, under
-	// which a text is tiny: a pair is judged by the Tiny rule when both
-	// texts are tiny. 0 means no text is tiny. It is at most ShortLength.
+	// which a text is tiny: a pair is judged by the Tiny rule when its
+	// shorter text is tiny and its longer one under a quarter more. 0
+	// means no text is tiny. It is at most ShortLength.
 	TinyLength int
 	// Tiny is the rule for pairs of tiny texts (when TinyLength > 0).
 	Tiny Rule
@@ -71,12 +75,15 @@ type Policy struct {
 // DefaultPolicy returns the policy the engine uses unless told otherwise:
 //
 //   - texts of fewer than 500 runes are short, and those of fewer than 64
-//     tiny (about eleven English words);
-//   - two short texts are near-duplicates when their 64-bit fingerprints
-//     are at most 10 bits apart and their Levenshtein ratio (1 - edits /
-//     longer length) is at least 0.8; two tiny texts, when they are at
-//     most 14 bits apart and their ratio is at least 0.8;
-//   - other texts are near-duplicates when their fingerprints are at most
+//     tiny (about eleven English words); a pair is short (tiny) when its
+//     shorter text is and its longer one is under a quarter more, 625
+//     (80) runes, so that a copy with a footer added is judged as its
+//     original is;
+//   - a short pair is a near-duplicate when the 64-bit fingerprints are
+//     at most 10 bits apart and the Levenshtein ratio (1 - edits / longer
+//     length) is at least 0.8; a tiny pair, when they are at most 14 bits
+//     apart and the ratio is at least 0.8;
+//   - other pairs are near-duplicates when their fingerprints are at most
 //     6 bits apart and the Jaccard similarity of their character 3-grams
 //     is at least 0.5.
 //
@@ -164,9 +171,9 @@ func scale(d, bits int) int {
 	return d * bits / 64
 }
 
-// rule returns the rule for a pair whose longer text has n runes.
-func (p Policy) rule(n int) Rule {
-	r, _ := p.RuleFor(n)
+// rule returns the rule for a pair of texts of n and m runes.
+func (p Policy) rule(n, m int) Rule {
+	r, _ := p.RuleFor(n, m)
 	return r
 }
 
@@ -177,19 +184,28 @@ const (
 	RuleLong  = "long"
 )
 
-// RuleFor returns the rule that judges a pair whose longer text has n
-// normalized runes, and its name: Tiny (RuleTiny) when n is under
-// TinyLength, Short (RuleShort) when it is under ShortLength, Long
+// RuleFor returns the rule that judges a pair of texts of n and m
+// normalized runes, in either order, and its name: Tiny (RuleTiny) when
+// the shorter is under TinyLength and the longer under TinyCap, Short
+// (RuleShort) when they are under ShortLength and ShortCap, Long
 // (RuleLong) otherwise.
-func (p Policy) RuleFor(n int) (r Rule, name string) {
+func (p Policy) RuleFor(n, m int) (r Rule, name string) {
+	lo, hi := min(n, m), max(n, m)
 	switch {
-	case n < p.TinyLength:
+	case lo < p.TinyLength && hi < p.TinyCap():
 		return p.Tiny, RuleTiny
-	case n < p.ShortLength:
+	case lo < p.ShortLength && hi < p.ShortCap():
 		return p.Short, RuleShort
 	}
 	return p.Long, RuleLong
 }
+
+// ShortCap is the length under which a text may be judged by the Short
+// (or Tiny) rule, paired with a shorter one: ShortLength and a quarter.
+func (p Policy) ShortCap() int { return p.ShortLength + p.ShortLength/4 }
+
+// TinyCap is ShortCap for the Tiny rule: TinyLength and a quarter.
+func (p Policy) TinyCap() int { return p.TinyLength + p.TinyLength/4 }
 
 // MaxDistanceAt returns r's distance bound for fingerprints of the given
 // width: MaxDistance at 64 bits, scaled in proportion to wider ones.
@@ -239,18 +255,11 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		bits = 64
 	}
 	if a == nil || b == nil {
-		n := p.ShortLength // unknown length: judge as long
-		if a != nil {
-			n = max(n, a.Len())
-		}
-		if b != nil {
-			n = max(n, b.Len())
-		}
-		r := p.rule(n)
+		r := p.Long // unknown length: judge as long
 		return distance <= scale(r.MaxDistance, bits), 1 - float64(distance)/float64(bits), Scores{}
 	}
 	n := max(a.Len(), b.Len())
-	r := p.rule(n)
+	r := p.rule(a.Len(), b.Len())
 	if distance > scale(r.MaxDistance, bits) {
 		return false, 0, Scores{}
 	}
@@ -302,7 +311,7 @@ func jaccard(a, b *similarity.Sketch, aSet func() *similarity.GramSet) float64 {
 // does, it leaves Scores.Levenshtein 0 beyond maxEditRunes unless that is
 // the rule's measure, and without all it gives the rule's measure only.
 func (p Policy) identical(n int, all bool) (dup bool, sim float64, s Scores) {
-	r := p.rule(n)
+	r := p.rule(n, n)
 	switch {
 	case all:
 		s = Scores{Jaccard: 1, Cosine: 1}

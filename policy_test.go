@@ -45,7 +45,13 @@ func TestPolicyVerify(t *testing.T) {
 		{"short beyond distance", short, shortEdit, 11, 64, false, "", false, false},
 		{"tiny beyond the short distance", tiny, tinyEdit, 11, 64, true, Levenshtein, true, false},
 		{"tiny beyond distance", tiny, tinyEdit, 15, 64, false, "", false, false},
-		{"tiny and short beyond the short distance", tiny, shortEdit, 11, 64, false, "", false, false},
+		{"tiny and short beyond the short distance", tiny, shortEdit + " while the birds sang in the old oak tree", 11, 64, false, "", false, false},
+		// The shorter text chooses the rule, the longer up to a quarter
+		// longer: a tiny text and a copy with a few words more.
+		{"tiny and a little longer", tiny, tinyEdit + " at dawn", 13, 64, true, Levenshtein, true, false},
+		{"short and a little longer", long[:480], long[:480] + " and one more thing at the end", 9, 64, true, Levenshtein, true, false},
+		{"short and a little longer beyond distance", long[:480], long[:480] + " and one more thing at the end", 11, 64, false, "", false, false},
+		{"just long and a little longer", long[:520], long[:520] + " and one more thing at the end", 9, 64, false, "", false, false},
 		{"tiny at 128 bits", tiny, tinyEdit, 28, 128, true, Levenshtein, true, false},
 		{"long edit", long, longEdit, 3, 64, true, Jaccard, true, false},
 		{"long unrelated", long, longOther, 3, 64, false, Jaccard, false, false},

@@ -188,9 +188,9 @@ func (s *PolicyScorer) Compare(a, b any) Outcome {
 	return Outcome{Distance: 1 - sim, Dup: sim >= r.MinSimilarity}
 }
 
-// rule is Policy.Verify's choice of rule, by the longer normalized text.
+// rule is Policy.Verify's choice of rule, by the texts' normalized lengths.
 func (s *PolicyScorer) rule(a, b *similarity.Sketch) neardup.Rule {
-	r, _ := s.policy.RuleFor(max(a.Len(), b.Len()))
+	r, _ := s.policy.RuleFor(a.Len(), b.Len())
 	return r
 }
 

@@ -185,10 +185,11 @@ type compareOut struct {
 	Rule compareRule `json:"rule"`
 }
 
-// compareRule is the rule of the policy that judged a compared pair: the
-// tiny rule when both texts are under the policy's tiny length (in
-// normalized characters), the short rule when both are under its short
-// length, else the long one, with its bounds at the fingerprints' width.
+// compareRule is the rule of the policy that judged a compared pair
+// (neardup.Policy.RuleFor: the tiny or the short rule when the shorter
+// text is under the policy's tiny or short length, in normalized
+// characters, and the longer under a quarter more; else the long one),
+// with its bounds at the fingerprints' width.
 type compareRule struct {
 	// Name is "tiny", "short" or "long" (neardup.Policy.RuleFor).
 	Name string `json:"name"`
@@ -200,10 +201,10 @@ type compareRule struct {
 	MinSimilarity float64         `json:"min_similarity"`
 }
 
-// ruleOf returns the rule of policy p that judges a pair whose longer
-// normalized text has n runes, at the given width.
-func ruleOf(p neardup.Policy, n, bits int) compareRule {
-	r, name := p.RuleFor(n)
+// ruleOf returns the rule of policy p that judges a pair of normalized
+// texts of n and m runes, at the given width.
+func ruleOf(p neardup.Policy, n, m, bits int) compareRule {
+	r, name := p.RuleFor(n, m)
 	return compareRule{Name: name, MaxDistance: r.MaxDistanceAt(bits), Measure: r.Measure, MinSimilarity: r.MinSimilarity}
 }
 
@@ -278,6 +279,6 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		Scores:                scores,
 		Duplicate:             dup,
 		Similarity:            sim,
-		Rule:                  ruleOf(*s.opts.Policy, max(sa.Len(), sb.Len()), fa.Bits()),
+		Rule:                  ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits()),
 	}, nil
 }

@@ -211,8 +211,9 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		}
 	})
 	scale := func(d int) int { return d * bits / 64 }
-	// The engine's rule: short texts are under the policy's (normalized)
-	// short length plus a quarter, before normalization. Their pairs are
+	// The engine's rule: short texts are under the policy's ShortCap (a
+	// pair's longer text under it may be judged by the short rule) plus a
+	// quarter, before normalization. Their pairs are
 	// found by a second pass at the short rule's distance, when it is the
 	// wider, so the first pass leaves them out: no pair is found twice.
 	// Tiny texts, counted the same way, have a third pass of their own
@@ -221,8 +222,9 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	shortPass := policy.Short.MaxDistance > policy.Long.MaxDistance
 	tinyPass := policy.TinyLength > 0 && policy.Tiny.MaxDistance > policy.Long.MaxDistance &&
 		(!shortPass || policy.Tiny.MaxDistance > policy.Short.MaxDistance)
-	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
-	isTiny := func(i int) bool { return runes[i] < policy.TinyLength+policy.TinyLength/4 }
+	shortCap, tinyCap := policy.ShortCap(), policy.TinyCap()
+	isShort := func(i int) bool { return runes[i] < shortCap+shortCap/4 }
+	isTiny := func(i int) bool { return runes[i] < tinyCap+tinyCap/4 }
 	u := cluster.New(n)
 	// find calls emit for the pairs of the items sel within bound bits of
 	// each other that alone does not leave out, the earlier item first. At
@@ -377,7 +379,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 		// Trust the distance alone, by the rule of each pair's length
 		// class (as Policy.Verify does for texts it cannot compare).
 		joins := func(p clusterPair) bool {
-			r, _ := policy.RuleFor(max(runes[p.A], runes[p.B]))
+			r, _ := policy.RuleFor(runes[p.A], runes[p.B])
 			return int(p.D) <= scale(r.MaxDistance)
 		}
 		candidates(func(p clusterPair) {

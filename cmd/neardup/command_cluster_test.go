@@ -139,7 +139,7 @@ func TestClusterCandidatesExact(t *testing.T) {
 				ra, rb := utf8.RuneCountInString(docs[a].Text), utf8.RuneCountInString(docs[b].Text)
 				// The rule of the pair's class by their lengths: the
 				// tiny one's distance for two tiny texts.
-				if r, _ := policy.RuleFor(max(ra, rb)); d <= scale(r.MaxDistance) {
+				if r, _ := policy.RuleFor(ra, rb); d <= scale(r.MaxDistance) {
 					want = append(want, cluster.Pair{A: a, B: b, Distance: d})
 				}
 			}
@@ -166,8 +166,9 @@ func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerpri
 		runes[i] = utf8.RuneCountInString(d.Text)
 		sketches[i] = similarity.NewSketch([]byte(d.Text))
 	}
-	isShort := func(i int) bool { return runes[i] < policy.ShortLength+policy.ShortLength/4 }
-	isTiny := func(i int) bool { return runes[i] < policy.TinyLength+policy.TinyLength/4 }
+	shortCap, tinyCap := policy.ShortCap(), policy.TinyCap()
+	isShort := func(i int) bool { return runes[i] < shortCap+shortCap/4 }
+	isTiny := func(i int) bool { return runes[i] < tinyCap+tinyCap/4 }
 	var pairs []cluster.Pair
 	for a := range docs {
 		for b := a + 1; b < len(docs); b++ {
@@ -181,7 +182,7 @@ func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerpri
 	var kept []cluster.Pair
 	for _, p := range pairs {
 		if !verify {
-			if r, _ := policy.RuleFor(max(runes[p.A], runes[p.B])); p.Distance <= scale(r.MaxDistance) {
+			if r, _ := policy.RuleFor(runes[p.A], runes[p.B]); p.Distance <= scale(r.MaxDistance) {
 				kept = append(kept, p)
 			}
 		} else if ok, _ := policy.Decide(sketches[p.A], sketches[p.B], p.Distance, bits); ok {

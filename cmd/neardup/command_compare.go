@@ -48,19 +48,19 @@ type comparison struct {
 	why            string // the decision in words, for the table (decisionWhy)
 }
 
-// decisionWhy says in words why policy p decided as it did for a pair
-// whose longer normalized text has n runes, distance bits apart at the
-// given width, with scores s: which rule judged it, and the bound or
-// threshold that decided.
-func decisionWhy(p neardup.Policy, n, distance, bits int, s similarity.Scores, dup bool) string {
-	r, rule := p.RuleFor(n)
-	which := fmt.Sprintf("long rule (a text of %d or more characters)", p.ShortLength)
+// decisionWhy says in words why policy p decided as it did for a pair of
+// normalized texts of n and m runes, distance bits apart at the given
+// width, with scores s: which rule judged it, and the bound or threshold
+// that decided.
+func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores, dup bool) string {
+	r, rule := p.RuleFor(n, m)
+	which := fmt.Sprintf("long rule (the shorter text of %d characters or more, or the longer of %d or more)", p.ShortLength, p.ShortCap())
 	flag := "--k" // the flag that sets the rule's distance
 	switch rule {
 	case neardup.RuleShort:
-		which, flag = fmt.Sprintf("short rule (both under %d characters)", p.ShortLength), "--short-k"
+		which, flag = fmt.Sprintf("short rule (the shorter text under %d characters, the longer under %d)", p.ShortLength, p.ShortCap()), "--short-k"
 	case neardup.RuleTiny:
-		which, flag = fmt.Sprintf("tiny rule (both under %d characters)", p.TinyLength), "--tiny-k"
+		which, flag = fmt.Sprintf("tiny rule (the shorter text under %d characters, the longer under %d)", p.TinyLength, p.TinyCap()), "--tiny-k"
 	}
 	bound := r.MaxDistanceAt(bits)
 	name, score := "Levenshtein ratio", s.Levenshtein
@@ -141,13 +141,13 @@ func compareDecisionHelp(p neardup.Policy) string {
 		return fmt.Sprintf("at most %d bits apart per 64 and their %s is at least %g", r.MaxDistance, name, r.MinSimilarity)
 	}
 	text := fmt.Sprintf("The duplicate decision is the engine's default verification policy "+
-		"(neardup.DefaultPolicy), the test dedup and serve apply: a pair whose longer text "+
-		"has fewer than %d normalized characters is a duplicate when the fingerprints are %s; "+
-		"one whose longer text has fewer than %d, when they are %s; "+
-		"any other pair when they are %s. The distances scale with the width: twice as many "+
+		"(neardup.DefaultPolicy), the test dedup and serve apply: a pair whose shorter text "+
+		"has fewer than %d normalized characters (and the longer fewer than %d) is a duplicate "+
+		"when the fingerprints are %s; one whose shorter text has fewer than %d (and the longer "+
+		"fewer than %d), when they are %s; any other pair when they are %s. The distances scale with the width: twice as many "+
 		"bits at 128, four times at nilsimsa's 256. --k, --short-k, --tiny-k, --tiny-length, "+
 		"--short-min and --long-min change it as they change dedup's, cluster's and serve's.",
-		p.TinyLength, rule(p.Tiny), p.ShortLength, rule(p.Short), rule(p.Long))
+		p.TinyLength, p.TinyCap(), rule(p.Tiny), p.ShortLength, p.ShortCap(), rule(p.Short), rule(p.Long))
 	var b strings.Builder
 	n := 0
 	for _, w := range strings.Fields(text) {
@@ -203,7 +203,7 @@ func compareTexts(fp neardup.Fingerprinter, p neardup.Policy, profile string, ht
 		Empty:            emptyA || emptyB,
 		emptyA:           emptyA,
 		emptyB:           emptyB,
-		why:              decisionWhy(p, max(sa.Len(), sb.Len()), d, fp.Bits(), s, dup),
+		why:              decisionWhy(p, sa.Len(), sb.Len(), d, fp.Bits(), s, dup),
 	}, nil
 }
 

@@ -50,19 +50,19 @@ func TestCompareWhy(t *testing.T) {
 		// the short rule's 10. Their ratio would pass: the line says which
 		// flag lets them be compared (TestComparePolicyFlags checks that
 		// it does).
-		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                tiny rule (both under 64 characters): within its 14 bits, and the Levenshtein ratio 0.8636 is at least 0.8\n"},
-		{[]string{"--tiny-length", "0", "the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (both under 500 characters): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
+		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.8636 is at least 0.8\n"},
+		{[]string{"--tiny-length", "0", "the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (the shorter text under 500 characters, the longer under 625): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
 		{[]string{"--tiny-length", "0", "--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared"},
 		// One typo, 15 bits: beyond the tiny rule's 14.
-		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (both under 64 characters): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
+		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
 		// Far apart and unlike: no flag to suggest.
 		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
-		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (both under 64 characters): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
-		{[]string{"The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "short rule (both under 500 characters): within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8\n"},
+		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
+		{[]string{"The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "short rule (the shorter text under 500 characters, the longer under 625): within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8\n"},
 		// The ratio leaves out punctuation, as the fingerprint does.
 		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 14 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
 		{[]string{"我爱北京天安门", "我爱北京"}, "within its 14 bits, and the Levenshtein ratio 0.5714 is under 0.8\n"},
-		{[]string{strings.Repeat("long text of many words ", 30), strings.Repeat("long text of many words ", 29) + "and one more"}, "long rule (a text of 500 or more characters): within its 6 bits, and the Jaccard"},
+		{[]string{strings.Repeat("long text of many words ", 30), strings.Repeat("long text of many words ", 29) + "and one more"}, "long rule (the shorter text of 500 characters or more, or the longer of 625 or more): within its 6 bits, and the Jaccard"},
 	} {
 		out, errOut, code := runFP(t, "", append([]string{"compare"}, tc.args...)...)
 		if code != 0 || !strings.Contains(out, tc.want) {
@@ -88,6 +88,14 @@ func TestCompareWhy(t *testing.T) {
 // second.
 func TestComparePolicyFlags(t *testing.T) {
 	long := strings.Repeat("a long text of many words ", 25)
+	// 458 characters, and with a footer 511: the shorter text chooses the
+	// short rule, and they are 8 bits apart (beyond the long rule's 6).
+	harbour := "The harbour town woke slowly that morning. Fishing boats came back with their nets half empty, " +
+		"and the market stalls opened late because of the rain. Old men argued about the price of diesel " +
+		"while children ran between the crates, chasing a dog that had stolen a loaf of bread. By noon the " +
+		"clouds broke, the sun dried the cobbles, and the ferry from the island arrived with tourists who " +
+		"photographed everything, even the rusty anchor that had lain by the quay"
+	footer := " Follow us for more stories like this one every week."
 	for _, tc := range []struct {
 		a, b  string
 		flags []string
@@ -106,6 +114,8 @@ func TestComparePolicyFlags(t *testing.T) {
 		{long + ".", long + "!", []string{"--long-min", "0.95"}, false},
 		{long, long + " and one more", nil, false}, // 8 bits apart
 		{long, long + " and one more", []string{"--k", "10"}, true},
+		{harbour, harbour + footer, nil, true},
+		{harbour, harbour + footer, []string{"--short-k", "7"}, false},
 	} {
 		var c comparison
 		out, errOut, code := runFP(t, "", append(append([]string{"compare", "--json"}, tc.flags...), tc.a, tc.b)...)
@@ -250,8 +260,8 @@ func TestCompareHelpDecision(t *testing.T) {
 	p := neardup.DefaultPolicy()
 	for _, want := range []string{
 		"default verification policy",
-		fmt.Sprintf("fewer than %d, when they are at most %d bits apart per 64", p.ShortLength, p.Short.MaxDistance),
-		fmt.Sprintf("fewer than %d normalized characters is a duplicate when the fingerprints are at most %d bits apart per 64", p.TinyLength, p.Tiny.MaxDistance),
+		fmt.Sprintf("fewer than %d (and the longer fewer than %d), when they are at most %d bits apart per 64", p.ShortLength, p.ShortCap(), p.Short.MaxDistance),
+		fmt.Sprintf("fewer than %d normalized characters (and the longer fewer than %d) is a duplicate when the fingerprints are at most %d bits apart per 64", p.TinyLength, p.TinyCap(), p.Tiny.MaxDistance),
 		fmt.Sprintf("at most %d bits apart per 64 and their Levenshtein ratio is at least %g", p.Short.MaxDistance, p.Short.MinSimilarity),
 		fmt.Sprintf("at most %d bits apart per 64 and their Jaccard similarity is at least %g", p.Long.MaxDistance, p.Long.MinSimilarity),
 		"four times at nilsimsa's 256",

@@ -26,8 +26,8 @@ func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
 		}
 		return " (" + name + ")"
 	}
-	f.IntVar(&pf.shortK, "short-k", 0, fmt.Sprintf("Hamming distance within which short texts (under %d characters) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.ShortLength, def.Short.MaxDistance)+note("NEARDUP_SHORT_K"))
-	f.IntVar(&pf.tinyK, "tiny-k", 0, fmt.Sprintf("Hamming distance within which tiny texts (under --tiny-length characters, of a few words) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.Tiny.MaxDistance)+note("NEARDUP_TINY_K"))
+	f.IntVar(&pf.shortK, "short-k", 0, fmt.Sprintf("Hamming distance within which short texts (the shorter under %d characters, the longer under %d) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.ShortLength, def.ShortCap(), def.Short.MaxDistance)+note("NEARDUP_SHORT_K"))
+	f.IntVar(&pf.tinyK, "tiny-k", 0, fmt.Sprintf("Hamming distance within which tiny texts (the shorter under --tiny-length characters, a few words, the longer under a quarter more) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.Tiny.MaxDistance)+note("NEARDUP_TINY_K"))
 	f.IntVar(&pf.tinyLength, "tiny-length", def.TinyLength, fmt.Sprintf("length in normalized characters under which a text is tiny, at most %d; 0: no text is tiny (the short rule judges them)", def.ShortLength)+note("NEARDUP_TINY_LENGTH"))
 	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short or tiny text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
 	f.Float64Var(&pf.longMin, "long-min", def.Long.MinSimilarity, "smallest "+string(def.Long.Measure)+" score that confirms a long text's candidate as a duplicate, 0 to 1; a higher value (0.7) turns down more pairs of different mails that share boilerplate"+note("NEARDUP_LONG_MIN"))
