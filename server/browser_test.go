@@ -316,6 +316,13 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if label, text, title := stat("retention_seconds"); label != "retention" || text != "2 d" || title != "172800" {
 		t.Errorf("retention shown as %q %q (title %q), want retention 2 d (172800)", label, text, title)
 	}
+	// The tiny rule's distance and length, named.
+	if label, text, _ := stat("tiny_k"); label != "distance, tiny texts" || text != "14" {
+		t.Errorf("tiny rule's distance shown as %q %q, want distance, tiny texts 14", label, text)
+	}
+	if label, text, _ := stat("tiny_length"); label != "tiny texts, under" || text != "64" {
+		t.Errorf("tiny length shown as %q %q, want tiny texts, under 64", label, text)
+	}
 }
 
 // TestBrowserScoresNotComputed checks that the page shows the scores a

@@ -113,7 +113,7 @@ function ruleWhy(r) {
   const rule = r.rule;
   if (!rule) return "";
   const name = {
-    tiny: "Tiny-text rule (both texts of a few words)",
+    tiny: "Tiny-text rule (texts of a few words)",
     short: "Short-text rule (both texts short)",
   }[rule.name] || "Long-text rule (a text is long)";
   const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
@@ -515,6 +515,8 @@ const statLabels = {
   bits: "fingerprint bits",
   k: "distance, long texts",
   short_k: "distance, short texts",
+  tiny_k: "distance, tiny texts",
+  tiny_length: "tiny texts, under",
   candidates: "candidates verified",
   rejected: "candidates turned down",
   syncs: "disk syncs",
@@ -524,10 +526,12 @@ const statLabels = {
 const statTitles = {
   k: "Fingerprints this many bits apart or fewer are candidates for a long text",
   short_k: "Fingerprints this many bits apart or fewer are candidates for a short text",
+  tiny_k: "Fingerprints this many bits apart or fewer are candidates for a tiny text (a few words)",
+  tiny_length: "Texts of fewer normalized characters than this are tiny",
   candidates: "Stored documents whose fingerprints were near enough to be compared text to text",
   rejected: "Candidates whose texts were not similar enough to count as duplicates",
   syncs: "Commits written to disk and synced",
-  short_documents: "Stored documents short enough for the short-text rule",
+  short_documents: "Stored documents short enough for the short-text or tiny-text rule",
 };
 
 function statLabel(key) {
