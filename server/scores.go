@@ -49,12 +49,17 @@ func (s scoresOut) MarshalJSON() ([]byte, error) {
 type scoring struct {
 	// ruleOnly is Options.RuleScoreOnly.
 	ruleOnly bool
-	// short and long are the bits of the measures of the policy's rules.
-	short, long uint8
+	// tiny, short and long are the bits of the measures of the policy's
+	// rules (tiny 0 when the policy has no tiny texts).
+	tiny, short, long uint8
 }
 
 func newScoring(ruleOnly bool, p neardup.Policy) scoring {
-	return scoring{ruleOnly: ruleOnly, short: measureBit(p.Short.Measure), long: measureBit(p.Long.Measure)}
+	sc := scoring{ruleOnly: ruleOnly, short: measureBit(p.Short.Measure), long: measureBit(p.Long.Measure)}
+	if p.TinyLength > 0 {
+		sc.tiny = measureBit(p.Tiny.Measure)
+	}
+	return sc
 }
 
 // measureBit is the bit of scoresOut.none for m.
@@ -84,9 +89,9 @@ func score(s neardup.Scores, bit uint8) float64 {
 // scores returns m's scores in the API's form. A match found by
 // fingerprint alone has none computed. Otherwise, under RuleScoreOnly,
 // the computed one is the measure of the rule that decided, whose score is
-// m.Similarity: of the two rules' measures, the one whose score equals it.
-// Both do when it is 0 (a rule that takes a score of 0, a rare setting),
-// and both are then sent; none does for a store without texts, which
+// m.Similarity: of the rules' measures, the one whose score equals it.
+// Several do when it is 0 (a rule that takes a score of 0, a rare
+// setting), and they are then all sent; none does for a store without texts, which
 // decides by distance alone and computes none.
 func (sc scoring) scores(m neardup.Match, byFingerprint bool) scoresOut {
 	out := scoresOut{Scores: m.Scores}
@@ -98,7 +103,7 @@ func (sc scoring) scores(m neardup.Match, byFingerprint bool) scoresOut {
 		return out
 	}
 	computed := uint8(0)
-	for _, bit := range []uint8{sc.short, sc.long} {
+	for _, bit := range []uint8{sc.tiny, sc.short, sc.long} {
 		if bit != 0 && score(m.Scores, bit) == m.Similarity {
 			computed |= bit
 		}

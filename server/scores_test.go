@@ -186,6 +186,10 @@ func TestScoringMeasure(t *testing.T) {
 	same.Short.Measure = neardup.Cosine
 	same.Long.Measure = neardup.Cosine
 	cos := newScoring(true, same)
+	// A tiny rule with a measure of its own: its score is taken too.
+	tinyCos := neardup.DefaultPolicy()
+	tinyCos.Tiny.Measure = neardup.Cosine
+	tiny := newScoring(true, tinyCos)
 	for _, tt := range []struct {
 		sc   scoring
 		m    neardup.Match
@@ -201,6 +205,9 @@ func TestScoringMeasure(t *testing.T) {
 		{def, neardup.Match{}, false, noCosine},
 		{def, neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, true, noScores},
 		{cos, neardup.Match{Similarity: 0.7, Scores: neardup.Scores{Cosine: 0.7}}, false, noJaccard | noLevenshtein},
+		{tiny, neardup.Match{Similarity: 0.85, Scores: neardup.Scores{Cosine: 0.85}}, false, noJaccard | noLevenshtein},
+		{tiny, neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, false, noJaccard | noCosine},
+		{def, neardup.Match{Similarity: 0.85, Scores: neardup.Scores{Cosine: 0.85}}, false, noScores},
 		{newScoring(false, neardup.DefaultPolicy()), neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, true, 0},
 	} {
 		if got := tt.sc.scores(tt.m, tt.fp).none; got != tt.none {
