@@ -212,9 +212,10 @@ func (s *shortIndex) query(q uint64, n, most int, dst []index.Match) []index.Mat
 // keeps reports whether m, a match found for a text of n normalized
 // runes, may be a duplicate of it: within the Long rule's distance, or
 // of a length that may pass its pair's rule (fits) and within that
-// rule's distance (the Short rule's for a tiny text and one that is not
-// tiny, the Long rule's for a pair of texts over ShortLength). A match of unknown length (tag 0) is kept. keeps accepts a match
-// at any smaller distance than one it accepts, as roleWide needs.
+// rule's distance (the Short rule's for a tiny text and one more than a
+// quarter longer, the Long rule's for two texts of ShortLength or more).
+// A match of unknown length (tag 0) is kept. keeps accepts a match at
+// any smaller distance than one it accepts, as roleWide needs.
 func (s *shortIndex) keeps(n int, m index.Match) bool {
 	if m.Distance <= s.near {
 		return true
