@@ -105,6 +105,7 @@ func newBenchServeCmd() *cobra.Command {
 		words                       int
 		duration, warmup            time.Duration
 		single, batchMode, inMemory bool
+		policy                      policyFlags
 		noEngine, query             bool
 		rate                        float64
 	)
@@ -189,7 +190,7 @@ under on this machine.`,
 				return err
 			}
 			if target != "" {
-				for _, name := range []string{"no-engine", "durability", "in-memory"} {
+				for _, name := range []string{"no-engine", "durability", "in-memory", "short-k", "tiny-k", "tiny-length", "short-min", "long-min"} {
 					if cmd.Flags().Changed(name) {
 						return usagef("--%s applies to the in-process server, not to --url", name)
 					}
@@ -199,6 +200,11 @@ under on this machine.`,
 				}
 			}
 			if err := checkBenchBodies(target == "", single, batchMode, conns, batchConns, batch, words); err != nil {
+				return err
+			}
+			opts := neardup.DefaultOptions()
+			opts.Durability, opts.InMemory = dur, inMemory
+			if err := policy.apply(&opts); err != nil {
 				return err
 			}
 			stopProfile, err := startCPUProfile(cpuProf)
@@ -218,7 +224,7 @@ under on this machine.`,
 				if noEngine {
 					u, stop, err = startNullServer(context.WithoutCancel(ctx))
 				} else {
-					u, stop, err = startBenchServer(context.WithoutCancel(ctx), dur, inMemory)
+					u, stop, err = startBenchServer(context.WithoutCancel(ctx), opts)
 				}
 				if err != nil {
 					return err
@@ -229,7 +235,8 @@ under on this machine.`,
 			// One probe before anything is printed: a URL where no server
 			// answers fails here, with its address, not after an empty
 			// table of transport errors.
-			if _, err := storedDocuments(ctx, base); err != nil {
+			first, err := serverStats(ctx, base)
+			if err != nil {
 				if ctx.Err() != nil {
 					return benchInterrupted(ctx, "bench serve", "nothing was measured")
 				}
@@ -241,8 +248,11 @@ under on this machine.`,
 			fmt.Fprintf(out, "server %s, %d-word documents, %v per run after %v warm-up, GOMAXPROCS %d", base, words, duration, warmup, runtime.GOMAXPROCS(0))
 			if noEngine {
 				fmt.Fprint(out, ", no engine (HTTP and JSON alone)")
-			} else if target == "" {
-				fmt.Fprintf(out, ", kernel %s", index.Kernel())
+			} else {
+				if target == "" {
+					fmt.Fprintf(out, ", kernel %s", index.Kernel())
+				}
+				fmt.Fprintf(out, ", candidates within %s", policyDistances(first))
 			}
 			if query {
 				fmt.Fprint(out, ", sent as queries (nothing stored)")
@@ -308,8 +318,8 @@ under on this machine.`,
 				if !noEngine {
 					// The store's size is part of the result: every query
 					// scans buckets that fill as it grows.
-					if n, err := storedDocuments(context.WithoutCancel(ctx), base); err == nil {
-						fmt.Fprintf(out, "store after the runs: %d documents\n", n)
+					if st, err := serverStats(context.WithoutCancel(ctx), base); err == nil {
+						fmt.Fprintf(out, "store after the runs: %d documents\n", st.Documents)
 					} else {
 						fmt.Fprintf(out, "store after the runs: unknown (%v)\n", err)
 					}
@@ -344,19 +354,22 @@ under on this machine.`,
 	f.StringVar(&cpuProf, "cpuprofile", "", "write a CPU profile of this process (client and in-process server) to the file")
 	f.BoolVar(&query, "query", false, "send the documents as queries (/v1/query, /v1/query/batch): checked, not stored")
 	f.Float64Var(&rate, "rate", 0, "requests a second to send on a schedule, latency counted from the scheduled time (0: each connection back to back)")
+	policy.addFlags(f, false)
+	for _, name := range []string{"short-k", "tiny-k", "tiny-length", "short-min", "long-min"} {
+		fl := f.Lookup(name)
+		fl.Usage = "the in-process server's policy: " + fl.Usage
+	}
 	return cmd
 }
 
-// startBenchServer serves a fresh store on a free loopback port and returns
-// its URL and a function that stops it and removes the store.
-func startBenchServer(ctx context.Context, dur neardup.Durability, inMemoryy bool) (string, func(), error) {
+// startBenchServer serves a fresh store, opened with opts, on a free
+// loopback port and returns its URL and a function that stops it and
+// removes the store.
+func startBenchServer(ctx context.Context, opts neardup.Options) (string, func(), error) {
 	dir, err := os.MkdirTemp("", "neardup-bench-serve-")
 	if err != nil {
 		return "", nil, err
 	}
-	opts := neardup.DefaultOptions()
-	opts.Durability = dur
-	opts.InMemory = inMemoryy
 	ctx, cancel := context.WithCancel(ctx)
 	ready := make(chan net.Addr, 1)
 	done := make(chan error, 1)
@@ -819,28 +832,42 @@ func (c *rawClient) close() {
 	}
 }
 
-// storedDocuments returns the documents the server at base holds, from
+// serverStats returns the statistics of the server at base, from
 // GET /v1/stats.
-func storedDocuments(ctx context.Context, base string) (int, error) {
+func serverStats(ctx context.Context, base string) (neardup.Stats, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	var st neardup.Stats
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/stats", nil)
 	if err != nil {
-		return 0, err
+		return st, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return st, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET /v1/stats: %s", resp.Status)
+		return st, fmt.Errorf("GET /v1/stats: %s", resp.Status)
 	}
-	var st neardup.Stats
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return 0, fmt.Errorf("GET /v1/stats: %w", err)
+		return st, fmt.Errorf("GET /v1/stats: %w", err)
 	}
-	return st.Documents, nil
+	return st, nil
+}
+
+// policyDistances says, from a server's stats, within how many bits its
+// texts are candidates: "6 bits, short texts 10, tiny ones 14 (under
+// 64 characters)".
+func policyDistances(st neardup.Stats) string {
+	s := fmt.Sprintf("%d bits", st.K)
+	if st.ShortK > 0 {
+		s += fmt.Sprintf(", short texts %d", st.ShortK)
+	}
+	if st.TinyK > 0 {
+		s += fmt.Sprintf(", tiny ones %d (under %d characters)", st.TinyK, st.TinyLength)
+	}
+	return s
 }
 
 // docGen writes request bodies of distinct synthetic documents: each text

@@ -109,6 +109,9 @@ func TestBenchServeFlagConflicts(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1", "--durability", "nosync"}, "--durability applies to the in-process server, not to --url"},
 		{[]string{"--url", "http://127.0.0.1:1", "--in-memory"}, "--in-memory applies to the in-process server, not to --url"},
 		{[]string{"--url", "http://127.0.0.1:1", "--no-engine"}, "--no-engine applies to the in-process server, not to --url"},
+		{[]string{"--url", "http://127.0.0.1:1", "--tiny-k", "12"}, "--tiny-k applies to the in-process server, not to --url"},
+		{[]string{"--tiny-k", "40"}, "--tiny-k 40: want 0 to 32"},
+		{[]string{"--tiny-length", "900"}, "--tiny-length 900: want 0 to 500"},
 		{[]string{"--url", "https://127.0.0.1:1"}, `--url "https://127.0.0.1:1": want an http:// URL`},
 		{[]string{"--batch", "10000"}, "--batch 10000 of --words 60 makes request bodies of about 4.9 MiB, over the server's body limit of 4194304 bytes (4 MiB); want --batch at most 8148 at --words 60"},
 		{[]string{"--url", "http://127.0.0.1:1", "--batch", "10000", "--words", "100000"}, "--batch-conns 4, each building bodies of --batch 10000 documents of --words 100000"},
@@ -167,6 +170,25 @@ func TestBenchServeDeadURL(t *testing.T) {
 	}
 	if stdout.Len() > 0 || time.Since(start) > 900*time.Millisecond {
 		t.Errorf("took %v and printed %q before failing", time.Since(start), stdout.String())
+	}
+}
+
+// TestBenchServePolicy checks that the policy flags reach the in-process
+// server, whose distances the report's header names.
+func TestBenchServePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "candidates within 6 bits, short texts 10, tiny ones 14 (under 64 characters)\n"},
+		{[]string{"--tiny-k", "12", "--short-k", "9"}, "candidates within 6 bits, short texts 9, tiny ones 12 (under 64 characters)\n"},
+		{[]string{"--tiny-length", "0"}, "candidates within 6 bits, short texts 10\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"bench", "serve", "--batch-mode", "--batch", "20", "--batch-conns", "1", "--words", "5", "--duration", "100ms", "--warmup", "0s", "--in-memory"}, tc.args...)
+		if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, output lacks %q:\n%s", tc.args, code, stderr.String(), tc.want, stdout.String())
+		}
 	}
 }
 
