@@ -745,7 +745,8 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 // Close when there is a valid one, else from the records, and the id map
 // from the records; it reports whether the snapshot was used. The snapshot
 // is read while the records are scanned: at 10M documents each took about
-// 5 s. With oldLengths (see readEditLengths) the snapshot is not used.
+// 5 s. With oldLengths (see readEditLengths), or when the snapshot's texts
+// were placed by another length (samePlacement), the snapshot is not used.
 func (e *Engine) restoreAll(oldLengths bool) (fromSnapshot bool, err error) {
 	if e.dir == "" {
 		return false, e.restore(true, nil)
@@ -754,7 +755,11 @@ func (e *Engine) restoreAll(oldLengths bool) (fromSnapshot bool, err error) {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return false, err
 	}
-	if err != nil || oldLengths || !e.snapshotNamed(tok) {
+	same, perr := e.samePlacement()
+	if perr != nil {
+		return false, perr
+	}
+	if err != nil || oldLengths || !same || !e.snapshotNamed(tok) {
 		// None to load (the last exit was not a clean Close, or the
 		// files are gone): stale files go, and the indexes are rebuilt.
 		if err := e.invalidateSnapshot(); err != nil {

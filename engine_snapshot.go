@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/store"
 )
 
 // Index snapshots make reopening fast: Close writes each index to a file
@@ -24,7 +26,35 @@ import (
 const (
 	snapshotMeta  = "index-snapshot"
 	snapshotToken = 16
+	// snapshotPlacementMeta names the store entry that records, with a
+	// snapshot, the length under which its short index held texts
+	// (placement): a snapshot whose texts were placed by another length
+	// (another policy, or a release before texts up to the Policy's
+	// ShortCap were held there) is not loaded, and the indexes are
+	// rebuilt from the records, so that every text is in the indexes the
+	// policy queries for it.
+	snapshotPlacementMeta = "index-snapshot-placement"
 )
+
+// placement says where the engine puts texts: the Policy's ShortCap, the
+// length under which its short index holds them, or 0 without one.
+func (e *Engine) placement() []byte {
+	n := 0
+	if e.short != nil {
+		n = e.short.limit
+	}
+	return []byte(strconv.Itoa(n))
+}
+
+// samePlacement reports whether the snapshot's texts were placed as the
+// engine places them.
+func (e *Engine) samePlacement() (bool, error) {
+	got, err := e.db.Meta(snapshotPlacementMeta)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return bytes.Equal(got, e.placement()), err
+}
 
 func snapshotPath(dir, which string) string {
 	return filepath.Join(dir, "neardup-index-"+which+".snap")
@@ -201,6 +231,9 @@ func (e *Engine) writeSnapshot() error {
 	if d, err := os.Open(e.dir); err == nil {
 		d.Sync()
 		d.Close()
+	}
+	if err := e.db.SetMeta(snapshotPlacementMeta, e.placement()); err != nil {
+		return err
 	}
 	return e.db.SetMeta(snapshotMeta, tok)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/neardup/neardup/store"
 	"github.com/zeebo/xxh3"
 )
 
@@ -152,5 +153,57 @@ func checkTinyTexts(t *testing.T, bits int, tiny bool) {
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSnapshotPlacement checks that a snapshot whose texts were placed by
+// another short cap is rebuilt from the records: a text of 560 runes,
+// long under ShortLength 400 (cap 500), is held in the short index under
+// the default policy (cap 625), where a shorter copy 8 bits away finds
+// it. A snapshot without the placement entry (an earlier release) is
+// rebuilt too; one placed as now is loaded.
+func TestSnapshotPlacement(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	o.Fingerprinter = flipFingerprinter{64}
+	narrow := DefaultPolicy()
+	narrow.ShortLength = 400
+	o.Policy = narrow
+	r := rand.New(rand.NewPCG(11, 12))
+	text := "k " + letters(r, 558)
+	e := mustOpen(t, dir, &o)
+	ctx := context.Background()
+	if res, err := e.CheckAndInsert(ctx, Document{ID: "k", Text: text}); err != nil || !res.Inserted {
+		t.Fatalf("insert: %+v, %v", res, err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	o.Policy = DefaultPolicy()
+	copyOf := Document{ID: "q", Text: text[:470] + "~8"}
+	for _, stage := range []string{"placed by another cap", "placed as now", "no placement entry"} {
+		e = mustOpen(t, dir, &o)
+		if want := stage == "placed as now"; e.fromSnapshot != want {
+			t.Fatalf("%s: from the snapshot %v, want %v", stage, e.fromSnapshot, want)
+		}
+		if res, err := e.Check(ctx, copyOf); err != nil || !res.Duplicate || res.Distance != 8 {
+			t.Errorf("%s: %+v, %v; want a duplicate of k 8 bits away", stage, res, err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if stage == "placed as now" {
+			db, err := store.Open(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SetMeta(snapshotPlacementMeta, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
