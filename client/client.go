@@ -226,8 +226,9 @@ type Comparison struct {
 	Rule Rule `json:"rule"`
 }
 
-// Rule is a rule of the server's policy: Name "short" (both texts under
-// its short length) or "long"; a pair more than MaxDistance bits apart (at
+// Rule is a rule of the server's policy: Name "tiny" or "short" (the
+// shorter text under the policy's tiny or short length, the longer under
+// a quarter more) or "long"; a pair more than MaxDistance bits apart (at
 // the fingerprints' width) is not verified, one within it is a duplicate
 // when its Measure is at least MinSimilarity.
 type Rule struct {
@@ -274,13 +275,17 @@ type Stats struct {
 	StoreBytes uint64 `json:"store_bytes"`
 	// IndexBytes is the memory the server's fingerprint indexes hold.
 	IndexBytes int64 `json:"index_bytes"`
-	// Profile is the server's fingerprinting profile; Bits its width; K
-	// and ShortK the distances within which long and short texts are
-	// candidates, at that width.
-	Profile string `json:"profile"`
-	Bits    int    `json:"bits"`
-	K       int    `json:"k"`
-	ShortK  int    `json:"short_k"`
+	// Profile is the server's fingerprinting profile; Bits its width; K,
+	// ShortK and TinyK the distances within which long, short and tiny
+	// texts are candidates, at that width; TinyLength the length in
+	// normalized characters under which a text is tiny (TinyK and
+	// TinyLength 0: the policy has no tiny texts).
+	Profile    string `json:"profile"`
+	Bits       int    `json:"bits"`
+	K          int    `json:"k"`
+	ShortK     int    `json:"short_k"`
+	TinyK      int    `json:"tiny_k"`
+	TinyLength int    `json:"tiny_length"`
 	// Retention is how long the server keeps documents, in seconds (0:
 	// forever); OpenSeconds how long its store took to open, in seconds.
 	Retention   float64 `json:"retention_seconds"`

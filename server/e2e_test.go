@@ -221,6 +221,10 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 	if st.Documents != groups {
 		t.Errorf("store holds %d documents, want %d", st.Documents, groups)
 	}
+	// The client reads the policy's distances.
+	if def := neardup.DefaultPolicy(); st.K != def.Long.MaxDistance || st.ShortK != def.Short.MaxDistance || st.TinyK != def.Tiny.MaxDistance || st.TinyLength != def.TinyLength {
+		t.Errorf("stats k %d, short_k %d, tiny_k %d, tiny_length %d; want the default policy's", st.K, st.ShortK, st.TinyK, st.TinyLength)
+	}
 }
 
 // child is a server running in a child process.
