@@ -49,7 +49,8 @@ seen again with another text is a bad line (exit status 2, or skipped with
 document, listed once.
 
 Pairs are found with the multi-table index (all pairs within the default
-policy's distance, and the wider short-text distance among short texts), then
+policy's distance, the wider short-text distance among short texts, and the
+tiny-text distance among texts of a few words), then
 each pair is verified by the policy's similarity test (--no-verify trusts the
 distance alone) and joined by union-find. --strict also requires the two
 representatives of groups about to merge to pass the test, so a chain of
