@@ -50,12 +50,12 @@ document, listed once.
 
 Pairs are found with the multi-table index (all pairs within the default
 policy's distance, the wider short-text distance among short texts, and the
-tiny-text distance among texts of a few words), then
-each pair is verified by the policy's similarity test (--no-verify trusts the
-distance alone) and joined by union-find. --strict also requires the two
-representatives of groups about to merge to pass the test, so a chain of
-texts each close to the next cannot join texts that are not alike; it needs
-the test, so it conflicts with --no-verify. Empty texts are not clustered.
+tiny-text distance among texts of a few words), then each pair is verified
+by the policy's similarity test (--no-verify trusts the distance alone) and
+joined by union-find. --strict also requires the two representatives of
+groups about to merge to pass the test, so a chain of texts each close to
+the next cannot join texts that are not alike; it needs the test, so it
+conflicts with --no-verify. Empty texts are not clustered.
 
 Each document is compared with its 64 nearest candidates (--max-candidates;
 nearest by distance, then input order; at --bits 128 the nearest by each
