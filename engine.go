@@ -1894,28 +1894,12 @@ func (w *window) extend(e *Engine) bool {
 // fingerprints within the rule's distance have high or low halves within
 // half of it, which share a key.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
-	dst = e.longKeys.Keys(p.ix, dst)
-	if e.longLo != nil {
-		dst = lowKeys(e.longKeys, p.lo, dst)
-	}
+	dst = e.roleKeys(e.longKeys, p, 0, dst)
 	if e.isShort(p.runes) {
-		n := len(dst)
-		dst = e.shortKeys.Keys(p.ix, dst)
-		if e.longLo != nil {
-			dst = lowKeys(e.shortKeys, p.lo, dst)
-		}
-		for i := n; i < len(dst); i++ {
-			dst[i] ^= 0x5bd1e9955bd1e995 // keep the two indexes' keys apart
-		}
+		// Salted, to keep the key sets of the designs apart.
+		dst = e.roleKeys(e.shortKeys, p, 0x5bd1e9955bd1e995, dst)
 		if e.isTiny(p) {
-			n := len(dst)
-			dst = e.tinyKeys.Keys(p.ix, dst)
-			if e.longLo != nil {
-				dst = lowKeys(e.tinyKeys, p.lo, dst)
-			}
-			for i := n; i < len(dst); i++ {
-				dst[i] ^= 0x27d4eb2f165667c5
-			}
+			dst = e.roleKeys(e.tinyKeys, p, 0x27d4eb2f165667c5, dst)
 		}
 	}
 	for i := range dst {
@@ -1923,6 +1907,20 @@ func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	}
 	slices.Sort(dst)
 	return slices.Compact(dst)
+}
+
+// roleKeys appends to dst the keys of ix for p (of both halves at 128
+// bits), each XORed with salt.
+func (e *Engine) roleKeys(ix *index.Index, p *prepared, salt uint64, dst []uint64) []uint64 {
+	n := len(dst)
+	dst = ix.Keys(p.ix, dst)
+	if e.longLo != nil {
+		dst = lowKeys(ix, p.lo, dst)
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] ^= salt
+	}
+	return dst
 }
 
 // lowKeys appends to dst the keys of ix for lo, the low half of a 128-bit
@@ -2400,7 +2398,7 @@ func (e *Engine) Stats() Stats {
 	if e.short != nil {
 		s.ShortK = e.shortK
 		if e.policy.TinyLength > 0 {
-			s.TinyK, s.TinyLength = e.short.tiny.k, e.policy.TinyLength
+			s.TinyK, s.TinyLength = scale(e.policy.Tiny.MaxDistance, e.bits), e.policy.TinyLength
 		}
 	}
 	if f := e.failure.Load(); f != nil {

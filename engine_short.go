@@ -46,12 +46,10 @@ type shortIndex struct {
 	// near is the Long rule's distance, at the engine's width: matches
 	// within it are kept whatever their length.
 	near int
-	// short, tiny and long are the rules' bounds (long's: near, no length
-	// bound); shortLength, tinyLength and tinyCap the Policy's lengths
-	// that choose between them (Policy.RuleFor; tinyLength 0: no text is
-	// tiny).
-	short, tiny, long                lengthRule
-	shortLength, tinyLength, tinyCap int
+	// policy chooses the rule of a pair (Policy.class); bounds are the
+	// rules' by class (the long rule's: near, no length bound).
+	policy Policy
+	bounds [classLong + 1]lengthRule
 	// halves is 1 at 64 bits, 2 at 128, where the index holds one half of
 	// each fingerprint and is queried at half the distance (see
 	// Engine.long).
@@ -119,10 +117,10 @@ func newShortIndex(p Policy, bits, expected int) (*shortIndex, error) {
 		return nil, err
 	}
 	near := scale(p.Long.MaxDistance, bits)
-	s := &shortIndex{ix: ix, limit: p.ShortCap(), near: near, short: ruleBounds(p.Short, bits), long: lengthRule{k: near},
-		shortLength: p.ShortLength, halves: max(1, bits/64)}
+	s := &shortIndex{ix: ix, limit: p.ShortCap(), near: near, policy: p, halves: max(1, bits/64)}
+	s.bounds[classShort], s.bounds[classLong] = ruleBounds(p.Short, bits), lengthRule{k: near}
 	if p.TinyLength > 0 {
-		s.tinyLength, s.tinyCap, s.tiny = p.TinyLength, p.TinyCap(), ruleBounds(p.Tiny, bits)
+		s.bounds[classTiny] = ruleBounds(p.Tiny, bits)
 	}
 	return s, nil
 }
@@ -139,14 +137,7 @@ func tag(n int) uint16 {
 // rule returns the bounds of the rule that judges a pair of texts of n
 // and m normalized runes (Policy.RuleFor).
 func (s *shortIndex) rule(n, m int) lengthRule {
-	lo, hi := min(n, m), max(n, m)
-	switch {
-	case lo < s.tinyLength && hi < s.tinyCap:
-		return s.tiny
-	case lo < s.shortLength && hi < s.limit:
-		return s.short
-	}
-	return s.long
+	return s.bounds[s.policy.class(n, m)]
 }
 
 // radius returns the distance, at the engine's width, that a query for
@@ -154,9 +145,9 @@ func (s *shortIndex) rule(n, m int) lengthRule {
 // rule's too for a text that may be in a tiny pair (under TinyCap), and
 // never less than the Long rule's (see query).
 func (s *shortIndex) radius(n int) int {
-	k := max(s.short.k, s.near)
-	if n > 0 && n < s.tinyCap {
-		k = max(k, s.tiny.k)
+	k := max(s.bounds[classShort].k, s.near)
+	if n > 0 && n < s.policy.TinyCap() {
+		k = max(k, s.bounds[classTiny].k)
 	}
 	return k
 }

@@ -1081,7 +1081,7 @@ func TestStripesOrderNearDuplicates(t *testing.T) {
 			}
 			// A tiny text and a copy a little longer (under TinyCap).
 			tiny := prepared{ix: hi, lo: lo, runes: 30, norm: 30}
-			twin := near(hi, lo, r.IntN(e.short.tiny.k+1), 76)
+			twin := near(hi, lo, r.IntN(scale(e.policy.Tiny.MaxDistance, width)+1), 76)
 			twin.norm = 75
 			if d := popcount(twin.ix^hi) + popcount(twin.lo^lo); !share(&tiny, twin) {
 				t.Fatalf("%d bits: tiny texts %d bits apart share no stripe", width, d)

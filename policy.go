@@ -191,14 +191,33 @@ const (
 // (RuleShort) when they are under ShortLength and ShortCap, Long
 // (RuleLong) otherwise.
 func (p Policy) RuleFor(n, m int) (r Rule, name string) {
-	lo, hi := min(n, m), max(n, m)
-	switch {
-	case lo < p.TinyLength && hi < p.TinyCap():
+	switch p.class(n, m) {
+	case classTiny:
 		return p.Tiny, RuleTiny
-	case lo < p.ShortLength && hi < p.ShortCap():
+	case classShort:
 		return p.Short, RuleShort
 	}
 	return p.Long, RuleLong
+}
+
+// The classes of pairs, one for each rule, as class gives them.
+const (
+	classTiny = iota
+	classShort
+	classLong
+)
+
+// class returns the class of a pair of texts of n and m normalized runes
+// (see RuleFor).
+func (p Policy) class(n, m int) int {
+	lo, hi := min(n, m), max(n, m)
+	switch {
+	case lo < p.TinyLength && hi < p.TinyCap():
+		return classTiny
+	case lo < p.ShortLength && hi < p.ShortCap():
+		return classShort
+	}
+	return classLong
 }
 
 // ShortCap is the length under which a text may be judged by the Short
