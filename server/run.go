@@ -95,9 +95,16 @@ func Run(ctx context.Context, c Config) (err error) {
 		// waits on): stop now, nothing was acknowledged. The store is
 		// closed if it opens after all.
 		go func() {
-			if o := <-open; o.err == nil {
-				o.e.Close()
+			o := <-open
+			if o.err != nil {
+				log.Info("the store failed to open after the stop", "error", o.err.Error())
+				return
 			}
+			if err := o.e.Close(); err != nil {
+				log.Warn("the store opened after the stop; closing it failed", "error", err.Error())
+				return
+			}
+			log.Info("the store opened after the stop; store closed")
 		}()
 		stop()
 		<-served

@@ -755,18 +755,23 @@ func TestRunStopsWhileOpening(t *testing.T) {
 	if err != nil || !strings.Contains(logs.String(), "stopped before the store was open") || strings.Contains(logs.String(), "draining") {
 		t.Fatalf("Run: %v; log:\n%s", err, logs.String())
 	}
+	// The open goes on after Run returns; wait for its end (the directory
+	// cannot be removed under it), then the store can be opened again.
 	deadline := time.Now().Add(10 * time.Second)
-	for {
-		e, err := neardup.Open(dir, nil)
-		if err == nil {
-			e.Close()
-			break
-		}
+	for !strings.Contains(logs.String(), "after the stop") {
 		if time.Now().After(deadline) {
-			t.Fatalf("the store is still held: %v", err)
+			t.Fatalf("the store's open did not end; log:\n%s", logs.String())
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
+	if !strings.Contains(logs.String(), "store closed") {
+		t.Fatalf("the store was not closed; log:\n%s", logs.String())
+	}
+	e, err := neardup.Open(dir, nil)
+	if err != nil {
+		t.Fatalf("the store is still held: %v", err)
+	}
+	e.Close()
 	// A store that fails to open: its error, and no draining said first.
 	var logs2 lockedBuffer
 	file := filepath.Join(t.TempDir(), "file")
