@@ -317,11 +317,15 @@ func TestBrowserAddAndCheck(t *testing.T) {
 		t.Errorf("retention shown as %q %q (title %q), want retention 2 d (172800)", label, text, title)
 	}
 	// The tiny rule's distance and length, named.
-	if label, text, _ := stat("tiny_k"); label != "distance, tiny texts" || text != "14" {
-		t.Errorf("tiny rule's distance shown as %q %q, want distance, tiny texts 14", label, text)
+	if label, text, _ := stat("tiny_k"); label != "distance, tiny texts" || text != "14 bits" {
+		t.Errorf("tiny rule's distance shown as %q %q, want distance, tiny texts 14 bits", label, text)
 	}
-	if label, text, _ := stat("tiny_length"); label != "tiny texts, under" || text != "64" {
-		t.Errorf("tiny length shown as %q %q, want tiny texts, under 64", label, text)
+	if label, text, _ := stat("tiny_length"); label != "tiny texts, under" || text != "64 characters" {
+		t.Errorf("tiny length shown as %q %q, want tiny texts, under 64 characters", label, text)
+	}
+	// A server run with --tiny-length 0 has no tiny rule; one bit is one.
+	if got := get(t, ctx, chromedp.Evaluate[string](`formatStat("tiny_length", 0) + " / " + formatStat("short_k", 1)`)); got != "off / 1 bit" {
+		t.Errorf("tiny length 0 and a distance of 1 shown as %q, want off / 1 bit", got)
 	}
 }
 

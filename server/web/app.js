@@ -558,10 +558,16 @@ function formatSeconds(s) {
   return (s < 10 ? s.toFixed(2) : s.toFixed(0)) + " s";
 }
 
+// Stats that are distances in bits, and the tiny-text length, which 0
+// turns off.
+const bitStats = new Set(["k", "short_k", "tiny_k"]);
+
 function formatStat(key, v) {
   if (typeof v !== "number") return String(v);
   if (key.endsWith("_bytes")) return formatBytes(v);
   if (key.endsWith("_seconds")) return formatSeconds(v);
+  if (bitStats.has(key)) return v.toLocaleString("en") + (v === 1 ? " bit" : " bits");
+  if (key === "tiny_length") return v === 0 ? "off" : v.toLocaleString("en") + " characters";
   return v.toLocaleString("en");
 }
 
