@@ -80,6 +80,12 @@ func pairs(es []Entry, k int, emit func(a, b Entry, d int), j *Joiner) {
 		panic("index: Pairs over more than 2^32 entries")
 	}
 	d, ok := choosePairsDesign(k, len(es))
+	pairsDesign(es, k, d, ok, emit, j)
+}
+
+// pairsDesign is pairs with the design d, or every pair compared when ok
+// is false.
+func pairsDesign(es []Entry, k int, d Design, ok bool, emit func(a, b Entry, d int), j *Joiner) {
 	if !ok && j != nil && len(es) >= j.MinRun {
 		// Every pair is compared: the whole of es is one run, which no
 		// table filters. crowded sees the same 64 entries in this
@@ -110,18 +116,23 @@ func pairs(es []Entry, k int, emit func(a, b Entry, d int), j *Joiner) {
 			return
 		}
 		tabs := buildTables(d)
+		jobs := pairsFamilies(tabs, len(es))
 		var wg sync.WaitGroup
-		next := make(chan int)
-		for range min(len(tabs), runtime.GOMAXPROCS(0)) {
+		next := make(chan pairJob)
+		for range min(len(jobs), runtime.GOMAXPROCS(0)) {
 			wg.Go(func() {
 				var a, tmp []pairRec
-				for t := range next {
-					a, tmp = pairsTable(es, tabs, t, k, minRun, a, tmp, out)
+				for job := range next {
+					if job.lead == 0 {
+						a, tmp = pairsTable(es, tabs, job.ts[0], k, minRun, a, tmp, out)
+					} else {
+						a, tmp = pairsFamily(es, tabs, job, k, minRun, a, tmp, out)
+					}
 				}
 			})
 		}
-		for t := range tabs {
-			next <- t
+		for _, job := range jobs {
+			next <- job
 		}
 		close(next)
 		wg.Wait()
@@ -315,6 +326,160 @@ func choosePairsDesign(k, n int) (Design, bool) {
 	return best, bestCost < brute
 }
 
+// pairJob is the work of one worker of Pairs: the tables ts, which share
+// the first lead bits of their permuted fingerprints (lead 0: one table
+// sorted alone, by pairsTable).
+type pairJob struct {
+	ts   []int
+	lead uint
+}
+
+// Families of tables. In a design of b blocks, each table keyed on k of
+// them, the tables with the same first key block begin their permuted
+// fingerprints with the same bits (b-k+1 families: the 10 tables of 5/2
+// make families of 4, 3, 2 and 1, the last sorted alone). Pairs sorts the
+// entries by those bits once a family (pairsFamily), a pass over memory,
+// and each of its tables then sorts every group of equal leading bits by
+// the rest of its key, within the group, which stays in cache. At 10M
+// random entries, k = 3 (5/2), Pairs took 1.50-1.63 s against 1.70-1.95 s
+// with every table sorted alone, in turn (docs/PERFORMANCE.md, Index, "All
+// pairs by families").
+const (
+	// familyMinLead is the fewest shared leading bits that make a family.
+	familyMinLead = 8
+	// familyMaxLead bounds the bits a family's first sort groups by: 2^13
+	// groups, of about 1,200 entries each at 10M.
+	familyMaxLead = 13
+	// familyMin is the fewest entries for which Pairs sorts by families.
+	familyMin = 1 << 12
+)
+
+// pairsFamilies groups the tables into the jobs of Pairs over n entries:
+// families of tables whose permuted fingerprints begin with the same bits
+// (at least familyMinLead of them, and fewer than each table's key),
+// largest first, and the other tables alone.
+func pairsFamilies(tabs []table, n int) []pairJob {
+	var jobs []pairJob
+	byFirst := make(map[int]int) // source position of the first key bit -> job
+	for t := range tabs {
+		first := tabs[t].segs[0]
+		lead := uint(min(bits.OnesCount64(first.mask), tabs[t].keyBits-1, familyMaxLead))
+		if n >= familyMin && lead >= familyMinLead {
+			if j, ok := byFirst[first.shift]; ok {
+				jobs[j].ts = append(jobs[j].ts, t)
+				jobs[j].lead = min(jobs[j].lead, lead)
+				continue
+			}
+			byFirst[first.shift] = len(jobs)
+			jobs = append(jobs, pairJob{ts: []int{t}, lead: lead})
+			continue
+		}
+		jobs = append(jobs, pairJob{ts: []int{t}})
+	}
+	for j := range jobs {
+		if len(jobs[j].ts) == 1 {
+			jobs[j].lead = 0
+		}
+	}
+	// The largest families first, so that the last ones even out the
+	// workers' shares.
+	slices.SortStableFunc(jobs, func(a, b pairJob) int { return len(b.ts) - len(a.ts) })
+	return jobs
+}
+
+// pairsFamily reports the pairs of each table of job, a family (see
+// pairsFamilies): it groups es by the family's leading bits, then, for
+// each table, sorts each group by the rest of the table's key and reports
+// the pairs of its runs of equal keys that the table is the first to
+// share, as pairsTable does. It returns its buffers for reuse.
+func pairsFamily(es []Entry, tabs []table, job pairJob, k, minRun int, a, tmp []pairRec, out chan<- pairMsg) ([]pairRec, []pairRec) {
+	if cap(a) < len(es) {
+		a = make([]pairRec, len(es))
+	}
+	a = a[:len(es)]
+	// a: the fingerprints themselves, grouped by the leading bits, which
+	// lie side by side in every fingerprint from the position of the
+	// family's first key bit (its first segment's shift).
+	from := uint(tabs[job.ts[0]].segs[0].shift)
+	gshift := 64 - job.lead
+	start := make([]int, 1<<job.lead+1)
+	for _, e := range es {
+		start[e.FP<<from>>gshift+1]++
+	}
+	for g := 1; g < len(start); g++ {
+		start[g] += start[g-1]
+	}
+	pos := slices.Clone(start[:len(start)-1])
+	for i, e := range es {
+		g := e.FP << from >> gshift
+		a[pos[g]] = pairRec{p: e.FP, i: uint32(i)}
+		pos[g]++
+	}
+	hits := make([]pairHit, 0, pairBatch)
+	var group, scratch []pairRec
+	for _, t := range job.ts {
+		tab := &tabs[t]
+		earlier := permutedMasks(tabs, t)
+		for g := range len(start) - 1 {
+			src := a[start[g]:start[g+1]]
+			if len(src) < 2 {
+				continue
+			}
+			group = slices.Grow(group[:0], len(src))[:len(src)]
+			scratch = slices.Grow(scratch[:0], len(src))[:len(src)]
+			for x, r := range src {
+				group[x] = pairRec{p: tab.permute(r.p), i: r.i}
+			}
+			group, scratch = radixSortBits(group, scratch, job.lead, uint(tab.keyBits))
+			hits = pairsRuns(tabs, t, k, minRun, earlier, group, hits, out)
+		}
+	}
+	if len(hits) > 0 {
+		out <- pairMsg{hits: hits}
+	}
+	return a, tmp
+}
+
+// radixSortBits sorts a by the bits from lo to hi (counted from the top)
+// of p, least significant digit first, using tmp (as long as a) as
+// scratch; it returns the sorted slice and the other buffer. It is for
+// short slices, which stay in cache: digits of at most 8 bits.
+func radixSortBits(a, tmp []pairRec, lo, hi uint) ([]pairRec, []pairRec) {
+	if hi <= lo {
+		return a, tmp
+	}
+	passes := (hi - lo + 7) / 8
+	width := (hi - lo + passes - 1) / passes
+	var count [1 << 8]int
+	for end := hi; end > lo; end -= min(width, end-lo) {
+		countingPass(a, tmp, 64-end, min(width, end-lo), count[:])
+		a, tmp = tmp, a
+	}
+	return a, tmp
+}
+
+// countingPass places src into dst in the order of the w bits of p from
+// bit shift up, keeping the order of equal digits (a pass of a least
+// significant digit first radix sort), using count (2^w long at least)
+// as scratch.
+func countingPass(src, dst []pairRec, shift, w uint, count []int) {
+	mask := uint64(1)<<w - 1
+	count = count[:1<<w]
+	clear(count)
+	for _, r := range src {
+		count[(r.p>>shift)&mask]++
+	}
+	sum := 0
+	for i := range count {
+		count[i], sum = sum, sum+count[i]
+	}
+	for _, r := range src {
+		d := (r.p >> shift) & mask
+		dst[count[d]] = r
+		count[d]++
+	}
+}
+
 // pairsTable sorts es by table t's key and reports the pairs of each run
 // of equal keys that table t is the first to share. It returns its buffers
 // for reuse.
@@ -332,8 +497,21 @@ func pairsTable(es []Entry, tabs []table, t, k, minRun int, a, tmp []pairRec, ou
 	}
 	tmp = tmp[:len(a)]
 	a, tmp = radixSortKey(a, tmp, tab.keyBits)
-	shift := uint(64 - tab.keyBits)
-	hits := make([]pairHit, 0, pairBatch)
+	hits := pairsRuns(tabs, t, k, minRun, permutedMasks(tabs, t), a, make([]pairHit, 0, pairBatch), out)
+	if len(hits) > 0 {
+		out <- pairMsg{hits: hits}
+	}
+	return a, tmp
+}
+
+// pairsRuns reports the pairs of each run of equal keys of a, sorted by
+// table t's key, that table t is the first to share (earlier: the earlier
+// tables' key masks, permuted as t permutes; see permutedMasks): crowded runs of at
+// least minRun entries as runs, the others' pairs added to hits, which go
+// out each time pairBatch of them are found. It returns hits, with the
+// pairs not sent yet.
+func pairsRuns(tabs []table, t, k, minRun int, earlier []uint64, a []pairRec, hits []pairHit, out chan<- pairMsg) []pairHit {
+	shift := uint(64 - tabs[t].keyBits)
 	for lo := 0; lo < len(a); {
 		key := a[lo].p >> shift
 		hi := lo + 1
@@ -352,10 +530,10 @@ func pairsTable(es []Entry, tabs []table, t, k, minRun int, a, tmp []pairRec, ou
 				if d > k {
 					continue
 				}
-				i, j := a[x].i, a[y].i
-				if firstSharedTable(tabs, es[i].FP^es[j].FP, t) != t {
+				if sharesEarlier(px^a[y].p, earlier) {
 					continue
 				}
+				i, j := a[x].i, a[y].i
 				if i > j {
 					i, j = j, i
 				}
@@ -368,10 +546,32 @@ func pairsTable(es []Entry, tabs []table, t, k, minRun int, a, tmp []pairRec, ou
 		}
 		lo = hi
 	}
-	if len(hits) > 0 {
-		out <- pairMsg{hits: hits}
+	return hits
+}
+
+// permutedMasks returns the key masks of the tables before t, permuted as
+// table t permutes fingerprints: two fingerprints agree on table u's key
+// exactly when their permuted forms, XORed, have no bit of the u-th mask,
+// so the pairs of t's runs are tested without reading the fingerprints
+// themselves, a random access each (at 10M entries, a quarter of Pairs'
+// time went there).
+func permutedMasks(tabs []table, t int) []uint64 {
+	out := make([]uint64, t)
+	for u := range out {
+		out[u] = tabs[t].permute(tabs[u].keyMask)
 	}
-	return a, tmp
+	return out
+}
+
+// sharesEarlier reports whether two permuted fingerprints that differ in
+// x agree on the key of a table whose mask is in earlier (permutedMasks).
+func sharesEarlier(x uint64, earlier []uint64) bool {
+	for _, m := range earlier {
+		if x&m == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // firstSharedTable returns the first table on whose key bits two
@@ -416,21 +616,7 @@ func radixSortKey(a, tmp []pairRec, keyBits int) ([]pairRec, []pairRec) {
 	for g := range 1 << hb {
 		src, dst := a[start[g]:start[g+1]], tmp[start[g]:start[g+1]]
 		for shift := 64 - uint(keyBits); shift < 64-hb; shift += width {
-			w := min(width, 64-hb-shift)
-			mask := uint64(1)<<w - 1
-			clear(count[:1<<w])
-			for _, r := range src {
-				count[(r.p>>shift)&mask]++
-			}
-			sum := 0
-			for i := range count[:1<<w] {
-				count[i], sum = sum, sum+count[i]
-			}
-			for _, r := range src {
-				d := (r.p >> shift) & mask
-				dst[count[d]] = r
-				count[d]++
-			}
+			countingPass(src, dst, shift, min(width, 64-hb-shift), count[:])
 			src, dst = dst, src
 		}
 	}

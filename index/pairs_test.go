@@ -256,3 +256,78 @@ func TestPairsJoinCrowded(t *testing.T) {
 		t.Fatalf("unrelated entries: %d pairs emitted and %d joined, want %d emitted and none joined", emitted, joins, want)
 	}
 }
+
+// TestPairsFamilies checks Pairs with every design that can answer k, on
+// enough entries that tables sharing their first key block are sorted as
+// families (pairsFamily), against comparing every pair: random entries,
+// one in ten near an earlier one, and a crowd of entries near one
+// fingerprint, whose runs are long; with a Joiner too, whose crowded runs
+// must end in the same components.
+func TestPairsFamilies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	es := randomEntries(familyMin+3000, 5)
+	r := rand.New(rand.NewPCG(7, 8))
+	base := r.Uint64()
+	for range 600 {
+		fp := base
+		for range r.IntN(4) {
+			fp ^= 1 << r.UintN(64)
+		}
+		es = append(es, Entry{FP: fp})
+	}
+	for i := range es {
+		es[i].ID = uint64(i)
+	}
+	// Designs of one level whose keys are one, two or three blocks, and
+	// of two levels.
+	familyDesigns := map[int][]string{3: {"4/1", "5/2", "6/3", "4/1,4/1", "5/2,5/2"}, 5: {"7/2", "8/3", "6/1,6/1"}}
+	families, tried := 0, 0
+	for _, k := range []int{3, 5} {
+		want := bruteForcePairHits(es, k)
+		wantSets := newTestSets(len(es))
+		for _, h := range want {
+			wantSets.union(int(h.a), int(h.b))
+		}
+		for _, d := range Candidates(k) {
+			if !slices.Contains(familyDesigns[k], d.String()) {
+				continue
+			}
+			tried++
+			for _, job := range pairsFamilies(buildTables(d), len(es)) {
+				if job.lead > 0 {
+					families++
+				}
+			}
+			var got []pairHit
+			pairsDesign(es, k, d, true, func(a, b Entry, dist int) {
+				got = append(got, pairHit{a: uint32(a.ID), b: uint32(b.ID), d: uint32(dist)})
+			}, nil)
+			slices.SortFunc(got, comparePairHit)
+			if !slices.Equal(got, want) {
+				t.Fatalf("k=%d, design %v: %d pairs, want %d", k, d, len(got), len(want))
+			}
+			sets := newTestSets(len(es))
+			pairsDesign(es, k, d, true, func(a, b Entry, dist int) {
+				sets.union(int(a.ID), int(b.ID))
+			}, &Joiner{
+				MinRun: 64,
+				Find:   func(e Entry) int { return sets.find(int(e.ID)) },
+				Join: func(a, b Entry, dist int) bool {
+					sets.union(int(a.ID), int(b.ID))
+					return true
+				},
+			})
+			if g, w := sets.components(), wantSets.components(); !slices.Equal(g, w) {
+				t.Fatalf("k=%d, design %v, with a Joiner: components differ from every pair's", k, d)
+			}
+		}
+	}
+	if tried != len(familyDesigns[3])+len(familyDesigns[5]) {
+		t.Fatalf("%d designs tried, want %v: Candidates(3) and Candidates(5) no longer hold them", tried, familyDesigns)
+	}
+	if families == 0 {
+		t.Fatal("no design sorted its tables as families: the test does not reach pairsFamily")
+	}
+}
