@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 // ASCIIWords finds the word tokens of ASCII text: the tokens Words gives
@@ -53,24 +54,7 @@ func (w *ASCIIWords) reset(text []byte, plainOnly bool) bool {
 	w.edges, w.spaces, w.text = b, sp, text
 	plain := true
 	for i := 0; i <= n; i += 64 {
-		var m, s, bad uint64
-		k := 0
-		for ; k < 64 && i+k+8 <= n; k += 8 {
-			wm, sm, bm := classify8(binary.LittleEndian.Uint64(text[i+k:]))
-			m |= wm << k
-			s |= sm << k
-			bad |= bm
-		}
-		if k < 64 {
-			// the last bytes, fewer than eight, padded with spaces (which
-			// are plain and mark no word)
-			var last [8]byte
-			copy(last[copy(last[:], text[i+k:]):], "        ")
-			wm, sm, bm := classify8(binary.LittleEndian.Uint64(last[:]))
-			m |= wm << k
-			s |= sm << k
-			bad |= bm
-		}
+		m, s, bad := classify64(text[i:])
 		b[i/64], sp[i/64] = m, s
 		if bad != 0 {
 			if plainOnly {
@@ -111,6 +95,40 @@ func (w *ASCIIWords) markJoins() {
 		b[i] = m ^ (m<<1 | top)
 		top = m >> 63
 	}
+}
+
+// classify64 returns the word and space bitmaps of the first 64 bytes of
+// text (bit k for byte k; when text is shorter, the bytes past its end
+// are read as spaces, which are plain and mark no word) and a value that
+// is not 0 if one of them is neither printable ASCII nor ASCII white
+// space, as classify8 gives them: with AVX-512 at once
+// (classify64AVX512), eight bytes at a time otherwise.
+func classify64(text []byte) (m, s, bad uint64) {
+	if useAVX512 {
+		return classify64AVX512(unsafe.SliceData(text), len(text))
+	}
+	return classify64Go(text)
+}
+
+// classify64Go is classify64 with classify8, eight bytes at a time.
+func classify64Go(text []byte) (m, s, bad uint64) {
+	k := 0
+	for ; k < 64 && k+8 <= len(text); k += 8 {
+		wm, sm, bm := classify8(binary.LittleEndian.Uint64(text[k:]))
+		m |= wm << k
+		s |= sm << k
+		bad |= bm
+	}
+	if k < 64 {
+		// the last bytes, fewer than eight, padded with spaces
+		var last [8]byte
+		copy(last[copy(last[:], text[k:]):], "        ")
+		wm, sm, bm := classify8(binary.LittleEndian.Uint64(last[:]))
+		m |= wm << k
+		s |= sm << k
+		bad |= bm
+	}
+	return m, s, bad
 }
 
 // classify8 returns, as eight bits (bit k for byte k of x), the word bytes

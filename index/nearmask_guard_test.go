@@ -4,10 +4,10 @@ package index
 
 import (
 	"math/rand/v2"
-	"os"
-	"syscall"
 	"testing"
 	"unsafe"
+
+	"github.com/neardup/neardup/internal/guardpage"
 )
 
 // TestNearMaskGuardPage places slices of every length 0..70 right before a
@@ -15,16 +15,8 @@ import (
 // that loads a value past the end of its slice (say an unmasked vector
 // load for the last few) crashes the test instead of passing it.
 func TestNearMaskGuardPage(t *testing.T) {
-	ps := os.Getpagesize()
-	mem, err := syscall.Mmap(-1, 0, 2*ps, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Skipf("mmap: %v", err)
-	}
-	defer syscall.Munmap(mem)
-	if err := syscall.Mprotect(mem[ps:], syscall.PROT_NONE); err != nil {
-		t.Skipf("mprotect: %v", err)
-	}
+	mem := guardpage.New(t)
+	ps := len(mem)
 	r := rand.New(rand.NewPCG(5, 6))
 	t.Run("64", func(t *testing.T) {
 		checkGuardPage(t, unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), ps/8), r.Uint64(), r)
