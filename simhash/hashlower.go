@@ -37,7 +37,13 @@ func Hash64Lower(token, buf []byte) (uint64, []byte) { return hashLower(token, b
 // cost less.
 func AppendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
 	dst, out := grow(dst, len(spans)/2)
-	later, nl := hashSpans(out, text, spans)
+	var later [8]int
+	var nl int
+	if useAVX512 {
+		later, nl = hashSpansWide(out, text, spans)
+	} else {
+		later, nl = hashSpans(out, text, spans)
+	}
 	if nl <= len(later) {
 		for _, k := range later[:nl] {
 			out[k], buf = hashLower(text[spans[2*k]:spans[2*k+1]], buf)
@@ -87,6 +93,36 @@ func hashSpans(out []uint64, text []byte, spans []uint32) (later [8]int, nl int)
 		}
 		out[k] = h
 	}
+	return later, nl
+}
+
+// hashSpansWide is hashSpans eight tokens at a time (hashSpans8AVX512),
+// the tokens it leaves out and the last few by hashSpans, one at a time.
+func hashSpansWide(out []uint64, text []byte, spans []uint32) (later [8]int, nl int) {
+	var ptr *byte
+	if len(text) > 0 {
+		ptr = &text[0]
+	}
+	k := 0
+	for ; k+8 <= len(out); k += 8 {
+		for rest := hashSpans8AVX512(&out[k], ptr, len(text), &spans[2*k]); rest != 0; rest &= rest - 1 {
+			j := k + bits.TrailingZeros64(rest)
+			if _, n := hashSpans(out[j:j+1], text, spans[2*j:2*j+2]); n > 0 {
+				if nl < len(later) {
+					later[nl] = j
+				}
+				nl++
+			}
+		}
+	}
+	l, n := hashSpans(out[k:], text, spans[2*k:])
+	for _, j := range l[:min(n, len(l))] {
+		if nl < len(later) {
+			later[nl] = k + j
+		}
+		nl++
+	}
+	nl += max(0, n-len(l)) // tokens beyond the first eight left out, not listed
 	return later, nl
 }
 

@@ -16,16 +16,6 @@ func TestHash64Lower(t *testing.T) {
 		"aAzZmM@[`{09_.",
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcxyz",
 	}
-	lowerASCII := func(b []byte) []byte {
-		out := make([]byte, len(b))
-		for i, c := range b {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			out[i] = c
-		}
-		return out
-	}
 	rng := rand.New(rand.NewPCG(7, 7))
 	var buf []byte
 	for n := 0; n <= 40; n++ {
@@ -74,4 +64,16 @@ func TestHash64Lower(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lowerASCII returns a copy of b with its ASCII upper-case letters lowered.
+func lowerASCII(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
