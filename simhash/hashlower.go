@@ -34,7 +34,8 @@ func Hash64Lower(token, buf []byte) (uint64, []byte) { return hashLower(token, b
 // it), it computes XXH3's three formulas for 1-3, 4-8 and 9-16 bytes and
 // keeps the one for its length. A branch on the length would be
 // mispredicted for about every other word of prose; the two extra formulas
-// cost less.
+// cost less. Where the processor has AVX-512, the tokens of up to 8 bytes
+// are hashed eight at a time, each in a 64-bit lane (hashSpans8AVX512).
 func AppendHash64Lower(dst []uint64, text []byte, spans []uint32, buf []byte) ([]uint64, []byte) {
 	dst, out := grow(dst, len(spans)/2)
 	var later [8]int
