@@ -97,8 +97,9 @@ func hashSpans(out []uint64, text []byte, spans []uint32) (later [8]int, nl int)
 	return later, nl
 }
 
-// hashSpansWide is hashSpans eight tokens at a time (hashSpans8AVX512),
-// the tokens it leaves out and the last few by hashSpans, one at a time.
+// hashSpansWide is hashSpans eight tokens at a time (hashSpans8AVX512):
+// the tokens that leaves out go through hashSpans one at a time, and the
+// last fewer than eight through one call of it.
 func hashSpansWide(out []uint64, text []byte, spans []uint32) (later [8]int, nl int) {
 	var ptr *byte
 	if len(text) > 0 {
