@@ -1,0 +1,101 @@
+package similarity
+
+import (
+	"slices"
+	"unicode/utf8"
+
+	"github.com/neardup/neardup/analysis"
+	"github.com/zeebo/xxh3"
+)
+
+// Words appends to dst the hashes of the words of s, in text order: the
+// runs of EditRunes between spaces, with each CJK rune (analysis.IsCJK) a
+// word of its own. It stops once dst has grown by more than most words
+// (most < 0: no limit), so that a caller that wants only the texts of a
+// few words never hashes a long one.
+func (s *Sketch) Words(dst []uint64, most int) []uint64 {
+	start := len(dst)
+	rs := s.EditRunes()
+	var buf [64]byte
+	word := buf[:0]
+	flush := func() {
+		if len(word) > 0 {
+			dst = append(dst, xxh3.Hash(word))
+			word = word[:0]
+		}
+	}
+	for _, r := range rs {
+		if most >= 0 && len(dst)-start > most {
+			return dst
+		}
+		switch {
+		case r == ' ':
+			flush()
+		case r >= 0x1100 && analysis.IsCJK(r):
+			flush()
+			word = utf8.AppendRune(word, r)
+			flush()
+		default:
+			word = utf8.AppendRune(word, r)
+		}
+	}
+	flush()
+	return dst
+}
+
+// OneWordApart reports whether the word sequences a and b (Words) are the
+// same but for at most one word replaced, inserted or deleted.
+func OneWordApart(a, b []uint64) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	switch len(a) - len(b) {
+	case 0:
+		diff := 0
+		for i := range a {
+			if a[i] != b[i] {
+				diff++
+			}
+		}
+		return diff <= 1
+	case 1:
+		i := 0 // the common prefix; a's word at i is the one b lacks
+		for i < len(b) && a[i] == b[i] {
+			i++
+		}
+		return slices.Equal(a[i+1:], b[i:])
+	}
+	return false
+}
+
+// DeletionKeys appends to dst the deletion keys of the word sequence w:
+// the hash of w itself, and of w with each of its words left out, one
+// key each (len(w)+1 in all, repeats included). Two sequences that are
+// OneWordApart share a key: a word replaced at i leaves both the same
+// sequence without their i-th word, and a word inserted into one leaves
+// the other's whole sequence once it is left out. Sequences that share a
+// key are mostly one word apart; a key of 64 bits says nothing for
+// certain, so a caller checks with OneWordApart.
+func DeletionKeys(w []uint64, dst []uint64) []uint64 {
+	dst = append(dst, seqKey(w, -1))
+	for i := range w {
+		dst = append(dst, seqKey(w, i))
+	}
+	return dst
+}
+
+// seqKey returns the hash of the words of w but the one at skip (-1:
+// none), in order.
+func seqKey(w []uint64, skip int) uint64 {
+	h := uint64(0x9ae16a3b2f90404f)
+	for i, x := range w {
+		if i == skip {
+			continue
+		}
+		h = (h ^ x) * 0xff51afd7ed558ccd
+		h ^= h >> 32
+	}
+	h ^= h >> 29
+	h *= 0xc4ceb9fe1a85ec53
+	return h ^ h>>32
+}
