@@ -16,6 +16,7 @@ func TestPolicyVerify(t *testing.T) {
 	shortOther := "a completely different sentence about the weather in the hills at dusk"
 	tiny := "the quick brown fox jumps over the lazy dog"
 	tinyEdit := "the quick brown fox jumped over the lazy dog"
+	tinyTwo := "the quick brown fox jumped over the lazy dogs"
 	if n := sk(short).Len(); n < p.TinyLength || n >= p.ShortLength {
 		t.Fatalf("short text has %d runes, want %d to %d", n, p.TinyLength, p.ShortLength-1)
 	}
@@ -44,7 +45,10 @@ func TestPolicyVerify(t *testing.T) {
 		{"short unrelated", short, shortOther, 4, 64, false, Levenshtein, false, false},
 		{"short beyond distance", short, shortEdit, 11, 64, false, "", false, false},
 		{"tiny beyond the short distance", tiny, tinyEdit, 11, 64, true, Levenshtein, true, false},
-		{"tiny beyond distance", tiny, tinyEdit, 15, 64, false, "", false, false},
+		// One word apart, of 4 to 12 words: the tiny rule's measure
+		// decides whatever the distance (Policy.TinyWords).
+		{"tiny one word apart beyond distance", tiny, tinyEdit, 40, 64, true, Levenshtein, true, false},
+		{"tiny two words apart beyond distance", tiny, tinyTwo, 15, 64, false, "", false, false},
 		{"tiny and short beyond the short distance", tiny, shortEdit + " while the birds sang in the old oak tree", 11, 64, false, "", false, false},
 		// The shorter text chooses the rule, the longer up to a quarter
 		// longer: a tiny text and a copy with a few words more.
@@ -173,6 +177,43 @@ func TestVerifyBounded(t *testing.T) {
 			if !dup && (bsim < sim || bsim >= min) {
 				t.Fatalf("min %v, %q vs %q: bounded sim %v for a turned-down pair of ratio %v", min, a, b, bsim, sim)
 			}
+		}
+	}
+}
+
+// TestPolicyTinyWords checks the bounds of Policy.TinyWords: tiny texts one
+// word apart beyond the tiny rule's distance are duplicates when both have
+// 4 to TinyWords words, not with fewer or more words, nor with TinyWords
+// 0, and Validate refuses values out of range.
+func TestPolicyTinyWords(t *testing.T) {
+	sk := func(s string) *similarity.Sketch { return similarity.NewSketch([]byte(s)) }
+	for _, tc := range []struct {
+		a, b  string
+		words int
+		dup   bool
+	}{
+		{"a man is playing a guitar", "a man is playing the guitar", 12, true},
+		{"a man is playing a guitar", "a man is playing a guitar now", 12, true},
+		{"a man is playing a guitar", "a man is playing guitar", 12, true},
+		{"a man is playing a guitar", "a man is playing the guitar", 0, false},
+		{"a man is playing a guitar", "a man is playing the guitar", 5, false}, // 6 words each
+		{"a man is playing a guitar", "a man is playing the guitar", 6, true},
+		{"the man sings", "the man sang", 12, false}, // 3 words
+		{"the man sings well", "the man sang well", 12, true},
+		{"我们今天去", "我们明天去", 12, true}, // each Han character a word
+	} {
+		p := DefaultPolicy()
+		p.TinyWords = tc.words
+		const dist = 40
+		if dup, sim := p.Decide(sk(tc.a), sk(tc.b), dist, 64); dup != tc.dup {
+			t.Errorf("TinyWords %d: %q and %q %d bits apart: duplicate %v (sim %.3f), want %v", tc.words, tc.a, tc.b, dist, dup, sim, tc.dup)
+		}
+	}
+	for _, w := range []int{-1, 65} {
+		p := DefaultPolicy()
+		p.TinyWords = w
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "tiny words") {
+			t.Errorf("TinyWords %d: Validate gave %v, want an error naming tiny words", w, err)
 		}
 	}
 }
