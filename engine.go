@@ -377,7 +377,11 @@ type Engine struct {
 	// tinyKeys stays empty: its keys order tiny texts (see stripes), at
 	// the Tiny rule's distance; nil when that is not wider than the Short
 	// rule's.
-	tinyKeys      *index.Index
+	tinyKeys *index.Index
+	// keys holds the deletion keys of tiny texts of at most
+	// Policy.TinyWords words; nil when the policy has none, or texts are
+	// not kept (there is nothing to verify a candidate with).
+	keys          *wordKeys
 	longK, shortK int
 	// longIxK and shortIxK are the distances the indexes are queried at:
 	// longK and shortK at 64 bits, half of them at 128.
@@ -475,8 +479,12 @@ type recentInsert struct {
 	held atomic.Uint64
 }
 
-// heldShortBit marks, in recentInsert.held, an insert into the short index.
-const heldShortBit = 1 << 16
+// heldShortBit marks, in recentInsert.held, an insert into the short index,
+// and heldKeysBit one with deletion keys (Engine.keys).
+const (
+	heldShortBit = 1 << 16
+	heldKeysBit  = 1 << 17
+)
 
 // recentSize is how many inserts Engine.recent remembers: a decision whose
 // window saw more is made again under the locks.
@@ -698,6 +706,9 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			}
 		}
 	}
+	if e.short != nil && e.policy.TinyLength > 0 && e.policy.TinyWords > 0 && !o.DropText {
+		e.keys = newWordKeys()
+	}
 	e.keyScratch.New = func() any { s := make([]uint64, 0, 128); return &s }
 	e.db, err = store.Open(dir, &store.Options{InMemory: o.InMemory, Durability: o.Durability, CommitDelay: o.CommitDelay, Compression: o.Compression})
 	if err != nil {
@@ -897,6 +908,10 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		}
 	}
 	var shortLens []int
+	var keyed []keyedRecord // the records that may have deletion keys
+	if e.keys != nil {
+		e.keys.clear() // a second scan, after a snapshot that did not load, starts again
+	}
 	var maxCounter uint64
 	kept := 0         // records within the window, which the indexes hold
 	var lost []uint64 // records whose texts a stopped machine lost
@@ -932,6 +947,9 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 				}
 			}
 		}
+		if e.keys != nil && e.heldShort(r.TextLen, r.NormLen) && r.NormLen > 0 && r.NormLen < e.policy.TinyCap() {
+			keyed = append(keyed, keyedRecord{r.Seq, r.NormLen})
+		}
 		kept++
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
 		c.hashes = append(c.hashes, e.hashID(r.ID))
@@ -947,6 +965,9 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 		if lerr := <-loaded; err == nil {
 			err = lerr
 		}
+	}
+	if err == nil && len(keyed) > 0 {
+		err = e.restoreKeys(keyed)
 	}
 	var wg sync.WaitGroup
 	if err == nil && !buildIndex {
@@ -1171,6 +1192,8 @@ type prepared struct {
 	ix, lo uint64
 	runes  int
 	norm   int // its length as the rules count it (normalizedRunes), for short texts (0 otherwise)
+	// keys are its deletion keys, when it has them (Engine.textKeys).
+	keys   []uint64
 	time   int64
 	hash   uint64
 	sketch *similarity.Sketch
@@ -1221,6 +1244,9 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 		// space.
 		p.err = fmt.Errorf("%w: %q has no visible character", ErrEmptyText, d.ID)
 		return p
+	}
+	if e.heldShort(p.runes, p.norm) {
+		p.keys = e.textKeys(p.norm, p.getSketch)
 	}
 	p.hash = xxh3.Hash(p.text)
 	if d.Time.IsZero() {
@@ -1507,7 +1533,7 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 	}
 	if e.longLo != nil {
 		e.queryBatchWide(ps, out)
-		return out
+		return e.batchKeyMatches(ps, out)
 	}
 	// Only the MaxCandidates nearest of each index are verified, so only
 	// they are kept: a text that many stored ones are near (pages of one
@@ -1529,6 +1555,23 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 			out[shortLongAt[j]] = append(out[shortLongAt[j]], ms...)
 		}
 	}
+	return e.batchKeyMatches(ps, out)
+}
+
+// batchKeyMatches adds to out, the matches queryBatch found, those of the
+// documents' deletion keys (keyMatches); a document whose key matches
+// could not be read gets nil, to be queried again.
+func (e *Engine) batchKeyMatches(ps []prepared, out [][]index.Match) [][]index.Match {
+	for i := range ps {
+		if out[i] == nil || len(ps[i].keys) == 0 {
+			continue
+		}
+		ms, err := e.keyMatches(&ps[i], out[i])
+		if err != nil {
+			ms = nil
+		}
+		out[i] = ms
+	}
 	return out
 }
 
@@ -1538,7 +1581,11 @@ func (e *Engine) queryBatch(ps []prepared) [][]index.Match {
 // can fail (their records are read).
 func (e *Engine) query(p *prepared) ([]index.Match, error) {
 	if e.longLo != nil {
-		return e.wideMatches(p, nil, nil)
+		ms, err := e.wideMatches(p, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return e.keyMatches(p, ms)
 	}
 	most := e.opts.MaxCandidates
 	ms := e.long.QueryNearest(p.ix, e.longK, most, nil, nil)
@@ -1551,10 +1598,11 @@ func (e *Engine) query(p *prepared) ([]index.Match, error) {
 	default:
 		ms = e.shortLong.QueryNearest(p.ix, e.longK, most, nil, ms)
 	}
-	if ms == nil {
+	ms, err := e.keyMatches(p, ms)
+	if ms == nil && err == nil {
 		ms = []index.Match{} // queried, no match
 	}
-	return ms, nil
+	return ms, err
 }
 
 // decideWith is decide with p's matches in the indexes given in pre
@@ -1761,6 +1809,9 @@ func (e *Engine) noteInsert(p *prepared, seq uint64) {
 	if e.heldShort(p.runes, p.norm) {
 		held = heldShortBit | uint64(tag(p.norm))
 	}
+	if len(p.keys) > 0 {
+		held |= heldKeysBit
+	}
 	r.held.Store(held)
 	stamp := (n + 1) << 1
 	if e.isShort(p.runes) {
@@ -1786,8 +1837,8 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 	if e.removals.Load() != o.removals {
 		return false
 	}
-	if !w.extend(e) {
-		return false
+	if !w.extend(e) || (len(p.keys) > 0 && w.keyed) {
+		return false // an insert with keys may share one with p
 	}
 	return !index.AnyWithin(w.all, p.ix, e.longK) &&
 		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.short.radius(p.norm)))
@@ -1805,7 +1856,9 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 // give. Otherwise the indexes are queried again. Either way the verdicts
 // of o are reused.
 func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, error) {
-	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) {
+	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) || (len(p.keys) > 0 && w.keyed) {
+		// The key map is queried again too: the inserts' keys are not in
+		// the window.
 		return e.decideWith(p, nil, o.d.verdicts)
 	}
 	return e.decideWith(p, e.windowMatches(p, w, slices.Clip(o.pre)), o.d.verdicts)
@@ -1854,6 +1907,7 @@ type window struct {
 	seqs       []uint64 // their seqs
 	held       []uint64 // their recentInsert.held
 	short      []uint64 // the fingerprints of short texts
+	keyed      bool     // an insert had deletion keys
 }
 
 // extend copies the inserts numbered up to now and reports whether it got
@@ -1883,6 +1937,9 @@ func (w *window) extend(e *Engine) bool {
 		if stamp&1 != 0 {
 			w.short = append(w.short, fp)
 		}
+		if held&heldKeysBit != 0 {
+			w.keyed = true
+		}
 	}
 	return true
 }
@@ -1900,6 +1957,10 @@ func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 		dst = e.roleKeys(e.shortKeys, p, 0x5bd1e9955bd1e995, dst)
 		if e.isTiny(p) {
 			dst = e.roleKeys(e.tinyKeys, p, 0x27d4eb2f165667c5, dst)
+		}
+		// Texts that share a deletion key take turns too.
+		for _, k := range p.keys {
+			dst = append(dst, k^0x165667b19e3779f9)
 		}
 	}
 	for i := range dst {
@@ -1943,7 +2004,11 @@ func (e *Engine) stripeTables() int {
 	if e.tinyKeys != nil {
 		m += e.tinyKeys.Tables()
 	}
-	return m * (e.bits / 64)
+	m *= e.bits / 64
+	if e.keys != nil {
+		m += e.policy.TinyWords + 1
+	}
+	return m
 }
 
 func (e *Engine) lockKeys(s []uint64) {
@@ -2206,6 +2271,9 @@ func (e *Engine) decideInOrder(ps []prepared, check bool, results []Result, errs
 				e.longLo.Add(lo)
 			}
 		}
+		if len(p.keys) > 0 {
+			e.keys.add(p.keys, seq)
+		}
 		e.setID(p.doc.ID, docRef{seq: seq, time: p.time}, status == idCollision)
 		e.noteInsert(p, seq)
 		if spec == nil {
@@ -2367,6 +2435,10 @@ func (e *Engine) Delete(id string) error {
 		return fmt.Errorf("%w: %s", ErrNotFound, quoteID(id))
 	}
 	e.waitDurable(ref.seq)
+	keys, err := e.storedKeys(ref.seq)
+	if err != nil {
+		return fmt.Errorf("neardup: delete %q: %w", id, err)
+	}
 	b := e.db.NewBatch()
 	b.Delete(ref.seq)
 	if err := e.db.Commit(b); err != nil {
@@ -2374,6 +2446,9 @@ func (e *Engine) Delete(id string) error {
 	}
 	e.removals.Add(1)
 	e.unindex(ref.seq)
+	if len(keys) > 0 {
+		e.keys.remove(keys, ref.seq)
+	}
 	e.dropID([]byte(id), ref.seq)
 	e.nDeleted.Add(1)
 	return nil

@@ -72,6 +72,10 @@ func (e *Engine) ExpireNow(ctx context.Context) (ExpireReport, error) {
 	if end <= e.expiredTo {
 		return rep, nil
 	}
+	if e.keys != nil {
+		// Once an hour: the map is swept whole.
+		e.keys.expire(end)
+	}
 	err := e.db.ScanViews(e.expiredTo, end, func(r *store.View) error {
 		if e.dropID(r.ID, r.Seq) {
 			rep.Stored++

@@ -532,13 +532,14 @@ func (f spreadGroupFingerprinter) Fingerprint(text []byte) Fingerprint {
 
 // TestConcurrentNearDuplicates races goroutines over groups of
 // near-duplicates: in every group exactly one is kept and the others name
-// it.
+// it, for groups near by their fingerprints and for tiny texts a word
+// apart whose fingerprints are not near ("keys").
 func TestConcurrentNearDuplicates(t *testing.T) {
 	groups, perGroup := 60, 8
 	if testing.Short() {
 		groups = 15
 	}
-	for _, fpName := range []string{"group", "wide", "tiny", "default"} {
+	for _, fpName := range []string{"group", "wide", "tiny", "keys", "default"} {
 		t.Run(fpName, func(t *testing.T) {
 			o := memOptions(nil)
 			switch fpName {
@@ -548,6 +549,11 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 				o.Fingerprinter = spreadGroupFingerprinter{4}
 			case "tiny":
 				o.Fingerprinter = spreadGroupFingerprinter{7}
+			case "keys":
+				// Each text's own hash: a group's texts, one word apart,
+				// are about 32 bits apart, found by their deletion keys
+				// alone.
+				o.Fingerprinter = hashFingerprinter{}
 			}
 			e := mustOpen(t, "", o)
 			r := rand.New(rand.NewPCG(5, 6))
@@ -561,7 +567,7 @@ func TestConcurrentNearDuplicates(t *testing.T) {
 				switch fpName {
 				case "wide":
 					base = genText(r, 20+r.IntN(30)) // short only
-				case "tiny":
+				case "tiny", "keys":
 					base = tinyBase(r)
 				}
 				for m := range perGroup {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/neardup/neardup/store"
 	"github.com/zeebo/xxh3"
@@ -35,7 +36,8 @@ func (f flipFingerprinter) Fingerprint(text []byte) Fingerprint {
 // TestTinyTexts checks the Tiny rule's wider distance through every query
 // path (Check, CheckBatch, CheckAndInsertBatch), at 64 and 128 bits, and
 // after a reopen from the snapshot and a rebuild from the records: a tiny
-// copy within the Tiny rule's distance is found, one beyond it is not, a
+// copy within the Tiny rule's distance is found, one beyond it is not
+// unless it is one word away (found by its deletion keys), a
 // pair whose shorter text is not tiny is judged by the Short rule's
 // distance, and one whose shorter text is tiny (or short) and whose
 // longer one is a little longer by the Tiny (or Short) rule; with
@@ -91,11 +93,25 @@ func checkTinyTexts(t *testing.T, bits int, tiny bool) {
 		}
 		return ""
 	}
+	// keyed returns id, a tiny text's, for a copy one word away when the
+	// tiny rule finds those by their deletion keys, or "".
+	keyed := func(id string) string {
+		if tiny {
+			return id
+		}
+		return ""
+	}
+	// A word edited, and two (in the second and fourth words, of 5
+	// letters each: the Levenshtein ratio passes either way).
+	oneWord := tinyText[:3] + "z" + tinyText[4:]
+	twoWords := oneWord[:15] + "z" + oneWord[16:]
 	probes := []probe{
 		{tinyText, "tiny", 9},
 		{tinyText, within("tiny", 12), 12},
 		{tinyText, within("tiny", 14), 14},
-		{tinyText, "", 15},
+		{twoWords, "", 15},
+		{oneWord, keyed("tiny"), 15},
+		{oneWord, keyed("tiny"), 40},
 		{shortText, "short", 10},
 		{shortText, "", 12},
 		// 75 runes against 90: the shorter is not tiny, so the Short rule.
@@ -204,6 +220,83 @@ func TestSnapshotPlacement(t *testing.T) {
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestDeletionKeys checks the deletion keys' life: a tiny text finds a
+// stored one a word away whatever their distance, not once that one is
+// deleted or has expired (their keys go with them), nor with TinyWords 0
+// or without texts kept; a text of fewer than 4 or more than TinyWords
+// words has no keys.
+func TestDeletionKeys(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 10, 30, 0, 0, time.UTC)}
+	o := memOptions(clock)
+	o.Retention = 2 * time.Hour
+	o.Fingerprinter = hashFingerprinter{} // no two texts near
+	e := mustOpen(t, "", o)
+	ctx := context.Background()
+	const text, copyOf = "the old man sold his boat today", "the old man sold his boats today"
+	check := func(stage string, want bool) {
+		t.Helper()
+		res, err := e.Check(ctx, Document{Text: copyOf})
+		if err != nil || res.Duplicate != want {
+			t.Fatalf("%s: %+v, %v; want a duplicate %v", stage, res, err, want)
+		}
+	}
+	insert := func(id, text string) {
+		t.Helper()
+		if res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text}); err != nil || !res.Inserted {
+			t.Fatalf("insert %s: %+v, %v", id, res, err)
+		}
+	}
+	insert("a", text)
+	if n := e.keys.len(); n != 8 {
+		t.Fatalf("a text of 7 words has %d keys, want 8", n)
+	}
+	check("stored", true)
+	if err := e.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.keys.len(); n != 0 {
+		t.Fatalf("%d keys left after the delete, want 0", n)
+	}
+	check("deleted", false)
+	insert("b", text)
+	check("stored again", true)
+	clock.Advance(4 * time.Hour)
+	if _, err := e.ExpireNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.keys.len(); n != 0 {
+		t.Fatalf("%d keys left after expiry, want 0", n)
+	}
+	insert("few", "the old man")
+	insert("many", "one two three four five six seven eight nine ten eleven twelve thirteen")
+	if n := e.keys.len(); n != 0 {
+		t.Fatalf("texts of 3 and 13 words have %d keys, want none", n)
+	}
+	insert("c", text)
+	check("stored a third time", true)
+	for _, off := range []string{"TinyWords 0", "DropText"} {
+		o := memOptions(clock)
+		o.Fingerprinter = hashFingerprinter{}
+		if off == "DropText" {
+			o.DropText = true
+		} else {
+			o.Policy = DefaultPolicy()
+			o.Policy.TinyWords = 0
+		}
+		e := mustOpen(t, "", o)
+		insert := func(id, text string) {
+			if res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text}); err != nil || !res.Inserted {
+				t.Fatalf("%s: insert %s: %+v, %v", off, id, res, err)
+			}
+		}
+		insert("a", text)
+		insert("b", copyOf) // not a duplicate: too far apart
+		if e.keys != nil {
+			t.Errorf("%s: the engine keeps deletion keys", off)
 		}
 	}
 }

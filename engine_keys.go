@@ -1,0 +1,277 @@
+package neardup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/similarity"
+	"github.com/neardup/neardup/store"
+)
+
+// wordKeys maps the deletion keys (similarity.DeletionKeys) of the tiny
+// texts of at most Policy.TinyWords words to their seqs, so that a tiny
+// text finds the stored ones a word away from it whatever the distance of
+// their fingerprints (Policy.TinyWords). It lives in memory only: Open
+// makes it again from the texts of the tiny records.
+//
+// A seq is removed when its document is deleted or expires, and a
+// candidate is read from the store before it is verified, so an entry of
+// an insert undone, or of a document deleted without its text, only costs
+// a read until the expiry pass of its hour drops it.
+type wordKeys struct {
+	shards [wordKeyShards]wordKeyShard
+}
+
+const wordKeyShards = 64
+
+// maxKeySeqs is the most seqs a key keeps: a key common to many texts (the
+// words of a template but one) finds the latest of them, as the indexes
+// give their nearest MaxCandidates.
+const maxKeySeqs = 64
+
+// wordKeyShard is one shard of wordKeys: m holds the first seq of each
+// key, more the others (most keys belong to one text: a text a word away
+// from a stored one is usually its duplicate, and not stored).
+type wordKeyShard struct {
+	mu   sync.RWMutex
+	m    map[uint64]uint64
+	more map[uint64][]uint64
+}
+
+func newWordKeys() *wordKeys {
+	w := &wordKeys{}
+	w.clear()
+	return w
+}
+
+// clear empties w.
+func (w *wordKeys) clear() {
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.Lock()
+		s.m, s.more = make(map[uint64]uint64), nil
+		s.mu.Unlock()
+	}
+}
+
+func (w *wordKeys) shard(k uint64) *wordKeyShard { return &w.shards[k%wordKeyShards] }
+
+// add maps each of keys to seq.
+func (w *wordKeys) add(keys []uint64, seq uint64) {
+	for _, k := range keys {
+		s := w.shard(k)
+		s.mu.Lock()
+		switch first, ok := s.m[k]; {
+		case !ok:
+			s.m[k] = seq
+		case first != seq && !slices.Contains(s.more[k], seq):
+			if s.more == nil {
+				s.more = make(map[uint64][]uint64)
+			}
+			rest := s.more[k]
+			if len(rest) == maxKeySeqs-1 {
+				rest = append(rest[:0], rest[1:]...) // the oldest but one goes
+			}
+			s.more[k] = append(rest, seq)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// remove drops seq from each of keys.
+func (w *wordKeys) remove(keys []uint64, seq uint64) {
+	for _, k := range keys {
+		s := w.shard(k)
+		s.mu.Lock()
+		s.drop(k, func(x uint64) bool { return x == seq })
+		s.mu.Unlock()
+	}
+}
+
+// drop removes from key k the seqs that gone reports, moving one of the
+// others up to m when its first goes. The caller holds s.mu.
+func (s *wordKeyShard) drop(k uint64, gone func(uint64) bool) {
+	rest := s.more[k]
+	if len(rest) > 0 {
+		rest = slices.DeleteFunc(rest, gone)
+		if len(rest) == 0 {
+			delete(s.more, k)
+		} else {
+			s.more[k] = rest
+		}
+	}
+	if first, ok := s.m[k]; ok && gone(first) {
+		if len(rest) == 0 {
+			delete(s.m, k)
+			return
+		}
+		s.m[k] = rest[0]
+		if len(rest) == 1 {
+			delete(s.more, k)
+		} else {
+			s.more[k] = rest[1:]
+		}
+	}
+}
+
+// expire drops the seqs below before (those of the hours before it) and
+// returns how many keys are left.
+func (w *wordKeys) expire(before uint64) int {
+	left := 0
+	old := func(x uint64) bool { return x < before }
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.Lock()
+		for k, first := range s.m {
+			if old(first) || len(s.more[k]) > 0 {
+				s.drop(k, old)
+			}
+		}
+		left += len(s.m)
+		s.mu.Unlock()
+	}
+	return left
+}
+
+// find appends to dst the seqs that share a key of keys, each once.
+func (w *wordKeys) find(keys []uint64, dst []uint64) []uint64 {
+	n := len(dst)
+	for _, k := range keys {
+		s := w.shard(k)
+		s.mu.RLock()
+		if first, ok := s.m[k]; ok {
+			dst = append(dst, first)
+			dst = append(dst, s.more[k]...)
+		}
+		s.mu.RUnlock()
+	}
+	slices.Sort(dst[n:])
+	return append(dst[:n], slices.Compact(dst[n:])...)
+}
+
+// len returns how many keys w holds.
+func (w *wordKeys) len() int {
+	n := 0
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.RLock()
+		n += len(s.m)
+		s.mu.RUnlock()
+	}
+	return n
+}
+
+// textKeys returns the deletion keys of the text whose sketch is s, of n
+// runes (as the rules count them), when the Policy gives it keys: it is
+// tiny or may be in a tiny pair (under TinyCap), and has at most
+// TinyWords words. The caller knows the short index holds it.
+func (e *Engine) textKeys(n int, s func() *similarity.Sketch) []uint64 {
+	if e.keys == nil || n <= 0 || n >= e.policy.TinyCap() {
+		return nil
+	}
+	words := s().Words(make([]uint64, 0, e.policy.TinyWords+1), e.policy.TinyWords)
+	if len(words) > e.policy.TinyWords || len(words) < minTinyWords {
+		return nil
+	}
+	return similarity.DeletionKeys(words, make([]uint64, 0, len(words)+1))
+}
+
+// keyMatches appends to ms the stored documents that share a deletion key
+// with p and are not in ms already, the latest MaxCandidates of them, each
+// with its distance from p (by the whole fingerprint) read from its
+// record; deleted or expired ones are left out.
+func (e *Engine) keyMatches(p *prepared, ms []index.Match) ([]index.Match, error) {
+	if len(p.keys) == 0 {
+		return ms, nil
+	}
+	seqs := e.keys.find(p.keys, nil)
+	cutoff := e.cutoff()
+	read := 0
+	for i := len(seqs) - 1; i >= 0; i-- { // the latest first
+		seq := seqs[i]
+		if slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == seq }) {
+			continue
+		}
+		if read++; read > e.opts.MaxCandidates {
+			break // as many as are verified of an index's matches
+		}
+		rec, err := e.record(seq)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return ms, fmt.Errorf("neardup: %w", err)
+		}
+		if rec.Time < cutoff || len(rec.Fingerprint) != e.bits/8 {
+			continue
+		}
+		hi := binary.BigEndian.Uint64(rec.Fingerprint)
+		d := bits.OnesCount64(hi ^ p.ix)
+		if e.bits > 64 {
+			d += bits.OnesCount64(binary.BigEndian.Uint64(rec.Fingerprint[8:]) ^ p.lo)
+		}
+		ms = append(ms, index.Match{ID: seq, FP: hi, Distance: d})
+	}
+	return ms, nil
+}
+
+// storedKeys returns the deletion keys of the stored document seq, made
+// again from its text: none when it has none, or its text is gone.
+func (e *Engine) storedKeys(seq uint64) ([]uint64, error) {
+	if e.keys == nil {
+		return nil, nil
+	}
+	rec, err := e.record(seq)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil || !e.heldShort(rec.TextLen, rec.NormLen) {
+		return nil, err
+	}
+	return e.recordKeys(seq, rec.NormLen)
+}
+
+// recordKeys returns the deletion keys of the stored text of seq, of n
+// runes as the rules count them.
+func (e *Engine) recordKeys(seq uint64, n int) ([]uint64, error) {
+	if n <= 0 || n >= e.policy.TinyCap() {
+		return nil, nil
+	}
+	text, err := e.text(seq)
+	if err != nil || text == nil {
+		return nil, err
+	}
+	return e.textKeys(n, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) }), nil
+}
+
+// keyedRecord is a stored document that may have deletion keys, and its
+// length as the rules count it.
+type keyedRecord struct {
+	seq  uint64
+	norm int
+}
+
+// restoreKeys makes the deletion keys of the stored documents rs (tiny
+// ones, see restore) again from their texts, on all cores.
+func (e *Engine) restoreKeys(rs []keyedRecord) error {
+	errs := make([]error, len(rs))
+	parallel(len(rs), func(i int) {
+		keys, err := e.recordKeys(rs[i].seq, rs[i].norm)
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		if len(keys) > 0 {
+			e.keys.add(keys, rs[i].seq)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("neardup: deletion keys: %w", err)
+	}
+	return nil
+}
