@@ -351,6 +351,9 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	// order, from the calling goroutine; with join, the pairs of crowded
 	// runs go to join instead.
 	candidates := func(emit func(c clusterPair), join *clusterRuns) {
+		if verify {
+			clusterKeyPairs(all, isTiny, sketch, fps, policy, scale(policy.Tiny.MaxDistance), emit)
+		}
 		if most > 0 && !strict {
 			halves := [][]uint64{hi}
 			if bits == 128 {
@@ -843,3 +846,64 @@ func parallelDo(n int, f func(i int)) {
 	}
 	wg.Wait()
 }
+
+// clusterKeyPairs calls emit for the pairs of the tiny texts of sel
+// (isTiny, under the policy's TinyCap too) that share a deletion key
+// (similarity.DeletionKeys, of the texts of 4 to Policy.TinyWords words)
+// and are more than bound bits apart, the tiny rule's distance, within
+// which the tiny pass finds them. Like the engine, a key shared by many
+// texts pairs only its last 64 (clusterKeyMost) with each other.
+func clusterKeyPairs(sel []int, isTiny func(i int) bool, sketch func(i int) *similarity.Sketch, fps []neardup.Fingerprint, policy neardup.Policy, bound int, emit func(c clusterPair)) {
+	if policy.TinyLength == 0 || policy.TinyWords == 0 {
+		return
+	}
+	keys := make(map[uint64][]int)
+	for _, i := range sel {
+		if !isTiny(i) {
+			continue
+		}
+		s := sketch(i)
+		if s.Len() >= policy.TinyCap() {
+			continue
+		}
+		words := s.Words(nil, policy.TinyWords)
+		if len(words) < 4 || len(words) > policy.TinyWords {
+			continue
+		}
+		for _, k := range similarity.DeletionKeys(words, nil) {
+			if ks := keys[k]; len(ks) == 0 || ks[len(ks)-1] != i {
+				if len(ks) == clusterKeyMost {
+					ks = ks[1:]
+				}
+				keys[k] = append(ks, i)
+			}
+		}
+	}
+	seen := make(map[[2]int]bool)
+	var pairs []clusterPair
+	for _, ks := range keys {
+		for x, a := range ks {
+			for _, b := range ks[x+1:] {
+				pair := [2]int{min(a, b), max(a, b)}
+				if seen[pair] {
+					continue
+				}
+				seen[pair] = true
+				if d, _ := neardup.Distance(fps[a], fps[b]); d > bound {
+					pairs = append(pairs, clusterPair{A: int32(pair[0]), B: int32(pair[1]), D: int32(d)})
+				}
+			}
+		}
+	}
+	// In an order of their own, not the map's.
+	slices.SortFunc(pairs, func(x, y clusterPair) int {
+		return cmp.Or(cmp.Compare(x.D, y.D), cmp.Compare(x.A, y.A), cmp.Compare(x.B, y.B))
+	})
+	for _, p := range pairs {
+		emit(p)
+	}
+}
+
+// clusterKeyMost is the most texts a deletion key pairs (see
+// clusterKeyPairs), the engine's maxKeySeqs.
+const clusterKeyMost = 64

@@ -174,7 +174,7 @@ func clusterAllPairs(t *testing.T, docs []neardup.Document, fp neardup.Fingerpri
 		for b := a + 1; b < len(docs); b++ {
 			d, _ := neardup.Distance(fps[a], fps[b])
 			if d <= scale(policy.Long.MaxDistance) || isShort(a) && isShort(b) && d <= scale(policy.Short.MaxDistance) ||
-				isTiny(a) && isTiny(b) && d <= scale(policy.Tiny.MaxDistance) {
+				isTiny(a) && isTiny(b) && (d <= scale(policy.Tiny.MaxDistance) || verify && policy.OneWordApart(sketches[a], sketches[b])) {
 				pairs = append(pairs, cluster.Pair{A: a, B: b, Distance: d})
 			}
 		}
@@ -230,6 +230,22 @@ func clusterTestDocs(rng *rand.Rand, copies int) []neardup.Document {
 	}
 	for range copies / 4 {
 		texts = append(texts, testtext.English(rng, []int{10, 40, 150}[rng.IntN(3)]))
+	}
+	// Tiny texts of 5 words and copies of each with one word replaced,
+	// some of them farther than the tiny rule's distance.
+	vocab := strings.Fields("the a man woman dog cat is was playing riding eating a guitar horse bread slowly fast in on park street today now red old")
+	word := func() string { return vocab[rng.IntN(len(vocab))] }
+	for range 30 {
+		base := make([]string, 5)
+		for i := range base {
+			base[i] = word()
+		}
+		texts = append(texts, strings.Join(base, " "))
+		for range 4 {
+			words := slices.Clone(base)
+			words[rng.IntN(len(words))] = word()
+			texts = append(texts, strings.Join(words, " "))
+		}
 	}
 	// Texts repeated byte for byte, as pages a crawler fetched twice.
 	for range copies / 10 {

@@ -50,9 +50,10 @@ type comparison struct {
 
 // decisionWhy says in words why policy p decided as it did for a pair of
 // normalized texts of n and m runes, distance bits apart at the given
-// width, with scores s: which rule judged it, and the bound or threshold
+// width, with scores s, oneWord when they are one word apart
+// (Policy.OneWordApart): which rule judged it, and the bound or threshold
 // that decided.
-func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores, dup bool) string {
+func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores, dup, oneWord bool) string {
 	r, rule := p.RuleFor(n, m)
 	which := fmt.Sprintf("long rule (the shorter text of %d characters or more, or the longer of %d or more)", p.ShortLength, p.ShortCap())
 	flag := "--k" // the flag that sets the rule's distance
@@ -70,6 +71,13 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 	case neardup.Cosine:
 		name, score = "cosine", s.Cosine
 	}
+	verdict := "at least"
+	if !dup {
+		verdict = "under"
+	}
+	if distance > bound && rule == neardup.RuleTiny && oneWord {
+		return fmt.Sprintf("%s: %d bits apart, more than its %d, but one word apart (of %d words at most, --tiny-words), and the %s %.4f is %s %g", which, distance, bound, p.TinyWords, name, score, verdict, r.MinSimilarity)
+	}
 	if distance > bound {
 		why := fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
 		// The flag that would let them be compared, in bits per 64.
@@ -78,10 +86,6 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 			why += fmt.Sprintf(" (their %s %.4f would pass: %s %d calls them duplicates)", name, score, flag, k)
 		}
 		return why
-	}
-	verdict := "at least"
-	if !dup {
-		verdict = "under"
 	}
 	return fmt.Sprintf("%s: within its %d bits, and the %s %.4f is %s %g", which, bound, name, score, verdict, r.MinSimilarity)
 }
@@ -203,7 +207,7 @@ func compareTexts(fp neardup.Fingerprinter, p neardup.Policy, profile string, ht
 		Empty:            emptyA || emptyB,
 		emptyA:           emptyA,
 		emptyB:           emptyB,
-		why:              decisionWhy(p, sa.Len(), sb.Len(), d, fp.Bits(), s, dup),
+		why:              decisionWhy(p, sa.Len(), sb.Len(), d, fp.Bits(), s, dup, p.OneWordApart(sa, sb)),
 	}, nil
 }
 

@@ -53,8 +53,10 @@ func TestCompareWhy(t *testing.T) {
 		{[]string{"the cat sat on the mat", "the cat sat on a mat"}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.8636 is at least 0.8\n"},
 		{[]string{"--tiny-length", "0", "the cat sat on the mat", "the cat sat on a mat"}, "why                short rule (the shorter text under 500 characters, the longer under 625): 11 bits apart, more than its 10, so the texts are not compared (their Levenshtein ratio 0.8636 would pass: --short-k 11 calls them duplicates)\n"},
 		{[]string{"--tiny-length", "0", "--bits", "128", "the cat sat on the mat", "the cat sat on a mat"}, "more than its 20, so the texts are not compared"},
-		// One typo, 15 bits: beyond the tiny rule's 14.
-		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
+		// One typo, 15 bits: beyond the tiny rule's 14, but one word
+		// apart; without --tiny-words, the distance decides.
+		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, but one word apart (of 12 words at most, --tiny-words), and the Levenshtein ratio 0.9600 is at least 0.8\n"},
+		{[]string{"--tiny-words", "0", "A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
 		// Far apart and unlike: no flag to suggest.
 		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
 		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
@@ -101,13 +103,17 @@ func TestComparePolicyFlags(t *testing.T) {
 		flags []string
 		dup   bool
 	}{
-		{"the cat sat on the mat", "the cat sat on a mat", nil, true}, // 11 bits, tiny
-		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", nil, true},                        // 11 bits, tiny
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, true}, // one word apart
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "0"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "5"}, false}, // 6 words
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "20"}, false}, // 22 characters: short
-		{"A girl is playing a flute.", "A gvrl is playing a flute.", nil, false},                   // 15 bits
-		{"A girl is playing a flute.", "A gvrl is playing a flute.", []string{"--tiny-k", "16"}, true},
+		{"A girl is playing a flute.", "A gvrl is playing a flute.", nil, true},                    // 15 bits, one word apart
+		{"A girl is playing a flute.", "A gvrl is playing a flute.", []string{"--tiny-words", "0"}, false},
+		{"A girl is playing a flute.", "A gvrl is playing a flute.", []string{"--tiny-words", "0", "--tiny-k", "16"}, true},
+		{"A girl is playing a flute.", "A gvrl is playing flutes.", nil, false}, // two words apart
 		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", nil, true},
 		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", []string{"--short-min", "0.95"}, false},
 		{long + ".", long + "!", nil, true},

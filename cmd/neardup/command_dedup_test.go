@@ -645,10 +645,11 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}
 }
 
-// TestDedupPolicyFlags checks that --short-k, --tiny-k, --tiny-length,
+// TestDedupPolicyFlags checks that --short-k, --tiny-k, --tiny-length, --tiny-words,
 // --short-min and --long-min change dedup's decisions as they say: a tiny
-// pair 11 bits apart is joined at the default tiny distance (14), kept
-// apart at --tiny-k 10 or as a short pair (--tiny-length 0, the short
+// pair 11 bits apart and one word apart is joined at the default tiny
+// distance (14) and at --tiny-k 10 (its words), kept apart at --tiny-k 10
+// with --tiny-words 0 or as a short pair (--tiny-length 0, the short
 // distance 10) and joined again at --short-k 12, and pairs whose measure
 // passes the default threshold are kept apart when the threshold is
 // raised above their score.
@@ -661,7 +662,8 @@ func TestDedupPolicyFlags(t *testing.T) {
 		dup  bool
 	}{
 		{"the cat sat on the mat", "the cat sat on a mat", nil, true},
-		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, false},
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, true}, // one word apart
+		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "0"}, false},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--short-min", "0.9"}, false},

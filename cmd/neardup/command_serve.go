@@ -30,6 +30,7 @@ func newServeCmd() *cobra.Command {
 		{"short-min", "NEARDUP_SHORT_MIN"},
 		{"tiny-k", "NEARDUP_TINY_K"},
 		{"tiny-length", "NEARDUP_TINY_LENGTH"},
+		{"tiny-words", "NEARDUP_TINY_WORDS"},
 		{"long-min", "NEARDUP_LONG_MIN"},
 		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},

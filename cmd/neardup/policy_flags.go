@@ -8,12 +8,12 @@ import (
 )
 
 // policyFlags are the thresholds of the engine's policy that dedup,
-// cluster and serve take beyond --k: --short-k, --tiny-k and
-// --tiny-length, and the smallest score of each rule's measure,
+// cluster and serve take beyond --k: --short-k, --tiny-k, --tiny-length
+// and --tiny-words, and the smallest score of each rule's measure,
 // --short-min (of the tiny rule too) and --long-min.
 type policyFlags struct {
-	shortK, tinyK, tinyLength int
-	shortMin, longMin         float64
+	shortK, tinyK, tinyLength, tinyWords int
+	shortMin, longMin                    float64
 }
 
 // addFlags defines the flags on f; env, if true, names each flag's
@@ -29,6 +29,7 @@ func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
 	f.IntVar(&pf.shortK, "short-k", 0, fmt.Sprintf("Hamming distance within which short texts (the shorter under %d characters, the longer under %d) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.ShortLength, def.ShortCap(), def.Short.MaxDistance)+note("NEARDUP_SHORT_K"))
 	f.IntVar(&pf.tinyK, "tiny-k", 0, fmt.Sprintf("Hamming distance within which tiny texts (the shorter under --tiny-length characters, a few words, the longer under a quarter more) are candidates, in bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", def.Tiny.MaxDistance)+note("NEARDUP_TINY_K"))
 	f.IntVar(&pf.tinyLength, "tiny-length", def.TinyLength, fmt.Sprintf("length in normalized characters under which a text is tiny, at most %d; 0: no text is tiny (the short rule judges them)", def.ShortLength)+note("NEARDUP_TINY_LENGTH"))
+	f.IntVar(&pf.tinyWords, "tiny-words", def.TinyWords, fmt.Sprintf("most words (4 at least; each Han, Kana or Hangul character a word) of two tiny texts that are duplicates whatever their distance when they are one word apart, a word replaced, inserted or deleted, and their scores pass; at most 64, 0: none are (the tiny rule's distance alone finds candidates)")+note("NEARDUP_TINY_WORDS"))
 	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short or tiny text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
 	f.Float64Var(&pf.longMin, "long-min", def.Long.MinSimilarity, "smallest "+string(def.Long.Measure)+" score that confirms a long text's candidate as a duplicate, 0 to 1; a higher value (0.7) turns down more pairs of different mails that share boilerplate"+note("NEARDUP_LONG_MIN"))
 }
@@ -46,6 +47,9 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 	if pf.tinyLength < 0 || pf.tinyLength > def.ShortLength {
 		return usagef("--tiny-length %d: want 0 to %d characters (0: no text is tiny)", pf.tinyLength, def.ShortLength)
 	}
+	if pf.tinyWords < 0 || pf.tinyWords > 64 {
+		return usagef("--tiny-words %d: want 0 to 64 words (0: none are found by their words)", pf.tinyWords)
+	}
 	for _, m := range []struct {
 		flag string
 		v    float64
@@ -62,6 +66,7 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 		p.Tiny.MaxDistance = pf.tinyK
 	}
 	p.TinyLength = pf.tinyLength
+	p.TinyWords = pf.tinyWords
 	p.Short.MinSimilarity = pf.shortMin
 	p.Tiny.MinSimilarity = pf.shortMin
 	p.Long.MinSimilarity = pf.longMin
