@@ -182,6 +182,11 @@ type Stats struct {
 	ShortK     int `json:"short_k,omitempty"`
 	TinyK      int `json:"tiny_k,omitempty"`
 	TinyLength int `json:"tiny_length,omitempty"`
+	// TinyWords is the Policy's TinyWords when the engine keeps deletion
+	// keys (0 when it does not), and DeletionKeys how many it holds: a
+	// few tens of bytes of memory each.
+	TinyWords    int `json:"tiny_words,omitempty"`
+	DeletionKeys int `json:"deletion_keys,omitempty"`
 	// Retention is the retention window in seconds (0: kept forever).
 	Retention float64 `json:"retention_seconds"`
 	// OpenSeconds is how long Open took to restore the index.

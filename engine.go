@@ -2476,6 +2476,9 @@ func (e *Engine) Stats() Stats {
 			s.TinyK, s.TinyLength = scale(e.policy.Tiny.MaxDistance, e.bits), e.policy.TinyLength
 		}
 	}
+	if e.keys != nil {
+		s.TinyWords, s.DeletionKeys = e.policy.TinyWords, e.keys.len()
+	}
 	if f := e.failure.Load(); f != nil {
 		s.Failure = (*f).Error()
 	}

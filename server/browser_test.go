@@ -323,6 +323,9 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if label, text, _ := stat("tiny_length"); label != "tiny texts, under" || text != "64 characters" {
 		t.Errorf("tiny length shown as %q %q, want tiny texts, under 64 characters", label, text)
 	}
+	if label, text, _ := stat("tiny_words"); label != "one word apart, tiny texts of up to" || text != "12 words" {
+		t.Errorf("tiny words shown as %q %q, want one word apart, tiny texts of up to 12 words", label, text)
+	}
 	// A server run with --tiny-length 0 has no tiny rule; one bit is one.
 	if got := get(t, ctx, chromedp.Evaluate[string](`formatStat("tiny_length", 0) + " / " + formatStat("short_k", 1)`)); got != "off / 1 bit" {
 		t.Errorf("tiny length 0 and a distance of 1 shown as %q, want off / 1 bit", got)

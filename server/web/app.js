@@ -517,6 +517,7 @@ const statLabels = {
   short_k: "distance, short texts",
   tiny_k: "distance, tiny texts",
   tiny_length: "tiny texts, under",
+  tiny_words: "one word apart, tiny texts of up to",
   candidates: "candidates verified",
   rejected: "candidates turned down",
   syncs: "disk syncs",
@@ -528,6 +529,8 @@ const statTitles = {
   short_k: "Fingerprints this many bits apart or fewer are candidates for a short text",
   tiny_k: "Fingerprints this many bits apart or fewer are candidates for a tiny text (a few words)",
   tiny_length: "Texts of fewer normalized characters than this are tiny",
+  tiny_words: "Tiny texts of 4 words to this many that are one word apart are compared whatever their distance",
+  deletion_keys: "Hashes of the words of tiny texts with one word left out, held in memory to find the texts one word apart",
   candidates: "Stored documents whose fingerprints were near enough to be compared text to text",
   rejected: "Candidates whose texts were not similar enough to count as duplicates",
   syncs: "Commits written to disk and synced",
@@ -568,6 +571,7 @@ function formatStat(key, v) {
   if (key.endsWith("_seconds")) return formatSeconds(v);
   if (bitStats.has(key)) return v.toLocaleString("en") + (v === 1 ? " bit" : " bits");
   if (key === "tiny_length") return v === 0 ? "off" : v.toLocaleString("en") + " characters";
+  if (key === "tiny_words") return v.toLocaleString("en") + " words";
   return v.toLocaleString("en");
 }
 
