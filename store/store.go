@@ -1284,6 +1284,28 @@ func (s *DB) pebbleText(seq uint64) (text, meta []byte, err error) {
 	return text, meta, nil
 }
 
+// TextPlace says where the text of a record is, for TextAt: got from a
+// View, it stays valid after the scan's callback returns.
+type TextPlace struct{ ref textRef }
+
+// TextPlace returns where the text of v is (see TextAt).
+func (v *View) TextPlace() TextPlace { return TextPlace{v.text} }
+
+// TextAt is Text for a record whose TextPlace a scan gave: a text in the
+// text log is read without looking its record up again.
+func (s *DB) TextAt(seq uint64, at TextPlace) (text []byte, err error) {
+	if at.ref.n == 0 {
+		text, _, err = s.Text(seq)
+		return text, err
+	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.leave()
+	text, _, err = s.log.read(seq, at.ref)
+	return text, err
+}
+
 // TextMissing reports whether the text of the record v, stored before the
 // store was opened, lies past the end its text file had at Open: the record
 // of a commit that a stopped machine never finished, and never

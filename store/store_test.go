@@ -126,6 +126,28 @@ func TestStore(t *testing.T) {
 			if n := count(); n != 400 {
 				t.Fatalf("scan found %d records, want 400", n)
 			}
+			// A scan's TextPlace reads each text as Text does, wherever
+			// it is kept.
+			type placed struct {
+				seq uint64
+				at  TextPlace
+			}
+			var places []placed
+			if err := db.ScanViews(0, 0, func(v *View) error {
+				places = append(places, placed{v.Seq, v.TextPlace()})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range places {
+				want, _, err := db.Text(p.seq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := db.TextAt(p.seq, p.at); err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("TextAt(%d) = %q, %v; Text gives %q", p.seq, got, err, want)
+				}
+			}
 			// Each commit carried one document: sync on its own synced
 			// each, a group shared syncs among the 8 writers, and NoSync
 			// synced none.
