@@ -381,7 +381,11 @@ type Engine struct {
 	// keys holds the deletion keys of tiny texts of at most
 	// Policy.TinyWords words; nil when the policy has none, or texts are
 	// not kept (there is nothing to verify a candidate with).
-	keys          *wordKeys
+	keys *wordKeys
+	// keyed are the stored texts whose keys Open makes, after it returns
+	// (restoreKeys); keysMade is closed once they are made.
+	keyed         []keyedRecord
+	keysMade      chan struct{}
 	longK, shortK int
 	// longIxK and shortIxK are the distances the indexes are queried at:
 	// longK and shortK at 64 bits, half of them at 128.
@@ -740,6 +744,14 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.openTime, e.fromSnapshot = time.Since(start), snapLoaded
 	e.deciding = make(chan struct{}, deciders)
 	e.startCombiner()
+	e.keysMade = make(chan struct{})
+	if len(e.keyed) > 0 {
+		rs := e.keyed
+		e.keyed = nil
+		e.bg.Go(func() { e.restoreKeys(rs) })
+	} else {
+		close(e.keysMade)
+	}
 	e.free.Store(math.MaxInt64) // unknown: writes go on
 	if e.checksSpace() {
 		e.freeSpace = freeSpace
@@ -948,7 +960,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 			}
 		}
 		if e.keys != nil && e.heldShort(r.TextLen, r.NormLen) && r.NormLen > 0 && r.NormLen < e.policy.TinyCap() {
-			keyed = append(keyed, keyedRecord{r.Seq, r.NormLen})
+			keyed = append(keyed, keyedRecord{r.Seq, r.NormLen, r.TextPlace()})
 		}
 		kept++
 		c.refs = append(c.refs, docRef{seq: r.Seq, time: r.Time})
@@ -966,9 +978,7 @@ func (e *Engine) restore(buildIndex bool, loaded <-chan error) error {
 			err = lerr
 		}
 	}
-	if err == nil && len(keyed) > 0 {
-		err = e.restoreKeys(keyed)
-	}
+	e.keyed = keyed // made once Open is done (restoreKeys)
 	var wg sync.WaitGroup
 	if err == nil && !buildIndex {
 		// A snapshot was loaded: drop what expired since it was taken.
@@ -1837,8 +1847,8 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 	if e.removals.Load() != o.removals {
 		return false
 	}
-	if !w.extend(e) || (len(p.keys) > 0 && w.keyed) {
-		return false // an insert with keys may share one with p
+	if !w.extend(e) || (len(p.keys) > 0 && w.keyed && e.newKeyMatch(o, p)) {
+		return false
 	}
 	return !index.AnyWithin(w.all, p.ix, e.longK) &&
 		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.short.radius(p.norm)))
@@ -1856,12 +1866,19 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 // give. Otherwise the indexes are queried again. Either way the verdicts
 // of o are reused.
 func (e *Engine) decideAgain(o *optimistic, p *prepared, w *window) (decision, error) {
-	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) || (len(p.keys) > 0 && w.keyed) {
-		// The key map is queried again too: the inserts' keys are not in
-		// the window.
+	if o.pre == nil || e.removals.Load() != o.removals || !w.extend(e) {
 		return e.decideWith(p, nil, o.d.verdicts)
 	}
-	return e.decideWith(p, e.windowMatches(p, w, slices.Clip(o.pre)), o.d.verdicts)
+	ms := e.windowMatches(p, w, slices.Clip(o.pre))
+	if len(p.keys) > 0 && w.keyed {
+		// The inserts' keys are not in the window, but in the key map
+		// since before they were numbered.
+		var err error
+		if ms, err = e.keyMatches(p, ms); err != nil {
+			return decision{}, err
+		}
+	}
+	return e.decideWith(p, ms, o.d.verdicts)
 }
 
 // windowMatches appends to dst the inserts in w that the queries of

@@ -49,6 +49,18 @@ func newWordKeys() *wordKeys {
 	return w
 }
 
+// reserve sizes w's maps, empty, for about n keys.
+func (w *wordKeys) reserve(n int) {
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.Lock()
+		if len(s.m) == 0 {
+			s.m = make(map[uint64]uint64, n/wordKeyShards)
+		}
+		s.mu.Unlock()
+	}
+}
+
 // clear empties w.
 func (w *wordKeys) clear() {
 	for i := range w.shards {
@@ -220,6 +232,22 @@ func (e *Engine) keyMatches(p *prepared, ms []index.Match) ([]index.Match, error
 	return ms, nil
 }
 
+// newKeyMatch reports whether a stored document that shares a deletion key
+// with p is not among the matches its decision o was made with (or those
+// are unknown): one inserted since, whose keys entered the map before it
+// was numbered (see stillHolds).
+func (e *Engine) newKeyMatch(o *optimistic, p *prepared) bool {
+	if o.pre == nil {
+		return true
+	}
+	for _, seq := range e.keys.find(p.keys, nil) {
+		if !slices.ContainsFunc(o.pre, func(m index.Match) bool { return m.ID == seq }) {
+			return true
+		}
+	}
+	return false
+}
+
 // storedKeys returns the deletion keys of the stored document seq, made
 // again from its text: none when it has none, or its text is gone.
 func (e *Engine) storedKeys(seq uint64) ([]uint64, error) {
@@ -249,29 +277,43 @@ func (e *Engine) recordKeys(seq uint64, n int) ([]uint64, error) {
 	return e.textKeys(n, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) }), nil
 }
 
-// keyedRecord is a stored document that may have deletion keys, and its
-// length as the rules count it.
+// keyedRecord is a stored document that may have deletion keys, its
+// length as the rules count it, and where its text is.
 type keyedRecord struct {
 	seq  uint64
 	norm int
+	at   store.TextPlace
 }
 
 // restoreKeys makes the deletion keys of the stored documents rs (tiny
-// ones, see restore) again from their texts, on all cores.
-func (e *Engine) restoreKeys(rs []keyedRecord) error {
-	errs := make([]error, len(rs))
-	parallel(len(rs), func(i int) {
-		keys, err := e.recordKeys(rs[i].seq, rs[i].norm)
-		if err != nil {
-			errs[i] = err
+// ones, see restore) again from their texts, on all cores, a chunk at a
+// time until Close, and then closes keysMade. Open starts it once the
+// engine is ready: at about 4 µs a text it would take most of a restart
+// of a store of tiny texts (1.2 million of them took 4.6 s), so until it
+// is done a tiny text may miss a stored one a word away beyond the tiny
+// rule's distance, as if the store had no keys. A text that cannot be read
+// gets none: its candidates' verification could not read it either.
+func (e *Engine) restoreKeys(rs []keyedRecord) {
+	defer close(e.keysMade)
+	e.keys.reserve(len(rs) * 8) // texts of about 7 words
+	const chunk = 1 << 14
+	for from := 0; from < len(rs); from += chunk {
+		select {
+		case <-e.stop:
 			return
+		default:
 		}
-		if len(keys) > 0 {
-			e.keys.add(keys, rs[i].seq)
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("neardup: deletion keys: %w", err)
+		part := rs[from:min(len(rs), from+chunk)]
+		parallel(len(part), func(i int) {
+			r := &part[i]
+			text, err := e.db.TextAt(r.seq, r.at)
+			if err != nil {
+				return
+			}
+			keys := e.textKeys(r.norm, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) })
+			if len(keys) > 0 {
+				e.keys.add(keys, r.seq)
+			}
+		})
 	}
-	return nil
 }

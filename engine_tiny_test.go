@@ -300,3 +300,51 @@ func TestDeletionKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletionKeysMadeAfterOpen checks that a reopened store makes the
+// deletion keys of its tiny texts again, after Open returns, and finds
+// the copies a word away through them once made; and that a Close while
+// they are being made stops it and closes cleanly.
+func TestDeletionKeysMadeAfterOpen(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	o.Fingerprinter = hashFingerprinter{}
+	e, err := Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	var ds []Document
+	for i := range 10000 {
+		ds = append(ds, Document{ID: fmt.Sprint(i), Text: strings.Join([]string{letters(r, 5), letters(r, 5), letters(r, 5), letters(r, 5), letters(r, 5)}, " ")})
+	}
+	if _, err := e.InsertBatch(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	want := e.Stats().DeletionKeys
+	if want != 6*len(ds) {
+		t.Fatalf("%d texts of 5 words have %d keys, want %d", len(ds), want, 6*len(ds))
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Closed at once: the keys may still be being made.
+	e, err = Open(dir, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = mustOpen(t, dir, &o) // waits for keysMade
+	if got := e.Stats().DeletionKeys; got != want {
+		t.Fatalf("reopened: %d keys, want %d", got, want)
+	}
+	words := strings.Fields(ds[123].Text)
+	words[2] = "zzzzz"
+	res, err := e.Check(context.Background(), Document{Text: strings.Join(words, " ")})
+	if err != nil || !res.Duplicate || *res.DuplicateOf != "123" {
+		t.Fatalf("a copy of 123 a word away: %+v, %v", res, err)
+	}
+}
