@@ -120,6 +120,10 @@ type Policy struct {
 // those sentences, against 61% without it (75% at Tiny.MaxDistance 12);
 // its cost falls on tiny texts alone: where every text is tiny, two to
 // two and a half times the CPU of no tiny rule (1.6 times at 12). The
+// deletion keys (TinyWords) find the copies one word apart at any
+// distance: 81.0% of the 4-7-word sentences with one edit instead of
+// 73.3% (the ratio alone allows 81.2%), and 96.7% of the 8-11-word ones
+// instead of 94.8%, for 6-14% more CPU where every text is tiny. The
 // ratio still decides: sentences that differ in one word ("A man is
 // playing a guitar." and "A man is playing a flute.") are duplicates by
 // either rule once their fingerprints are near enough
