@@ -16,8 +16,9 @@ import (
 // wordKeys maps the deletion keys (similarity.DeletionKeys) of the tiny
 // texts of at most Policy.TinyWords words to their seqs, so that a tiny
 // text finds the stored ones a word away from it whatever the distance of
-// their fingerprints (Policy.TinyWords). It lives in memory only: Open
-// makes it again from the texts of the tiny records.
+// their fingerprints (Policy.TinyWords). It lives in memory only: once
+// Open returns, it is made again from the texts of the tiny records
+// (restoreKeys).
 //
 // A seq is removed when its document is deleted or expires, and a
 // candidate is read from the store before it is verified, so an entry of
@@ -288,10 +289,11 @@ type keyedRecord struct {
 // restoreKeys makes the deletion keys of the stored documents rs (tiny
 // ones, see restore) again from their texts, on all cores, a chunk at a
 // time until Close, and then closes keysMade. Open starts it once the
-// engine is ready: at about 4 µs a text it would take most of a restart
-// of a store of tiny texts (1.2 million of them took 4.6 s), so until it
-// is done a tiny text may miss a stored one a word away beyond the tiny
-// rule's distance, as if the store had no keys. A text that cannot be read
+// engine is ready: at about 4.5 µs a text on two cores it would take most
+// of a restart of a store of tiny texts (1.2 million of them took 5.2-5.5
+// s, against 0.8-1.0 s for the rest of Open), so until it is done a tiny
+// text may miss a stored one a word away beyond the tiny rule's distance,
+// as if the store had no keys. A text that cannot be read
 // gets none: its candidates' verification could not read it either.
 func (e *Engine) restoreKeys(rs []keyedRecord) {
 	defer close(e.keysMade)
