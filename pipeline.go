@@ -227,8 +227,8 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 	q := p.withDefaults()
 	f := &pipelineFP{p: q, bits: bits, stream: q.Weighting == weight.TF && q.TopN == 0}
 	f.count64 = bits == 64 && !f.stream && q.Weighting != weight.TFIDF && q.TopN == 0
-	f.fastWords = q.Units == UnitWords && q.StopWords == nil && q.Shingle == 1 && bits == 64 && !f.stream
-	f.fastCJK = f.fastWords && q.CJK == CJKUnigram
+	f.fastWords = q.Units == UnitWords && q.StopWords == nil && q.Shingle == 1 && !f.stream && (bits == 64 || q.Weighting != weight.TFIDF)
+	f.fastCJK = f.fastWords && bits == 64 && q.CJK == CJKUnigram
 	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
 		f.p.Segmenter = new(analysis.Segmenter)
 	}
@@ -247,9 +247,10 @@ type pipelineFP struct {
 	// count64: 64 bits, weights by count only, all features: count them in
 	// a Counter64, whose counts sumCounts64 groups
 	count64 bool
-	// fastWords: single word tokens, no stop words, 64 bits, counted: plain
-	// ASCII text takes countSpans; fastCJK: also CJK unigrams, so that
-	// common Chinese text takes hashCJK
+	// fastWords: single word tokens, no stop words, counted (at 128 bits,
+	// without IDF weights): plain ASCII text takes countSpans (countSpans128
+	// at 128 bits); fastCJK: also CJK unigrams and 64 bits, so that common
+	// Chinese text takes hashCJK
 	fastWords, fastCJK bool
 	// general turns the fast paths off (for the tests that compare them
 	// with the general path)
@@ -424,7 +425,11 @@ func (s *pipelineState) words() {
 		// The default pipeline (single tokens, counted, 64 bits) counts
 		// each token's hash directly.
 		if s.scanned {
-			s.countSpans(s.scan.Spans(s.spans[:0]))
+			if s.f.bits == 64 {
+				s.countSpans(s.scan.Spans(s.spans[:0]))
+			} else {
+				s.countSpans128(s.scan.Spans(s.spans[:0]))
+			}
 			return
 		}
 		analysis.Words{}.Tokenize(s.text, func(t analysis.Token) {
@@ -469,6 +474,22 @@ func (s *pipelineState) countSpans(spans []uint32) {
 	s.spans = spans
 	s.hashes, s.tok = simhash.AppendHash64Lower(s.hashes[:0], s.text, spans, s.tok)
 	s.count(s.hashes)
+}
+
+// countSpans128 is countSpans at 128 bits: each token, lowered, is hashed
+// with simhash.Hash128 and counted, as token does for a single-token
+// pipeline without IDF weights.
+func (s *pipelineState) countSpans128(spans []uint32) {
+	s.spans = spans
+	for i := 0; i+1 < len(spans); i += 2 {
+		tok := s.text[spans[i]:spans[i+1]]
+		if hasUpper(tok) {
+			s.tok = lowerASCII(s.tok[:0], tok)
+			tok = s.tok
+		}
+		hi, lo := simhash.Hash128(tok)
+		s.counter.Add(hi, lo, 0)
+	}
 }
 
 // count counts the features hs.
