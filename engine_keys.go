@@ -215,6 +215,11 @@ func (e *Engine) keyMatches(p *prepared, ms []index.Match) ([]index.Match, error
 		}
 		rec, err := e.record(seq)
 		if errors.Is(err, store.ErrNotFound) {
+			// Deleted while its keys were being made (restoreKeys), or an
+			// insert undone: the keys it shares with p go now, so that
+			// they do not send every decision of p's texts round again
+			// (newKeyMatch).
+			e.keys.remove(p.keys, seq)
 			continue
 		}
 		if err != nil {

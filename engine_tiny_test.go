@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/neardup/neardup/similarity"
 	"github.com/neardup/neardup/store"
 	"github.com/zeebo/xxh3"
 )
@@ -278,6 +279,18 @@ func TestDeletionKeys(t *testing.T) {
 	}
 	insert("c", text)
 	check("stored a third time", true)
+	// A seq whose record is gone (an insert undone, or deleted while the
+	// keys were being made): a check that finds it drops its keys.
+	sk := similarity.NewSketch([]byte("a text of five words"))
+	stale := e.textKeys(sk.Len(), func() *similarity.Sketch { return sk })
+	e.keys.add(stale, store.MakeSeq(clock.Now().Unix(), 1<<40))
+	before := e.keys.len()
+	if res, err := e.Check(ctx, Document{Text: "a text of five words"}); err != nil || res.Duplicate {
+		t.Fatalf("a text whose keys name a missing record: %+v, %v", res, err)
+	}
+	if n := e.keys.len(); n != before-len(stale) {
+		t.Fatalf("%d keys after the check, want the %d of the missing record gone from %d", n, len(stale), before)
+	}
 	for _, off := range []string{"TinyWords 0", "DropText"} {
 		o := memOptions(clock)
 		o.Fingerprinter = hashFingerprinter{}
