@@ -80,6 +80,14 @@ type Policy struct {
 	TinyWords int
 	// Long is the rule for the other pairs.
 	Long Rule
+	// DistinctNumbers, if set, turns down every pair whose texts do not
+	// hold the same numbers in the same order (similarity.SameNumbers),
+	// whatever their scores: two verification codes, two prices or two
+	// versions of one template are then different texts. Off by default,
+	// for which a repost with one date or figure changed, and templated
+	// spam with a new code, are duplicates. Without texts to compare
+	// (Options.DropText) it does nothing.
+	DistinctNumbers bool
 }
 
 // DefaultPolicy returns the policy the engine uses unless told otherwise:
@@ -296,7 +304,8 @@ const maxEditRunes = 2000
 //
 // A pair farther apart than the rule's distance is turned down on that
 // alone, with sim 0 and zero scores, but for a tiny pair one word apart
-// (Policy.TinyWords). Only the rule's measure is computed
+// (Policy.TinyWords). With DistinctNumbers, a pair whose measure passes
+// but whose numbers differ is turned down, with that sim. Only the rule's measure is computed
 // for a pair within it that the measure turns down (the other scores are
 // 0); a duplicate gets every score, except that
 // Scores.Levenshtein is left 0 for pairs whose longer text exceeds 2,000
@@ -353,6 +362,9 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		sim = s.Levenshtein
 	}
 	if sim < r.MinSimilarity {
+		return false, sim, s
+	}
+	if p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes) {
 		return false, sim, s
 	}
 	if !all {

@@ -181,6 +181,36 @@ func TestVerifyBounded(t *testing.T) {
 	}
 }
 
+// TestPolicyDistinctNumbers checks that DistinctNumbers turns down the
+// pairs that pass their rule but hold other numbers, at every rule, and
+// leaves the others as they are.
+func TestPolicyDistinctNumbers(t *testing.T) {
+	sk := func(s string) *similarity.Sketch { return similarity.NewSketch([]byte(s)) }
+	long := strings.Repeat("The quarterly report shows steady growth across every region we serve. ", 10)
+	for _, tc := range []struct {
+		a, b    string
+		dist    int
+		numbers bool // the same numbers
+	}{
+		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes.", 6, false},
+		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 482913, it expires in 10 minutes", 2, true},
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", 8, true},
+		{long + "Revenue rose 12 percent.", long + "Revenue rose 21 percent.", 3, false},
+		{long + "Revenue rose 12 percent.", long + "Revenue rose by 12 percent.", 3, true},
+	} {
+		a, b := sk(tc.a), sk(tc.b)
+		plain, sim := DefaultPolicy().Decide(a, b, tc.dist, 64)
+		if !plain {
+			t.Fatalf("%.40q and %.40q: not duplicates by default (sim %.3f): the test checks nothing", tc.a, tc.b, sim)
+		}
+		p := DefaultPolicy()
+		p.DistinctNumbers = true
+		if dup, got := p.Decide(a, b, tc.dist, 64); dup != tc.numbers || got != sim {
+			t.Errorf("%.40q and %.40q with DistinctNumbers: duplicate %v (sim %.3f), want %v (sim %.3f)", tc.a, tc.b, dup, got, tc.numbers, sim)
+		}
+	}
+}
+
 // TestPolicyTinyWords checks the bounds of Policy.TinyWords: tiny texts one
 // word apart beyond the tiny rule's distance are duplicates when both have
 // 4 to TinyWords words, not with fewer or more words, nor with TinyWords

@@ -2,6 +2,7 @@ package similarity
 
 import (
 	"slices"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
@@ -98,4 +99,41 @@ func seqKey(w []uint64, skip int) uint64 {
 	h ^= h >> 29
 	h *= 0xc4ceb9fe1a85ec53
 	return h ^ h>>32
+}
+
+// SameNumbers reports whether the texts a and b (normalized runes, as
+// Sketch.Runes) hold the same numbers in the same order: their runs of
+// decimal digits, each ended by any other rune ("3.14" holds 3 and 14).
+func SameNumbers(a, b []rune) bool {
+	i, j := 0, 0
+	for {
+		i, j = nextDigit(a, i), nextDigit(b, j)
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		for i < len(a) && j < len(b) && isDigit(a[i]) && isDigit(b[j]) {
+			if a[i] != b[j] {
+				return false
+			}
+			i, j = i+1, j+1
+		}
+		if (i < len(a) && isDigit(a[i])) || (j < len(b) && isDigit(b[j])) {
+			return false // one run goes on where the other ended
+		}
+	}
+}
+
+// nextDigit returns the index of the first decimal digit of rs from i on,
+// or len(rs).
+func nextDigit(rs []rune, i int) int {
+	for i < len(rs) && !isDigit(rs[i]) {
+		i++
+	}
+	return i
+}
+
+// isDigit reports whether r is a decimal digit (NFKC has made full-width
+// ones ASCII already; others, such as Arabic-Indic digits, count too).
+func isDigit(r rune) bool {
+	return r >= '0' && r <= '9' || r > utf8.RuneSelf && unicode.IsDigit(r)
 }

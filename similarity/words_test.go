@@ -101,3 +101,32 @@ func TestOneWordApartAndDeletionKeys(t *testing.T) {
 	}
 	t.Logf("%d pairs one word apart; %d two words apart share a key", near, shared)
 }
+
+func TestSameNumbers(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"Your code is 482913. It expires in 10 minutes.", "Your code is 573201. It expires in 10 minutes.", false},
+		{"Your code is 482913. It expires in 10 minutes.", "your code is 482913, it expires in 10 minutes", true},
+		{"no numbers here", "none here either", true},
+		{"3.14", "31.4", false},
+		{"3.14", "3 14", true},
+		{"version 12", "version 1", false},
+		{"version 1", "version 12", false},
+		{"5 apples and 3 pears", "3 apples and 5 pears", false},
+		{"page 7", "page 7 of 9", false},
+		{"ＩＤ ４２", "id 42", true}, // full-width digits, folded by NFKC
+		{"٤٢ items", "42 items", false},
+		{"", "", true},
+		{"42", "", false},
+	} {
+		a, b := NewSketch([]byte(c.a)), NewSketch([]byte(c.b))
+		if got := SameNumbers(a.Runes, b.Runes); got != c.same {
+			t.Errorf("SameNumbers(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
+		if got := SameNumbers(b.Runes, a.Runes); got != c.same {
+			t.Errorf("SameNumbers(%q, %q) = %v, want %v", c.b, c.a, got, c.same)
+		}
+	}
+}
