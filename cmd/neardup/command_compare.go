@@ -75,8 +75,13 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 	if !dup {
 		verdict = "under"
 	}
+	// A score that passes and no duplicate: their numbers differ.
+	numbers := ""
+	if !dup && score >= r.MinSimilarity {
+		numbers, verdict = ", but their numbers differ (--distinct-numbers)", "at least"
+	}
 	if distance > bound && rule == neardup.RuleTiny && oneWord {
-		return fmt.Sprintf("%s: %d bits apart, more than its %d, but one word apart (of %d words at most, --tiny-words), and the %s %.4f is %s %g", which, distance, bound, p.TinyWords, name, score, verdict, r.MinSimilarity)
+		return fmt.Sprintf("%s: %d bits apart, more than its %d, but one word apart (of %d words at most, --tiny-words), and the %s %.4f is %s %g%s", which, distance, bound, p.TinyWords, name, score, verdict, r.MinSimilarity, numbers)
 	}
 	if distance > bound {
 		why := fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
@@ -87,7 +92,7 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 		}
 		return why
 	}
-	return fmt.Sprintf("%s: within its %d bits, and the %s %.4f is %s %g", which, bound, name, score, verdict, r.MinSimilarity)
+	return fmt.Sprintf("%s: within its %d bits, and the %s %.4f is %s %g%s", which, bound, name, score, verdict, r.MinSimilarity, numbers)
 }
 
 // emptyNote explains, for compare's table, why a pair with an empty text

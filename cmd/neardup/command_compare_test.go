@@ -60,6 +60,9 @@ func TestCompareWhy(t *testing.T) {
 		// Far apart and unlike: no flag to suggest.
 		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
 		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
+		// Numbers: a duplicate by default, told apart with --distinct-numbers.
+		{[]string{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes."}, "within its 14 bits, and the Levenshtein ratio 0.9123 is at least 0.8\n"},
+		{[]string{"--distinct-numbers", "Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes."}, "within its 14 bits, and the Levenshtein ratio 0.9123 is at least 0.8, but their numbers differ (--distinct-numbers)\n"},
 		{[]string{"The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "short rule (the shorter text under 500 characters, the longer under 625): within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8\n"},
 		// The ratio leaves out punctuation, as the fingerprint does.
 		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 14 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
@@ -106,6 +109,9 @@ func TestComparePolicyFlags(t *testing.T) {
 		{"the cat sat on the mat", "the cat sat on a mat", nil, true},                        // 11 bits, tiny
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10"}, true}, // one word apart
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "0"}, false},
+		{"Your code is 482913, valid 10 minutes.", "Your code is 573201, valid 10 minutes.", nil, true},
+		{"Your code is 482913, valid 10 minutes.", "Your code is 573201, valid 10 minutes.", []string{"--distinct-numbers"}, false},
+		{"Your code is 482913, valid 10 minutes.", "your code is 482913 - valid 10 minutes", []string{"--distinct-numbers"}, true},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "5"}, false}, // 6 words
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},

@@ -31,6 +31,7 @@ func newServeCmd() *cobra.Command {
 		{"tiny-k", "NEARDUP_TINY_K"},
 		{"tiny-length", "NEARDUP_TINY_LENGTH"},
 		{"tiny-words", "NEARDUP_TINY_WORDS"},
+		{"distinct-numbers", "NEARDUP_DISTINCT_NUMBERS"},
 		{"long-min", "NEARDUP_LONG_MIN"},
 		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},

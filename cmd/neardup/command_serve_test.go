@@ -197,6 +197,7 @@ func TestServeFlagErrors(t *testing.T) {
 		{nil, map[string]string{"NEARDUP_TINY_K": "-2"}, `NEARDUP_TINY_K="-2": --tiny-k -2: want 0 to 32`},
 		{[]string{"--tiny-length", "501"}, nil, "--tiny-length 501: want 0 to 500 characters (0: no text is tiny)"},
 		{nil, map[string]string{"NEARDUP_TINY_LENGTH": "-1"}, `NEARDUP_TINY_LENGTH="-1": --tiny-length -1: want 0 to 500`},
+		{nil, map[string]string{"NEARDUP_DISTINCT_NUMBERS": "maybe"}, `NEARDUP_DISTINCT_NUMBERS="maybe"`},
 		{[]string{"--tiny-words", "65"}, nil, "--tiny-words 65: want 0 to 64 words (0: none are found by their words)"},
 		{nil, map[string]string{"NEARDUP_TINY_WORDS": "-2"}, `NEARDUP_TINY_WORDS="-2": --tiny-words -2: want 0 to 64`},
 		{[]string{"--long-min", "2"}, nil, "--long-min 2: want a score from 0 to 1"},
