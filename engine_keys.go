@@ -280,7 +280,13 @@ func (e *Engine) recordKeys(seq uint64, n int) ([]uint64, error) {
 	if err != nil || text == nil {
 		return nil, err
 	}
-	return e.textKeys(n, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) }), nil
+	return e.storedTextKeys(text, n), nil
+}
+
+// storedTextKeys is textKeys for a stored text of n runes (as the rules
+// count them).
+func (e *Engine) storedTextKeys(text []byte, n int) []uint64 {
+	return e.textKeys(n, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) })
 }
 
 // keyedRecord is a stored document that may have deletion keys, its
@@ -317,7 +323,7 @@ func (e *Engine) restoreKeys(rs []keyedRecord) {
 			if err != nil {
 				return
 			}
-			keys := e.textKeys(r.norm, func() *similarity.Sketch { return similarity.NewSketch(e.visible(text)) })
+			keys := e.storedTextKeys(text, r.norm)
 			if len(keys) > 0 {
 				e.keys.add(keys, r.seq)
 			}

@@ -245,12 +245,13 @@ func TestDeletionKeys(t *testing.T) {
 			t.Fatalf("%s: %+v, %v; want a duplicate %v", stage, res, err, want)
 		}
 	}
-	insert := func(id, text string) {
+	insertInto := func(e *Engine, id, text string) {
 		t.Helper()
 		if res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text}); err != nil || !res.Inserted {
 			t.Fatalf("insert %s: %+v, %v", id, res, err)
 		}
 	}
+	insert := func(id, text string) { t.Helper(); insertInto(e, id, text) }
 	insert("a", text)
 	if n := e.keys.len(); n != 8 {
 		t.Fatalf("a text of 7 words has %d keys, want 8", n)
@@ -301,13 +302,8 @@ func TestDeletionKeys(t *testing.T) {
 			o.Policy.TinyWords = 0
 		}
 		e := mustOpen(t, "", o)
-		insert := func(id, text string) {
-			if res, err := e.CheckAndInsert(ctx, Document{ID: id, Text: text}); err != nil || !res.Inserted {
-				t.Fatalf("%s: insert %s: %+v, %v", off, id, res, err)
-			}
-		}
-		insert("a", text)
-		insert("b", copyOf) // not a duplicate: too far apart
+		insertInto(e, "a", text)
+		insertInto(e, "b", copyOf) // not a duplicate: too far apart
 		if e.keys != nil {
 			t.Errorf("%s: the engine keeps deletion keys", off)
 		}
