@@ -18,7 +18,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
 	"github.com/neardup/neardup/internal/par"
 	"github.com/neardup/neardup/similarity"
@@ -339,6 +338,9 @@ type Engine struct {
 	// html says that texts are HTML (Pipeline.HTML): their lengths and
 	// the policy's measures are those of the visible text (visible).
 	html bool
+	// fold says that the pipeline folds accents (Pipeline.FoldAccents):
+	// the policy measures the folded text (visible).
+	fold bool
 
 	// Every document is in long or, when it is held in short (see
 	// heldShort), in short and shortLong instead. long and shortLong answer
@@ -642,6 +644,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 		// The pipeline reads HTML: the policy measures the same visible
 		// text, not the markup around it.
 		e.html = o.Fingerprint.ReadsHTML()
+		e.fold = o.Fingerprint.FoldsAccents()
 	}
 	e.bits = e.fp.Bits()
 	if e.bits != 64 && e.bits != 128 {
@@ -1194,7 +1197,8 @@ type prepared struct {
 	doc  Document
 	text []byte
 	// view is the text the policy measures: text, or its visible text
-	// when texts are HTML (Engine.visible).
+	// when texts are HTML, folded when the pipeline folds accents
+	// (Engine.visible).
 	view []byte
 	fp   Fingerprint
 	// ix is what the indexes of the high halves hold of fp (all of it at
@@ -1280,14 +1284,15 @@ func (e *Engine) normalizedLen(p *prepared) int {
 }
 
 // visible returns the text of text that the policy measures: text itself,
-// or what a browser shows of it when texts are HTML (analysis.StripHTML,
-// as the pipeline reads it), so that two copies of a page in other markup
-// are compared by their words.
+// or, as the pipeline reads it (Config.Measured), what a browser shows of
+// it when texts are HTML, so that two copies of a page in other markup
+// are compared by their words, and the text without its accents when the
+// pipeline folds them.
 func (e *Engine) visible(text []byte) []byte {
-	if !e.html {
+	if !e.html && !e.fold {
 		return text
 	}
-	return analysis.StripHTML(nil, text)
+	return e.opts.Fingerprint.Measured(text)
 }
 
 func (p *prepared) getSketch() *similarity.Sketch {

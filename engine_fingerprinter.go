@@ -52,6 +52,10 @@ type fingerprinterRecord struct {
 	// HTML says that the pipeline read texts as HTML (Pipeline.HTML),
 	// which the probes, plain texts, do not show.
 	HTML bool `json:"html,omitempty"`
+	// FoldAccents says that the pipeline folded accents
+	// (Pipeline.FoldAccents), which the probes, without Latin accents, do
+	// not show.
+	FoldAccents bool `json:"fold_accents,omitempty"`
 	// Spec describes the caller's Pipeline (Pipeline.String), for
 	// messages; empty in records written before it was kept.
 	Spec string `json:"spec,omitempty"`
@@ -77,6 +81,12 @@ func (r fingerprinterRecord) String() string {
 	return fmt.Sprintf("profile %q at %d bits", r.Profile, r.Bits)
 }
 
+// reads reports whether r reads texts as o does: as HTML or not, with
+// accents folded or not.
+func (r fingerprinterRecord) reads(o fingerprinterRecord) bool {
+	return r.HTML == o.HTML && r.FoldAccents == o.FoldAccents
+}
+
 // fingerprinterRecord returns the record of the engine's fingerprinter.
 func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 	r := fingerprinterRecord{Profile: e.profile(), Bits: e.bits, Probes: make([]string, len(probeTexts))}
@@ -84,7 +94,7 @@ func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 	if r.Pipeline {
 		r.Spec = e.opts.Fingerprint.Pipeline.String()
 	}
-	r.HTML = e.html
+	r.HTML, r.FoldAccents = e.html, e.fold
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()
 	}
@@ -137,10 +147,10 @@ func (e *Engine) checkFingerprinter() error {
 	if err := json.Unmarshal(old, &was); err != nil {
 		return fmt.Errorf("the store's record of its fingerprinter is damaged: %w", err)
 	}
-	if slices.Equal(was.Probes, now.Probes) && was.HTML == now.HTML {
+	if slices.Equal(was.Probes, now.Probes) && was.reads(now) {
 		return nil
 	}
-	if n := len(was.Probes); n < len(now.Probes) && slices.Equal(was.Probes, now.Probes[:n]) && was.HTML == now.HTML && !readsText(was.Profile) {
+	if n := len(was.Probes); n < len(now.Probes) && slices.Equal(was.Probes, now.Probes[:n]) && was.reads(now) && !readsText(was.Profile) {
 		// A record from before the later probes, of a fingerprinter
 		// that no change they recognise can touch: it gains them.
 		b, err := json.Marshal(now)
@@ -149,7 +159,7 @@ func (e *Engine) checkFingerprinter() error {
 		}
 		return e.db.SetMeta(fingerprinterMeta, b)
 	}
-	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.HTML == now.HTML && was.Bits == now.Bits {
+	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.reads(now) && was.Bits == now.Bits {
 		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was)
 	}
 	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was, now)

@@ -1516,6 +1516,57 @@ func TestHTMLPages(t *testing.T) {
 	}
 }
 
+// TestFoldAccents checks an engine whose pipeline folds accents: a text
+// and its copy without accents are duplicates, short and long, because
+// the policy measures the folded texts too; a store written with one
+// setting refuses to open with the other.
+func TestFoldAccents(t *testing.T) {
+	dir := t.TempDir()
+	o := DefaultOptions()
+	p := DefaultPipeline()
+	p.FoldAccents = true
+	o.Fingerprint = Config{Pipeline: &p}
+	e := mustOpen(t, dir, &o)
+	ctx := context.Background()
+	// Polish, dense with marks: unfolded, the tiny pair's Levenshtein
+	// ratio is 0.67 and the long pair's Jaccard 0.29, both turned down.
+	tiny := [2]string{"Zażółć gęślą jaźń, łódź płynie źle po rzece", "Zazolc gesla jazn, lodz plynie zle po rzece"}
+	long := [2]string{
+		strings.Repeat("Pójdźże, kiń tę chmurność w głąb flaszy! Mężny bądź, chroń pułk twój i sześć flag. Łódź płynęła źle po rzece, gdzie żółw śpiewał pieśń o jesieni. ", 4),
+		strings.Repeat("Pojdzze, kin te chmurnosc w glab flaszy! Mezny badz, chron pulk twoj i szesc flag. Lodz plynela zle po rzece, gdzie zolw spiewal piesn o jesieni. ", 4),
+	}
+	for i, pair := range [][2]string{tiny, long} {
+		first, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("accented", i), Text: pair[0]})
+		if err != nil || !first.Inserted {
+			t.Fatalf("%q: %+v, %v", pair[0], first, err)
+		}
+		res, err := e.CheckAndInsert(ctx, Document{ID: fmt.Sprint("plain", i), Text: pair[1]})
+		if err != nil || !res.Duplicate || *res.DuplicateOf != first.ID || res.Distance != 0 {
+			t.Errorf("%q without its accents: %+v, %v; want a duplicate of %s at distance 0", pair[0], res, err, first.ID)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := Open(dir, nil); !errors.Is(err, ErrFingerprinterChanged) {
+		if err == nil {
+			e.Close()
+		}
+		t.Errorf("opening the folded store without folding: %v, want ErrFingerprinterChanged", err)
+	}
+	plainDir := t.TempDir()
+	e = mustOpen(t, plainDir, nil)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := Open(plainDir, &o); !errors.Is(err, ErrFingerprinterChanged) {
+		if err == nil {
+			e.Close()
+		}
+		t.Errorf("opening a store of the default pipeline with folding: %v, want ErrFingerprinterChanged", err)
+	}
+}
+
 // TestRetentionForever checks that an engine that keeps documents forever
 // (Retention < 0) takes any date, one before 1970 too, and keeps it as it
 // keeps any other: Get finds it, a copy is its duplicate, its id with

@@ -51,7 +51,9 @@ const MaxShingle = simhash.MaxWindow
 // field takes the default given in its comment (the value DefaultPipeline
 // sets), so Pipeline{} is the default pipeline. The steps, in order:
 //
-//  1. HTML to text (analysis.StripHTML), if HTML is set;
+//  1. HTML to text (analysis.StripHTML), if HTML is set, then the accents
+//     of Latin and Greek letters taken off (analysis.FoldAccents), if
+//     FoldAccents is set;
 //  2. analysis.Normalize: NFKC, case and width folding, controls dropped,
 //     white space folded, invalid UTF-8 read as U+FFFD;
 //  3. tokens (analysis.Words, CJK per the CJK field), minus StopWords, or
@@ -71,6 +73,13 @@ type Pipeline struct {
 	// HTML reads the text as HTML: tags, scripts and styles are dropped and
 	// entities decoded. Default false.
 	HTML bool
+	// FoldAccents takes the accents off Latin and Greek letters
+	// (analysis.FoldAccents), so that "café" and "cafe" are one word, and
+	// the policy's measures compare the folded texts too. For French,
+	// Spanish, German, Polish or Greek text whose copies may have lost
+	// their accents; not for Vietnamese, whose marks tell words apart.
+	// Default false.
+	FoldAccents bool
 	// Units is what features are made of: UnitWords (default) or UnitChars.
 	Units Units
 	// CJK is how CJK text is tokenized with UnitWords: CJKUnigram (default),
@@ -141,6 +150,7 @@ func (p Pipeline) String() string {
 		}
 	}
 	add("HTML", q.HTML, d.HTML)
+	add("FoldAccents", q.FoldAccents, d.FoldAccents)
 	add("Units", q.Units, d.Units)
 	add("CJK", q.CJK, d.CJK)
 	add("Shingle", q.Shingle, d.Shingle)
@@ -266,6 +276,7 @@ type pipelineFP struct {
 type pipelineState struct {
 	f       *pipelineFP
 	html    []byte
+	fold    []byte // the text with its accents folded (Pipeline.FoldAccents)
 	norm    []byte
 	scratch analysis.Scratch
 	text    []byte // the normalized text being tokenized
@@ -323,6 +334,10 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	if f.p.HTML {
 		s.html = analysis.StripHTML(s.html[:0], text)
 		src = s.html
+	}
+	if f.p.FoldAccents {
+		s.fold = analysis.FoldAccents(s.fold[:0], src)
+		src = s.fold
 	}
 	// Plain ASCII text (no control characters) needs no normalization for
 	// word tokens: its tokens are those of the normalized text, but for
@@ -409,7 +424,7 @@ func (s *pipelineState) runeTokens(src []byte) {
 // finish returns s to the pool, unless its buffers grew large.
 func (f *pipelineFP) finish(s *pipelineState) {
 	s.f, s.text = nil, nil
-	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 && cap(s.hashes) <= 1<<17 {
+	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 && cap(s.fold) <= 1<<20 && cap(s.hashes) <= 1<<17 {
 		f.pool.Put(s)
 	}
 }

@@ -160,6 +160,33 @@ func TestPipelineHTML(t *testing.T) {
 	}
 }
 
+// TestPipelineFoldAccents checks that with FoldAccents a text and its
+// copy without accents have one fingerprint, at both widths and through
+// HTML, that without it they are far apart, and that the setting shows in
+// the pipeline's description.
+func TestPipelineFoldAccents(t *testing.T) {
+	accented := "Le théâtre était fermé à cause de la grève générale; l'œuvre de Łukasz à Αθήνα."
+	plain := "Le theatre etait ferme a cause de la greve generale; l'oeuvre de Lukasz a Αθηνα."
+	for _, bits := range []int{64, 128} {
+		f := mustPipeline(t, Pipeline{FoldAccents: true}, bits)
+		if a, b := f.Fingerprint([]byte(accented)), f.Fingerprint([]byte(plain)); a != b {
+			t.Errorf("%d bits, folding: %v and %v differ", bits, a, b)
+		}
+		g := mustPipeline(t, DefaultPipeline(), bits)
+		if d, _ := Distance(g.Fingerprint([]byte(accented)), g.Fingerprint([]byte(plain))); d < 8 {
+			t.Errorf("%d bits, not folding: %d bits apart, want the accented words to count", bits, d)
+		}
+	}
+	h := mustPipeline(t, Pipeline{FoldAccents: true, HTML: true}, 64)
+	f := mustPipeline(t, Pipeline{FoldAccents: true}, 64)
+	if h.Fingerprint([]byte("<p>caf&eacute; cr&egrave;me</p>")) != f.Fingerprint([]byte("cafe creme")) {
+		t.Error("HTML with accented entities: not the folded text's fingerprint")
+	}
+	if got := (Pipeline{FoldAccents: true}).String(); got != "FoldAccents=true" {
+		t.Errorf("String() = %q, want FoldAccents=true", got)
+	}
+}
+
 // TestPipelineConcurrent fingerprints from several goroutines and compares
 // with a serial run (run with -race).
 func TestPipelineConcurrent(t *testing.T) {

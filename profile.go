@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/nilsimsa"
 	"github.com/neardup/neardup/simhash/compat"
 )
@@ -130,6 +131,28 @@ func widthsText(widths []int) string {
 // The engine's policy then measures the visible text too.
 func (c Config) ReadsHTML() bool {
 	return c.Pipeline != nil && c.Pipeline.HTML && (c.Profile == "" || c.Profile == "default")
+}
+
+// FoldsAccents reports whether c takes the accents off Latin and Greek
+// letters: the default profile with a Pipeline whose FoldAccents is set.
+// The engine's policy then measures the folded text too.
+func (c Config) FoldsAccents() bool {
+	return c.Pipeline != nil && c.Pipeline.FoldAccents && (c.Profile == "" || c.Profile == "default")
+}
+
+// Measured returns what the policy measures of text when texts are
+// fingerprinted with c, as the pipeline reads it: its visible text when c
+// reads HTML (ReadsHTML, analysis.StripHTML), with the accents taken off
+// when c folds them (FoldsAccents, analysis.FoldAccents). It returns text
+// itself, not a copy, when c does neither.
+func (c Config) Measured(text []byte) []byte {
+	if c.ReadsHTML() {
+		text = analysis.StripHTML(nil, text)
+	}
+	if c.FoldsAccents() {
+		text = analysis.FoldAccents(nil, text)
+	}
+	return text
 }
 
 // bits returns c.Bits with 0 meaning 64.
