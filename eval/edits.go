@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // An EditKind is one way of making a near-duplicate of a text.
@@ -41,6 +43,12 @@ const (
 	// HTML wraps the text in a page, paragraphs in <p>, and a fraction of
 	// words in inline tags.
 	HTML EditKind = "html"
+	// Accents takes the accents off a fraction rate of the words that have
+	// any (the nonspacing marks of their canonical decomposition), as a
+	// copy typed without them or converted to plain letters loses them;
+	// at rate 1 it takes them all off, and a text without accents is left
+	// as it is. It is not among EditKinds, whose edits change every text.
+	Accents EditKind = "accents"
 )
 
 // EditKinds returns every edit kind in a fixed order.
@@ -50,10 +58,10 @@ func EditKinds() []EditKind {
 		Boilerplate, Whitespace, Case, Punctuation, HTML}
 }
 
-// ParseEditKind returns the kind named s.
+// ParseEditKind returns the kind named s: one of EditKinds, or Accents.
 func ParseEditKind(s string) (EditKind, error) {
 	k := EditKind(strings.TrimSpace(s))
-	if !slices.Contains(EditKinds(), k) {
+	if !slices.Contains(EditKinds(), k) && k != Accents {
 		return "", fmt.Errorf("eval: unknown edit kind %q", s)
 	}
 	return k, nil
@@ -218,6 +226,8 @@ func (ed *Editor) Apply(text string, e Edit) string {
 		})
 	case HTML:
 		return ed.html(text, e.Rate, cjk)
+	case Accents:
+		return ed.accents(text, e.Rate)
 	}
 	panic(fmt.Sprintf("eval: unknown edit kind %q", e.Kind))
 }
@@ -305,6 +315,54 @@ var (
 		"隐私政策 | 使用条款 | 网站地图", "订阅我们的每日新闻", "广告", "相关阅读", "点击阅读全文",
 	}
 )
+
+// accents takes the accents off a random fraction rate of the
+// space-separated words of text that have any, leaving the rest of the
+// text as it is.
+func (ed *Editor) accents(text string, rate float64) string {
+	type span struct{ start, end int }
+	var marked []span
+	start := -1
+	for i, r := range text + " " {
+		switch {
+		case !unicode.IsSpace(r) && start < 0:
+			start = i
+		case unicode.IsSpace(r) && start >= 0:
+			if w := text[start:i]; stripMarks(w) != w {
+				marked = append(marked, span{start, i})
+			}
+			start = -1
+		}
+	}
+	if len(marked) == 0 {
+		return text
+	}
+	pick := ed.rng.Perm(len(marked))[:count(len(marked), rate)]
+	slices.Sort(pick)
+	var b strings.Builder
+	last := 0
+	for _, j := range pick {
+		w := marked[j]
+		b.WriteString(text[last:w.start])
+		b.WriteString(stripMarks(text[w.start:w.end]))
+		last = w.end
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+// stripMarks returns w without the nonspacing marks of its canonical
+// decomposition, recomposed.
+func stripMarks(w string) string {
+	d := norm.NFD.String(w)
+	var b strings.Builder
+	for _, r := range d {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
+}
 
 // boilerplate adds site furniture before and after text: about rate times
 // its length in all, split between a header and a footer.

@@ -31,6 +31,26 @@ func TestEditorDeterministic(t *testing.T) {
 	}
 }
 
+// TestEditorAccents checks the accents edit: at rate 1 every word loses
+// its accents and nothing else changes; at 0.5 half the accented words
+// do; a text without accents is left as it is.
+func TestEditorAccents(t *testing.T) {
+	text := "Le théâtre  était fermé\nà cause de la grève, dit Zoë."
+	if got, want := NewEditor(3, nil).Apply(text, Edit{Accents, 1}), "Le theatre  etait ferme\na cause de la greve, dit Zoe."; got != want {
+		t.Errorf("rate 1: %q, want %q", got, want)
+	}
+	half := NewEditor(3, nil).Apply(text, Edit{Accents, 0.5})
+	if n := strings.Count(half, "é") + strings.Count(half, "â") + strings.Count(half, "à") + strings.Count(half, "è") + strings.Count(half, "ë"); half == text || n == 0 {
+		t.Errorf("rate 0.5: %q; want some accented words left and some not", half)
+	}
+	if got := NewEditor(3, nil).Apply(english, Edit{Accents, 1}); got != english {
+		t.Errorf("English: %q, want it unchanged", got)
+	}
+	if k, err := ParseEditKind("accents"); err != nil || k != Accents || slices.Contains(EditKinds(), Accents) {
+		t.Errorf("ParseEditKind(accents) = %q, %v; want it parsed but not a default kind", k, err)
+	}
+}
+
 func TestEditorRates(t *testing.T) {
 	words := len(strings.Fields(english)) // 28
 	for _, tc := range []struct {

@@ -135,6 +135,8 @@ type PolicyScorer struct {
 	// cached scores by the same rule (much faster when many policies are
 	// compared on one dataset).
 	exact bool
+	// cfg says what of a text the policy measures (MeasureAs).
+	cfg neardup.Config
 }
 
 type policyPrep struct {
@@ -157,12 +159,22 @@ func NewPolicyScorer(name string, fp neardup.Fingerprinter, p neardup.Policy, c 
 	return &PolicyScorer{name: name, fp: fp, policy: p, cache: c, exact: exact}, nil
 }
 
+// MeasureAs makes s measure texts as the engine does when its
+// fingerprints are made with cfg (neardup.Config.Measured): the visible
+// text of HTML, the text without its accents with FoldAccents. Without it
+// s measures texts as they are. It returns s.
+func (s *PolicyScorer) MeasureAs(cfg neardup.Config) *PolicyScorer {
+	s.cfg = cfg
+	return s
+}
+
 // Name returns the scorer's name.
 func (s *PolicyScorer) Name() string { return s.name }
 
-// Prepare returns the fingerprint and sketch of text.
+// Prepare returns the fingerprint of text and the sketch of what the
+// policy measures of it.
 func (s *PolicyScorer) Prepare(text []byte) any {
-	return &policyPrep{fp: s.cache.fingerprint(s.fp, text), sk: s.cache.Sketch(text)}
+	return &policyPrep{fp: s.cache.fingerprint(s.fp, text), sk: s.cache.Sketch(s.cfg.Measured(text))}
 }
 
 // Compare judges a pair by the policy.

@@ -65,3 +65,32 @@ func TestMeasureScorer(t *testing.T) {
 		t.Error("unknown measure accepted")
 	}
 }
+
+// TestPolicyScorerMeasureAs checks that a policy scorer over a pipeline
+// that folds accents measures the folded texts once told to (MeasureAs),
+// as the engine does: a Polish sentence and its copy without marks, whose
+// Levenshtein ratio as they are is 0.67, are then duplicates, by the
+// exact and the cached rule alike.
+func TestPolicyScorerMeasureAs(t *testing.T) {
+	p := neardup.DefaultPipeline()
+	p.FoldAccents = true
+	fp, err := neardup.NewPipeline(p, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := []byte("Zażółć gęślą jaźń, łódź płynie źle po rzece"), []byte("Zazolc gesla jazn, lodz plynie zle po rzece")
+	for _, exact := range []bool{true, false} {
+		for _, measure := range []bool{false, true} {
+			s, err := NewPolicyScorer("policy", fp, neardup.DefaultPolicy(), NewSketches(), exact)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if measure {
+				s.MeasureAs(neardup.Config{Pipeline: &p})
+			}
+			if got := s.Compare(s.Prepare(a), s.Prepare(b)); got.Dup != measure {
+				t.Errorf("exact %v, MeasureAs %v: %+v; want a duplicate only when measuring the folded texts", exact, measure, got)
+			}
+		}
+	}
+}
