@@ -36,15 +36,16 @@ func newFingerprinters(def neardup.Config) *fingerprinters {
 	return &fingerprinters{def: def, m: make(map[fingerprinterKey]neardup.Fingerprinter)}
 }
 
-// readsHTML reports whether the fingerprinter get gives for profile reads
-// texts as HTML: the server's own pipeline does (Pipeline.HTML), and
-// profile names no other.
-func (f *fingerprinters) readsHTML(profile string) bool {
+// measured returns what the policy measures of text when the
+// fingerprinter get gives for profile reads it (Config.Measured): the
+// server's own pipeline may read HTML or fold accents; profile names no
+// other, which takes the text as it is.
+func (f *fingerprinters) measured(profile string, text []byte) []byte {
 	d := f.def
 	if profile != "" && profile != d.Profile {
-		return false
+		return text
 	}
-	return d.ReadsHTML()
+	return d.Measured(text)
 }
 
 // get returns the Fingerprinter for profile and bits; "" and 0 mean the
@@ -142,10 +143,7 @@ func (s *Server) handleFingerprint(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := []byte(in.Text)
-	visible := text
-	if s.fps.readsHTML(profile) {
-		visible = analysis.StripHTML(nil, text)
-	}
+	visible := s.fps.measured(profile, text)
 	var sc analysis.Scratch
 	if sc.NormalizedLen(visible) == 0 {
 		// Zero-width characters only, say: the engine would refuse to store
@@ -240,11 +238,9 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		return compareOut{}, err
 	}
 	ta, tb := []byte(*in.A), []byte(*in.B)
-	va, vb := ta, tb
-	if s.fps.readsHTML(in.Profile) {
-		// Measured as the engine measures pages: their visible text.
-		va, vb = analysis.StripHTML(nil, ta), analysis.StripHTML(nil, tb)
-	}
+	// Measured as the engine measures them: the visible text of pages,
+	// say.
+	va, vb := s.fps.measured(in.Profile, ta), s.fps.measured(in.Profile, tb)
 	sa, sb := similarity.NewSketch(va), similarity.NewSketch(vb)
 	// The measures work on the normalized texts, which NFKC can make
 	// longer (one character may become 18) or shorter, and which may be

@@ -839,13 +839,10 @@ func TestReserveBounds(t *testing.T) {
 	}
 }
 
-// TestHTMLPipeline runs a server whose pipeline reads HTML, as `serve
-// --html` makes it: /v1/compare measures two pages by their visible text,
-// as the engine decides them, and a page posted in another template is a
-// duplicate of the first.
-func TestHTMLPipeline(t *testing.T) {
-	p := neardup.DefaultPipeline()
-	p.HTML = true
+// pipelineServer returns the handler of a server whose default profile
+// runs p, over an engine in memory that does too, closed when t ends.
+func pipelineServer(t *testing.T, p neardup.Pipeline) http.Handler {
+	t.Helper()
 	cfg := neardup.Config{Profile: "default", Pipeline: &p}
 	opts := neardup.DefaultOptions()
 	opts.InMemory, opts.Fingerprint = true, cfg
@@ -853,13 +850,23 @@ func TestHTMLPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	s, err := New(Options{Fingerprint: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetEngine(e)
-	h := s.Handler()
+	return s.Handler()
+}
+
+// TestHTMLPipeline runs a server whose pipeline reads HTML, as `serve
+// --html` makes it: /v1/compare measures two pages by their visible text,
+// as the engine decides them, and a page posted in another template is a
+// duplicate of the first.
+func TestHTMLPipeline(t *testing.T) {
+	p := neardup.DefaultPipeline()
+	p.HTML = true
+	h := pipelineServer(t, p)
 	text := "The river rose through the night and by morning the old town square stood under water, and volunteers carried sandbags to the bakery."
 	var scripts [2]strings.Builder // each template's words of its own
 	for i := range 300 {
@@ -878,6 +885,37 @@ func TestHTMLPipeline(t *testing.T) {
 		code, v := call(t, h, "POST", "/v1/documents", "", string(body))
 		if code != 200 || (i == 1 && v["duplicate_of"] != "p0") {
 			t.Errorf("post of page %d: %d %v", i, code, v)
+		}
+	}
+}
+
+// TestFoldAccentsPipeline runs a server whose pipeline folds accents, as
+// `serve --fold-accents` makes it: /v1/compare measures a Polish sentence
+// and its copy without marks as the engine does, duplicates at distance 0
+// with a Levenshtein ratio of 1 (0.67 as they are), and the copy posted
+// after it is its duplicate; a compare in another profile takes the texts
+// as they are.
+func TestFoldAccentsPipeline(t *testing.T) {
+	p := neardup.DefaultPipeline()
+	p.FoldAccents = true
+	h := pipelineServer(t, p)
+	a, b := "Zażółć gęślą jaźń, łódź płynie źle po rzece", "Zazolc gesla jazn, lodz plynie zle po rzece"
+	body, _ := json.Marshal(map[string]string{"a": a, "b": b})
+	code, v := call(t, h, "POST", "/v1/compare", "", string(body))
+	if code != 200 || v["duplicate"] != true || v["distance"] != float64(0) {
+		t.Errorf("compare of a sentence and its copy without accents: %d %v; want duplicates at distance 0", code, v)
+	} else if m, _ := v["scores"].(map[string]any); m["levenshtein"] != float64(1) {
+		t.Errorf("compare: scores %v; want the folded texts' Levenshtein ratio of 1", v["scores"])
+	}
+	body, _ = json.Marshal(map[string]string{"a": a, "b": b, "profile": "classic"})
+	if code, v := call(t, h, "POST", "/v1/compare", "", string(body)); code != 200 || v["duplicate"] != false {
+		t.Errorf("compare in the classic profile: %d %v; want the texts as they are, not duplicates", code, v)
+	}
+	for i, text := range []string{a, b} {
+		body, _ := json.Marshal(map[string]string{"id": fmt.Sprint("s", i), "text": text})
+		code, v := call(t, h, "POST", "/v1/documents", "", string(body))
+		if code != 200 || (i == 1 && v["duplicate_of"] != "s0") {
+			t.Errorf("post of sentence %d: %d %v", i, code, v)
 		}
 	}
 }

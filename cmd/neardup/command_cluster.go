@@ -116,10 +116,10 @@ all, and giving it --max-candidates too is an error.`,
 			// same document again, clustered once.
 			seed := maphash.MakeSeed()
 			texts := make(map[string]uint64)
-			html := o.Fingerprint.ReadsHTML()
+			cfg := o.Fingerprint
 			var sc analysis.Scratch
 			emit := func(r *record) error {
-				if emptyText(&sc, r.doc.Text, html) {
+				if emptyText(&sc, r.doc.Text, cfg) {
 					return nil
 				}
 				h := maphash.String(seed, r.doc.Text)
@@ -140,7 +140,7 @@ all, and giving it --max-candidates too is an error.`,
 			if o.K > 0 {
 				policy.Long.MaxDistance = o.K
 			}
-			groups := clusterDocs(docs, fp, policy, !noVerify, strict, html, most)
+			groups := clusterDocs(docs, fp, cfg, policy, !noVerify, strict, most)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)
 			for i, g := range groups {
@@ -169,18 +169,16 @@ all, and giving it --max-candidates too is an error.`,
 // emptyText reports whether text has nothing to compare, as the engine
 // decides it (neardup.ErrEmptyText): its normalized form (analysis.Normalize)
 // is empty, as for white space, zero-width or other invisible characters
-// alone. With html it is the visible text that is normalized.
-func emptyText(sc *analysis.Scratch, text string, html bool) bool {
-	b := []byte(text)
-	if html {
-		b = analysis.StripHTML(nil, b)
-	}
-	return sc.NormalizedLen(b) == 0
+// alone. It is the text the policy measures (Config.Measured: the visible
+// text of HTML, say) that is normalized.
+func emptyText(sc *analysis.Scratch, text string, cfg neardup.Config) bool {
+	return sc.NormalizedLen(cfg.Measured([]byte(text))) == 0
 }
 
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,
-// verifies them with policy and groups them. With html the policy
-// measures the visible text of each, as the pipeline reads it (--html).
+// verifies them with policy and groups them. The policy measures the
+// text of each as fp, made with cfg, reads it (Config.Measured: the
+// visible text with --html, without accents with FoldAccents).
 // With most > 0 (not with strict) the candidates of each document are its
 // most nearest ones only (clusterNearest).
 //
@@ -191,7 +189,7 @@ func emptyText(sc *analysis.Scratch, text string, html bool) bool {
 // are already joined needs no test (clusterJoiner); with strict, the pairs
 // are taken in Build's order, closest first, from repeated searches that
 // each keep the next clusterStrictBuffer pairs not already joined.
-func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neardup.Policy, verify, strict, html bool, most int) []cluster.Group {
+func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, cfg neardup.Config, policy neardup.Policy, verify, strict bool, most int) []cluster.Group {
 	n := len(docs)
 	bits := fp.Bits()
 	fps := make([]neardup.Fingerprint, n)
@@ -201,8 +199,8 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, policy neard
 	runes := make([]int, n)
 	parallelDo(n, func(i int) {
 		texts[i] = docs[i].Text
-		if html {
-			texts[i] = string(analysis.StripHTML(nil, []byte(docs[i].Text)))
+		if m := cfg.Measured([]byte(docs[i].Text)); string(m) != docs[i].Text {
+			texts[i] = string(m)
 		}
 		runes[i] = utf8.RuneCountInString(texts[i])
 		fps[i] = fp.Fingerprint([]byte(docs[i].Text))

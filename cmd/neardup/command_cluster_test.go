@@ -144,7 +144,7 @@ func TestClusterCandidatesExact(t *testing.T) {
 				}
 			}
 		}
-		got := clusterDocs(docs, fp, policy, false, false, false, 0)
+		got := clusterDocs(docs, fp, neardup.Config{}, policy, false, false, 0)
 		if w := cluster.Build(len(docs), want, cluster.Options{}); !reflect.DeepEqual(got, w) || len(w) < 20 {
 			t.Errorf("%d bits: %d groups, want %d (from %d pairs)", bits, len(got), len(w), len(want))
 		}
@@ -294,7 +294,7 @@ func TestClusterMatchesAllPairs(t *testing.T) {
 			for _, sizes := range [][6]int{{1 << 13, 1 << 16, 1 << 20, 1 << 10, 8, 2048}, {3, 5, 100, 2, 2, 2}, {1, 1, 400, 1, 1 << 20, 30}, {2, 1, 1000, 3, 0, 1}} {
 				clusterChunk, clusterDeferred, clusterStrictBuffer, clusterStrictBatch, clusterStrictRestarts, clusterMinRun = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]
 				c0 := clusterCandidates.Load()
-				got := clusterDocs(docs, fp, policy, mode.verify, mode.strict, false, 0)
+				got := clusterDocs(docs, fp, neardup.Config{}, policy, mode.verify, mode.strict, 0)
 				searched := clusterCandidates.Load() - c0
 				if candidates == 0 {
 					candidates = searched
@@ -326,7 +326,7 @@ func TestClusterVerifiesLinearly(t *testing.T) {
 	}
 	for _, strict := range []bool{false, true} {
 		c0, v0 := clusterCandidates.Load(), clusterVerified.Load()
-		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), true, strict, false, 0)
+		groups := clusterDocs(docs, fp, neardup.Config{}, neardup.DefaultPolicy(), true, strict, 0)
 		candidates, verified := clusterCandidates.Load()-c0, clusterVerified.Load()-v0
 		if !strict && (len(groups) != 1 || len(groups[0].Members) != n) {
 			t.Fatalf("%d groups, want one of all %d", len(groups), n)
@@ -362,7 +362,7 @@ func TestClusterCopiesSearchedOnce(t *testing.T) {
 	}
 	for _, verify := range []bool{true, false} {
 		c0 := clusterCandidates.Load()
-		groups := clusterDocs(docs, fp, neardup.DefaultPolicy(), verify, false, false, 0)
+		groups := clusterDocs(docs, fp, neardup.Config{}, neardup.DefaultPolicy(), verify, false, 0)
 		candidates := clusterCandidates.Load() - c0
 		if len(groups) != 1 || len(groups[0].Members) != n+1 || groups[0].Representative != 0 {
 			t.Fatalf("verify %v: groups %v, want one of the %d copies and the near-copy, document 0 first", verify, groups, n)
@@ -464,8 +464,8 @@ func TestClusterMaxCandidates(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, verify := range []bool{false, true} {
-			want := clusterDocs(docs, fp, policy, verify, false, false, 0)
-			if got := clusterDocs(docs, fp, policy, verify, false, false, len(docs)); !reflect.DeepEqual(got, want) {
+			want := clusterDocs(docs, fp, neardup.Config{}, policy, verify, false, 0)
+			if got := clusterDocs(docs, fp, neardup.Config{}, policy, verify, false, len(docs)); !reflect.DeepEqual(got, want) {
 				t.Errorf("%d bits, verify %v, room for all: %d groups, want the exact %d", bits, verify, len(got), len(want))
 			}
 			in := make([]int, len(docs)) // each document's exact group
@@ -476,7 +476,7 @@ func TestClusterMaxCandidates(t *testing.T) {
 			}
 			const most = 2
 			c0 := clusterCandidates.Load()
-			got := clusterDocs(docs, fp, policy, verify, false, false, most)
+			got := clusterDocs(docs, fp, neardup.Config{}, policy, verify, false, most)
 			if found := clusterCandidates.Load() - c0; found > int64(2*most*len(docs)) {
 				t.Errorf("%d bits, verify %v, %d candidates each: %d candidate pairs for %d documents", bits, verify, most, found, len(docs))
 			}

@@ -173,22 +173,22 @@ func compareDecisionHelp(p neardup.Policy) string {
 	return b.String()
 }
 
-// compareTexts fingerprints and measures a pair of texts; html measures
-// their visible text, as the pipeline reads them (--html). A pair where a
-// text is empty once normalized (emptyText: white space or invisible
-// characters only, or markup only with html) is no duplicate whatever
-// the measures say, as cluster, which never groups such texts, decides.
-func compareTexts(fp neardup.Fingerprinter, p neardup.Policy, profile string, html bool, a, b []byte) (comparison, error) {
+// compareTexts fingerprints and measures a pair of texts; the measures
+// take them as fp, made with cfg, reads them (Config.Measured: the
+// visible text with --html, without accents with FoldAccents). A pair
+// where a text is empty once normalized (emptyText: white space or
+// invisible characters only, or markup only with --html) is no duplicate
+// whatever the measures say, as cluster, which never groups such texts,
+// decides.
+func compareTexts(fp neardup.Fingerprinter, cfg neardup.Config, p neardup.Policy, profile string, a, b []byte) (comparison, error) {
 	fa, fb := fp.Fingerprint(a), fp.Fingerprint(b)
 	d, err := fingerprintDistance(fa, fb)
 	if err != nil {
 		return comparison{}, err
 	}
 	var sc analysis.Scratch
-	emptyA, emptyB := emptyText(&sc, string(a), html), emptyText(&sc, string(b), html)
-	if html {
-		a, b = analysis.StripHTML(nil, a), analysis.StripHTML(nil, b)
-	}
+	emptyA, emptyB := emptyText(&sc, string(a), cfg), emptyText(&sc, string(b), cfg)
+	a, b = cfg.Measured(a), cfg.Measured(b)
 	sa, sb := similarity.NewSketch(a), similarity.NewSketch(b)
 	s := similarity.Compare(sa, sb)
 	dup := isDuplicate(p, sa, sb, d, fp.Bits())
@@ -259,7 +259,7 @@ only, or with --html markup only) has nothing to compare: a pair with one
 is no duplicate, as cluster never groups such texts, whatever the measures
 say; the table adds a note, JSON output "empty": true.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fp, err := ff.fingerprinter(cmd)
+			fp, cfg, err := ff.fingerprinter(cmd)
 			if err != nil {
 				return err
 			}
@@ -275,7 +275,7 @@ say; the table adds a note, JSON output "empty": true.`,
 				if len(args) != 0 {
 					return usagef("compare --pairs takes no text arguments")
 				}
-				return comparePairs(cmd, fp, policy, profile, ff.pipe.html, pairs, maxLine)
+				return comparePairs(cmd, fp, cfg, policy, profile, pairs, maxLine)
 			}
 			if len(args) != 2 {
 				return usagef("compare needs two texts A and B (or --pairs FILE), got %d arguments", len(args))
@@ -291,7 +291,7 @@ say; the table adds a note, JSON output "empty": true.`,
 			if err != nil {
 				return err
 			}
-			c, err := compareTexts(fp, policy, profile, ff.pipe.html, a, b)
+			c, err := compareTexts(fp, cfg, policy, profile, a, b)
 			if err != nil {
 				return err
 			}
@@ -349,7 +349,7 @@ func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 }
 
 // comparePairs runs compare on every line of a JSON Lines file.
-func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, policy neardup.Policy, profile string, html bool, name string, maxLine int) error {
+func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, cfg neardup.Config, policy neardup.Policy, profile string, name string, maxLine int) error {
 	if maxLine < 1 {
 		return usagef("--max-line must be positive, not %d", maxLine)
 	}
@@ -396,7 +396,7 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, policy neardup.P
 					return usagef("%s: line %d: field %q: %v", inputName(name), n, f, err)
 				}
 			}
-			c, err := compareTexts(fp, policy, profile, html, []byte(ab[0]), []byte(ab[1]))
+			c, err := compareTexts(fp, cfg, policy, profile, []byte(ab[0]), []byte(ab[1]))
 			if err != nil {
 				return err
 			}

@@ -183,7 +183,7 @@ func newEvalEditsCmd() *cobra.Command {
 	fl.StringVar(&to.Field, "field", "text", "JSON field holding the text (jsonl)")
 	fl.IntVar(&to.MinRunes, "min-length", 20, "skip texts shorter than this many characters")
 	fl.IntVar(&passage, "passage", 0, "cut each text to its first N characters (at a word end); 0 keeps whole texts")
-	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+")")
+	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+"; also accents, which takes the accents off a fraction of the words that have any)")
 	fl.Float64SliceVar(&rates, "rates", eval.DefaultRates(), "edit rates: fraction of words or characters touched")
 	fl.IntVar(&negs, "negatives", 10, "negatives per text (other texts of the same source; 0 means the default, 10; at most the other texts)")
 	return cmd
@@ -435,12 +435,13 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 	if err != nil {
 		return nil, usagef("eval: --policy-pipeline: %v", err)
 	}
+	cfg := neardup.Config{Pipeline: &pp, Bits: f.bits} // what the policy measures: the visible, folded text
 	if f.policy {
 		s, err := eval.NewPolicyScorer("policy", fp, neardup.DefaultPolicy(), c, true)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, s.MeasureAs(cfg))
 	}
 	for _, v := range f.policyVars {
 		name, spec, ok := strings.Cut(v, ":")
@@ -455,7 +456,7 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 		if err != nil {
 			return nil, usageError{err}
 		}
-		out = append(out, s)
+		out = append(out, s.MeasureAs(cfg))
 	}
 	if f.grid {
 		for _, k := range f.gridK {
@@ -465,7 +466,7 @@ func (f *evalFlags) scorers(c *eval.Sketches) ([]eval.Scorer, error) {
 				if err != nil {
 					return nil, usageError{err}
 				}
-				out = append(out, s)
+				out = append(out, s.MeasureAs(cfg))
 			}
 		}
 	}

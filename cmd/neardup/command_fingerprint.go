@@ -40,42 +40,43 @@ func (f *fingerprintFlags) register(cmd *cobra.Command) {
 	f.pipe.addFlags(fl)
 }
 
-// fingerprinter returns the Fingerprinter the flags describe, or a usage
-// error for an unknown profile, width or algorithm.
-func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprinter, error) {
+// fingerprinter returns the Fingerprinter the flags describe and its
+// Config, or a usage error for an unknown profile, width or algorithm.
+func (f *fingerprintFlags) fingerprinter(cmd *cobra.Command) (neardup.Fingerprinter, neardup.Config, error) {
 	profile := f.profile
 	switch f.algo {
 	case "simhash":
 		if profile == "nilsimsa" && cmd.Flags().Changed("algo") {
-			return nil, usagef("--algo simhash conflicts with --profile nilsimsa")
+			return nil, neardup.Config{}, usagef("--algo simhash conflicts with --profile nilsimsa")
 		}
 	case "nilsimsa":
 		if cmd.Flags().Changed("profile") && profile != "nilsimsa" {
-			return nil, usagef("--algo nilsimsa conflicts with --profile %s", profile)
+			return nil, neardup.Config{}, usagef("--algo nilsimsa conflicts with --profile %s", profile)
 		}
 		profile = "nilsimsa"
 	default:
-		return nil, usagef("unknown --algo %q: want simhash or nilsimsa", f.algo)
+		return nil, neardup.Config{}, usagef("unknown --algo %q: want simhash or nilsimsa", f.algo)
 	}
 	if profile == "nilsimsa" && cmd.Flags().Changed("bits") && f.bits != 256 {
 		by := "--profile nilsimsa"
 		if f.algo == "nilsimsa" {
 			by = "--algo nilsimsa"
 		}
-		return nil, usagef("--bits %d conflicts with %s: nilsimsa digests are 256 bits", f.bits, by)
+		return nil, neardup.Config{}, usagef("--bits %d conflicts with %s: nilsimsa digests are 256 bits", f.bits, by)
 	}
 	if err := checkProfileBits(profile, f.bits); err != nil {
-		return nil, err
+		return nil, neardup.Config{}, err
 	}
 	pipe, err := f.pipe.pipeline(profile)
 	if err != nil {
-		return nil, err
+		return nil, neardup.Config{}, err
 	}
-	fp, err := neardup.NewFingerprinter(neardup.Config{Profile: profile, Bits: f.bits, Pipeline: pipe})
+	cfg := neardup.Config{Profile: profile, Bits: f.bits, Pipeline: pipe}
+	fp, err := neardup.NewFingerprinter(cfg)
 	if err != nil {
-		return nil, usageError{unprefixed{err}}
+		return nil, neardup.Config{}, usageError{unprefixed{err}}
 	}
-	return fp, nil
+	return fp, cfg, nil
 }
 
 // checkProfileBits returns a usage error naming --profile or --bits, as
@@ -141,7 +142,7 @@ e9800998ecf8427e), go-mfonda (64 bits only; empty text gives all ones),
 nilsimsa (256 bits; texts under 3 bytes give 0). Invalid UTF-8 is read as
 U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fp, err := ff.fingerprinter(cmd)
+			fp, _, err := ff.fingerprinter(cmd)
 			if err != nil {
 				return err
 			}

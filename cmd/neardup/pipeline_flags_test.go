@@ -111,3 +111,40 @@ func TestPipelineFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldAccentsFlag checks --fold-accents: a Polish sentence and its copy
+// without marks (a Levenshtein ratio of 0.67 as they are) are duplicates
+// at distance 0 for compare, and of one cluster, and dedup keeps the
+// first; --pipeline FoldAccents=true is the same; without it they are
+// different texts; another profile refuses it.
+func TestFoldAccentsFlag(t *testing.T) {
+	a, b := "Zażółć gęślą jaźń, łódź płynie źle po rzece", "Zazolc gesla jazn, lodz plynie zle po rzece"
+	run1 := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	for _, flags := range [][]string{nil, {"--fold-accents"}, {"--pipeline", "FoldAccents=true"}} {
+		fold := flags != nil
+		code, out, errs := run1("", append(append([]string{"compare", "--json"}, flags...), a, b)...)
+		var c comparison
+		if code != 0 || json.Unmarshal([]byte(out), &c) != nil {
+			t.Fatalf("compare %v: exit %d, %q, %s", flags, code, out, errs)
+		}
+		if c.Duplicate != fold || fold && (c.Distance != 0 || c.LevenshteinRatio != 1) {
+			t.Errorf("compare %v: duplicate %v at distance %d, Levenshtein %v; want duplicates at 0 and 1 only when folding", flags, c.Duplicate, c.Distance, c.LevenshteinRatio)
+		}
+		docs := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", a, b)
+		code, out, errs = run1(docs, append([]string{"cluster"}, flags...)...)
+		if grouped := strings.Contains(out, `"members":["a","b"]`); code != 0 || grouped != fold {
+			t.Errorf("cluster %v: exit %d, %q, %s; want them one cluster only when folding", flags, code, out, errs)
+		}
+		code, out, errs = run1(docs, append([]string{"dedup"}, flags...)...)
+		if want := map[bool]int{false: 2, true: 1}[fold]; code != 0 || strings.Count(out, "\n") != want {
+			t.Errorf("dedup %v: exit %d, %q, %s; want %d documents written", flags, code, out, errs, want)
+		}
+	}
+	if code, _, errs := run1("", "compare", "--fold-accents", "--profile", "py-simhash", a, b); code != 2 || !strings.Contains(errs, `profile "py-simhash" is fixed`) {
+		t.Errorf("compare --fold-accents --profile py-simhash: exit %d, %q; want 2 naming the profile", code, errs)
+	}
+}
