@@ -271,3 +271,31 @@ func itoa(n int) string {
 	}
 	return "128"
 }
+
+// BenchmarkFoldAccents measures what Pipeline.FoldAccents costs: the
+// default pipeline with and without it on English (plain ASCII, which
+// folding copies unchanged), Chinese, and prose of accented European
+// words, about 2000 words (4000 characters of Chinese) each.
+//
+//	GOAMD64=v3 go test -run '^$' -bench FoldAccents .
+func BenchmarkFoldAccents(b *testing.B) {
+	texts := append(benchTexts(), struct {
+		name string
+		text []byte
+	}{"accented", []byte(testtext.Accented(rand.New(rand.NewPCG(3, 3)), 2000))})
+	for _, tt := range texts {
+		for _, fold := range []bool{false, true} {
+			f, err := neardup.NewPipeline(neardup.Pipeline{FoldAccents: fold}, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := tt.name + "/default"
+			if fold {
+				name = tt.name + "/fold"
+			}
+			b.Run(name, func(b *testing.B) {
+				benchBytes(b, len(tt.text), func() { sinkFP = f.Fingerprint(tt.text) })
+			})
+		}
+	}
+}

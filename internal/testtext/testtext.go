@@ -1,7 +1,7 @@
-// Package testtext generates English and Chinese text for neardup's tests
-// and benchmarks: sentences drawn from small built-in vocabularies with a
-// skewed (Zipf-like) word distribution and a seeded generator, so runs are
-// repeatable and no test needs external data.
+// Package testtext generates English, accented European and Chinese text
+// for neardup's tests and benchmarks: sentences drawn from small built-in
+// vocabularies with a skewed (Zipf-like) word distribution and a seeded
+// generator, so runs are repeatable and no test needs external data.
 //
 //	doc := testtext.English(rand.New(rand.NewPCG(1, 2)), 2000) // ~2000 words
 package testtext
@@ -41,14 +41,24 @@ var englishPunct = []string{",", ",", ";", ""}
 // English returns about n words of English-like prose: capitalized
 // sentences of 6 to 24 words, with commas, ending in periods, in
 // paragraphs.
-func English(rng *rand.Rand, n int) string {
+func English(rng *rand.Rand, n int) string { return prose(rng, englishWords, n) }
+
+// Accented returns about n words of prose as English does, in a
+// vocabulary of French, German, Spanish, Czech and Polish words, most of
+// them with accents or other marks.
+func Accented(rng *rand.Rand, n int) string { return prose(rng, accentedWords, n) }
+
+// prose returns about n words drawn from words (Zipf-like): capitalized
+// sentences of 6 to 24 words, with commas, ending in periods, in
+// paragraphs.
+func prose(rng *rand.Rand, words []string, n int) string {
 	var sb strings.Builder
 	sb.Grow(n * 6)
-	words := 0
-	for words < n {
+	written := 0
+	for written < n {
 		k := 6 + rng.IntN(19)
 		for i := range k {
-			w := englishWords[zipf(rng, len(englishWords))]
+			w := words[zipf(rng, len(words))]
 			if i == 0 {
 				r, size := utf8.DecodeRuneInString(w)
 				sb.WriteString(strings.ToUpper(string(r)))
@@ -62,7 +72,7 @@ func English(rng *rand.Rand, n int) string {
 			case rng.IntN(9) == 0:
 				sb.WriteString(englishPunct[rng.IntN(len(englishPunct))])
 			}
-			words++
+			written++
 			if i < k-1 {
 				sb.WriteByte(' ')
 			}
@@ -75,6 +85,14 @@ func English(rng *rand.Rand, n int) string {
 	}
 	return sb.String()
 }
+
+var accentedWords = strings.Fields(`à de la et le les des été très déjà où même après être café élève année
+général théâtre fenêtre forêt hôpital château côté début fermé français garçon leçon ça noël naïf œuvre
+für über schön groß müssen können während Straße Mädchen Bäume Häuser grün früh spät König Brücke Löwe
+mañana niño año corazón canción también jamás después rápido fácil música árbol está aquí allí señor
+příliš žluťoučký kůň úpěl ďábelské ódy čeština řeka škola šťastný město dítě učitel náměstí okno dům
+zażółć gęślą jaźń łódź żółw pieśń śpiewać wiosną ćma dąb jeż mąka księżyc gwiazda źródło słońce niebo
+dobrze kraj wieś miasto ulica szkoła brat siostra ojciec matka ziemia woda ogień wiatr`)
 
 var chineseWords = strings.Fields(`的 了 在 是 我们 他们 这个 一个 中国 发展 经济 社会 问题 国家 企业 市场 政府
 工作 技术 公司 人民 城市 历史 文化 教育 学生 老师 学校 研究 科学 数据 系统 网络 信息 服务 管理 产品 质量

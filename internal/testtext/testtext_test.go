@@ -15,6 +15,7 @@ func TestGenerators(t *testing.T) {
 		count func(string) int
 	}{
 		{"English", English, 500, func(s string) int { return len(strings.Fields(s)) }},
+		{"Accented", Accented, 500, func(s string) int { return len(strings.Fields(s)) }},
 		{"Chinese", Chinese, 1000, func(s string) int {
 			return strings.Count(s, "") - 1 - strings.Count(s, "\n") - strings.Count(s, "。") -
 				strings.Count(s, "，") - strings.Count(s, "、") - strings.Count(s, "；")
