@@ -276,7 +276,8 @@ func FuzzNormalize(f *testing.F) {
 		"Q\u0385", "xQ\u0385y", // a capital before a run that cannot combine with it
 		"中 a", "a 中", "中 ,", "中 \u0301 中", "ｶ ﾞ", "中 ｶ", // spaces next to Chinese and Japanese
 		"’́", "ŉ", "“中”", // quotation marks
-		"بِسْمِ", "e\u0592\u0301", "\ufb1d\u0301", "a\ufe76\u0301", "\u0627\u064e\u0654", "ـ\u0301"} { // optional marks
+		"بِسْمِ", "e\u0592\u0301", "\ufb1d\u0301", "a\ufe76\u0301", "\u0627\u064e\u0654", "ـ\u0301", // optional marks
+		"Zażółć gęślą", "É\u0301", "é\x01\u0301", "中 é", "«Ça» – ¿Qué?"} { // the Latin fast paths
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -298,6 +299,7 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("NormalizedLen(%q) = %d, want %d", src, n, utf8.RuneCount(once))
 		}
 		_ = StripHTML(nil, src)
+		checkLatin(t, src) // the Latin fast paths change nothing
 	})
 }
 

@@ -42,8 +42,10 @@ type CharFilter interface {
 //
 // Normalize is idempotent: normalizing its output again changes nothing.
 // Its output is valid UTF-8. ASCII text takes a byte-at-a-time fast path
-// with exactly the same result and does not allocate when dst has room;
-// non-ASCII text needs scratch space, which a Scratch keeps between calls.
+// with exactly the same result and does not allocate when dst has room,
+// and so do the Latin, Greek and Cyrillic letters that need no context
+// (see latin.go); other non-ASCII text needs scratch space, which a
+// Scratch keeps between calls.
 func Normalize(dst, src []byte) []byte {
 	var s Scratch
 	return s.Normalize(dst, src)
@@ -163,6 +165,7 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 	// pend is where a space after a Chinese or Japanese character would
 	// go: it is written only if a combining mark follows (see unspaced).
 	pend := -1
+	var tab *[0x800]simpleRune // the Latin fast path's table, once needed
 	for i := 0; i < len(src); {
 		v := asciiNorm[src[i]]
 		if v > normSlow {
@@ -187,6 +190,20 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 		case normDrop:
 			i++
 		default:
+			if latinFast && tab == nil {
+				tab = simpleRunes()
+			}
+			if tab != nil {
+				if f, ok := foldSimple(tab, src, i); ok {
+					// A letter or mark of the Latin fast path (see
+					// simpleRunes): written as an ASCII byte is, and a
+					// space held after a Chinese character goes, as
+					// before a letter.
+					j += copy(out[j:], f)
+					i += 2
+					continue
+				}
+			}
 			// The run takes in control bytes too (they are dropped all
 			// the same), so that marks separated only by controls do not
 			// each take the output tail back through NFKC.

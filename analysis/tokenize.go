@@ -32,8 +32,10 @@ type Tokenizer interface {
 // that a copy whose full stops lost the space after them ("home late.The
 // door") has the words of the original. Every word that holds at least one
 // letter or number is a token; punctuation, spaces and symbols are not.
-// ASCII runs take a fast path that gives exactly the same tokens. Words never allocates and never panics, even on
-// text that is not normalized or not valid UTF-8.
+// ASCII runs, and texts whose other runes are Latin, Greek or Cyrillic
+// letters and common punctuation (see latin.go), take fast paths that
+// give exactly the same tokens. Words never allocates and never panics,
+// even on text that is not normalized or not valid UTF-8.
 type Words struct{}
 
 // Tokenize calls emit for every word token of normalized text (see Words);
@@ -70,8 +72,15 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 		asciiWords(text, 0, len(text), emit)
 		return
 	}
+	if latinFast && latinText(text) {
+		// Likewise text whose other runes are all Latin letters and
+		// punctuation of the fast path (no CJK character).
+		latinWords(text, 0, len(text), emit)
+		return
+	}
 	n := len(text)
-	var held [8][2]int // words of the current run, not yet emitted
+	var held [8][2]int         // words of the current run, not yet emitted
+	var tab *[0x800]simpleRune // the Latin fast path's table, once needed
 	for i := 0; i < n; {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -84,7 +93,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 			i += size
 			continue
 		}
-		s, nh, ascii, overflow := i, 0, true, false
+		s, nh, ascii, latin, overflow := i, 0, true, latinFast, false
 	run:
 		for i < n {
 			c := text[i]
@@ -112,10 +121,18 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 					break run
 				}
 				ascii = false
+				if latin {
+					if tab == nil {
+						tab = simpleRunes()
+					}
+					_, latin = latinClass(tab, r)
+				}
 				i += size
 			}
 		}
 		switch {
+		case !ascii && latin:
+			latinWords(text, s, i, emit)
 		case !ascii:
 			unicodeWords(text, s, i, emit)
 		case overflow:
