@@ -232,6 +232,32 @@ func TestStripHTML(t *testing.T) {
 	}
 }
 
+// TestMainText checks that MainText drops the page furniture (nav,
+// header, footer and aside, nested or in any case) with what it holds,
+// keeps everything else as StripHTML does, and gives StripHTML's text for
+// a page with nothing outside its furniture.
+func TestMainText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"<nav><a href=/>Home</a> | <a>News</a></nav><p>The story.</p><footer>&copy; 2026 Example</footer>", "   The story.   "},
+		{"<HEADER><h1>Site</h1><nav>menu</nav></HEADER><article><p>Body &amp; soul</p></article><Aside>Related: <b>other</b></Aside>", "        Body & soul    "},
+		{"<p>a</p><aside><aside>deep</aside>still aside</aside><p>b</p>", " a      b "},
+		{"<p>x</p><nav/><p>y</p>", " x   y "},                             // a self-closing tag opens nothing
+		{"<p>x</p></nav><p>y</p>", " x   y "},                             // nor does a stray end tag close anything
+		{"<nav>only the menu</nav>", " only the menu "},                   // nothing else: StripHTML's text
+		{"<p>text</p><footer>never closed", " text  "},                    // what came before stays
+		{"<header>never closed <p>all of it", " never closed  all of it"}, // nothing before: StripHTML's text
+		{"<script>var nav = '<nav>';</script><p>kept</p>", "  kept "},
+	}
+	for _, tt := range tests {
+		if got := string(MainText(nil, []byte(tt.in))); got != tt.want {
+			t.Errorf("MainText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := string(MainText([]byte("x:"), []byte("<nav>m</nav>b"))); got != "x:  b" {
+		t.Errorf("MainText appended %q, want %q", got, "x:  b")
+	}
+}
+
 func TestStopWords(t *testing.T) {
 	s := EnglishStopWords()
 	if !s.Contains([]byte("the")) || s.Contains([]byte("fox")) {
@@ -299,6 +325,7 @@ func FuzzNormalize(f *testing.F) {
 			t.Fatalf("NormalizedLen(%q) = %d, want %d", src, n, utf8.RuneCount(once))
 		}
 		_ = StripHTML(nil, src)
+		_ = MainText(nil, src)
 		checkLatin(t, src) // the Latin fast paths change nothing
 	})
 }

@@ -15,14 +15,45 @@ import (
 // (everything but a short list of inline ones such as <b> and <a>) become a
 // space, so words in separate paragraphs or cells do not run together.
 // Malformed markup is never an error: an unterminated tag ends the text.
-func StripHTML(dst, src []byte) []byte {
+func StripHTML(dst, src []byte) []byte { return stripHTML(dst, src, false) }
+
+// MainText is StripHTML without the page's furniture: the contents of its
+// nav, header, footer and aside elements, the menus, banners, footers and
+// sidebars that a site puts around every page and changes from one
+// fetch to the next (related stories, dates, counts), are dropped with
+// the tags. A page with no text outside them (or whose furniture is never
+// closed) gives StripHTML's text instead, so that no page is left empty.
+func MainText(dst, src []byte) []byte {
+	start := len(dst)
+	dst = stripHTML(dst, src, true)
+	if !hasWordRune(dst[start:]) {
+		dst = stripHTML(dst[:start], src, false)
+	}
+	return dst
+}
+
+// stripHTML is StripHTML, and MainText without its fallback when main is
+// set.
+func stripHTML(dst, src []byte, main bool) []byte {
+	depth := 0 // furniture elements open (main)
 	i := 0
 	for i < len(src) {
 		c := src[i]
-		switch c {
-		case '<':
-			i = skipTag(src, i, &dst)
-		case '&':
+		switch {
+		case c == '<':
+			var t tag
+			i, t = skipTag(src, i, &dst)
+			if main && furniture(t.name) {
+				switch {
+				case t.closing:
+					depth = max(depth-1, 0)
+				case !t.selfClosing:
+					depth++
+				}
+			}
+		case depth > 0:
+			i++ // furniture text
+		case c == '&':
 			i = decodeEntity(src, i, &dst)
 		default:
 			dst = append(dst, c)
@@ -32,25 +63,39 @@ func StripHTML(dst, src []byte) []byte {
 	return dst
 }
 
+// tag is what skipTag read of a tag: its element's name, and whether it
+// is an end tag or ends with "/>".
+type tag struct {
+	name                 []byte
+	closing, selfClosing bool
+}
+
+// furniture reports whether name is an element that MainText drops.
+func furniture(name []byte) bool {
+	return asciiEqualFold(name, "nav") || asciiEqualFold(name, "header") || asciiEqualFold(name, "footer") || asciiEqualFold(name, "aside")
+}
+
 // skipTag skips the tag, comment or raw-text element starting at src[i]
-// ('<'), appending a space for block-level tags, and returns the index after it.
-func skipTag(src []byte, i int, dst *[]byte) int {
+// ('<'), appending a space for block-level tags, and returns the index
+// after it and the tag (none for a comment, a lone '<' or a raw-text
+// element, whose content it skips).
+func skipTag(src []byte, i int, dst *[]byte) (int, tag) {
 	rest := src[i:]
 	if bytes.HasPrefix(rest, []byte("<!--")) {
 		end := bytes.Index(rest[4:], []byte("-->"))
 		if end < 0 {
-			return len(src)
+			return len(src), tag{}
 		}
-		return i + 4 + end + 3
+		return i + 4 + end + 3, tag{}
 	}
 	if len(rest) < 2 || !(isASCIILetter(rest[1]) || rest[1] == '/' || rest[1] == '!' || rest[1] == '?') {
 		// A lone '<' is text.
 		*dst = append(*dst, '<')
-		return i + 1
+		return i + 1, tag{}
 	}
 	end := tagEnd(rest)
 	if end < 0 {
-		return len(src)
+		return len(src), tag{}
 	}
 	name := rest[1:end]
 	if len(name) > 0 && name[0] == '/' {
@@ -66,19 +111,19 @@ func skipTag(src []byte, i int, dst *[]byte) int {
 		// Not shown as text: skip to the matching end tag.
 		k := indexFold(src[next:], closeTag)
 		if k < 0 {
-			return len(src)
+			return len(src), tag{}
 		}
 		e := bytes.IndexByte(src[next+k:], '>')
 		if e < 0 {
-			return len(src)
+			return len(src), tag{}
 		}
 		*dst = append(*dst, ' ')
-		return next + k + e + 1
+		return next + k + e + 1, tag{}
 	}
 	if !isInline(name) {
 		*dst = append(*dst, ' ')
 	}
-	return next
+	return next, tag{name: name, closing: rest[1] == '/', selfClosing: rest[end-1] == '/'}
 }
 
 // tagEnd returns the index in tag (which starts with '<') of the '>' that
