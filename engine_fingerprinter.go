@@ -56,6 +56,10 @@ type fingerprinterRecord struct {
 	// (Pipeline.FoldAccents), which the probes, without Latin accents, do
 	// not show.
 	FoldAccents bool `json:"fold_accents,omitempty"`
+	// MainText says that the pipeline read the main text of pages
+	// (Pipeline.MainText), which the probes, without page furniture, do
+	// not show.
+	MainText bool `json:"main_text,omitempty"`
 	// Spec describes the caller's Pipeline (Pipeline.String), for
 	// messages; empty in records written before it was kept.
 	Spec string `json:"spec,omitempty"`
@@ -81,10 +85,10 @@ func (r fingerprinterRecord) String() string {
 	return fmt.Sprintf("profile %q at %d bits", r.Profile, r.Bits)
 }
 
-// reads reports whether r reads texts as o does: as HTML or not, with
-// accents folded or not.
+// reads reports whether r reads texts as o does: as HTML or not, their
+// main text or all of it, with accents folded or not.
 func (r fingerprinterRecord) reads(o fingerprinterRecord) bool {
-	return r.HTML == o.HTML && r.FoldAccents == o.FoldAccents
+	return r.HTML == o.HTML && r.MainText == o.MainText && r.FoldAccents == o.FoldAccents
 }
 
 // fingerprinterRecord returns the record of the engine's fingerprinter.
@@ -95,6 +99,7 @@ func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 		r.Spec = e.opts.Fingerprint.Pipeline.String()
 	}
 	r.HTML, r.FoldAccents = e.html, e.fold
+	r.MainText = e.html && e.opts.Fingerprint.Pipeline != nil && e.opts.Fingerprint.Pipeline.MainText
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()
 	}

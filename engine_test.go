@@ -1516,6 +1516,44 @@ func TestHTMLPages(t *testing.T) {
 	}
 }
 
+// TestMainTextPages checks an engine whose pipeline reads the main text
+// of pages: a page posted again in other furniture, whose menus and
+// sidebars make up most of its text, is a duplicate of the first, because
+// the policy measures the main text too; with HTML alone it is not. A
+// store of one setting refuses the other.
+func TestMainTextPages(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	text := genText(r, 40)
+	a := "<html><body><nav>" + genText(r, 60) + "</nav><article><p>" + text + "</p></article><footer>" + genText(r, 30) + "</footer></body></html>"
+	b := "<html><body><header>" + genText(r, 50) + "</header><div><p>" + text + "</p></div><aside>" + genText(r, 60) + "</aside></body></html>"
+	ctx := context.Background()
+	for _, main := range []bool{false, true} {
+		dir := t.TempDir()
+		p := DefaultPipeline()
+		p.HTML, p.MainText = !main, main
+		o := DefaultOptions()
+		o.Fingerprint = Config{Pipeline: &p}
+		e := mustOpen(t, dir, &o)
+		if res, err := e.CheckAndInsert(ctx, Document{ID: "a", Text: a}); err != nil || !res.Inserted {
+			t.Fatalf("main text %v: the first page: %+v, %v", main, res, err)
+		}
+		res, err := e.CheckAndInsert(ctx, Document{ID: "b", Text: b})
+		if err != nil || res.Duplicate != main {
+			t.Errorf("main text %v: the page in other furniture: %+v, %v; want a duplicate only of the main text", main, res, err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p.HTML, p.MainText = main, !main
+		if e, err := Open(dir, &o); !errors.Is(err, ErrFingerprinterChanged) {
+			if err == nil {
+				e.Close()
+			}
+			t.Errorf("main text %v: opening the store with the other setting: %v, want ErrFingerprinterChanged", main, err)
+		}
+	}
+}
+
 // TestFoldAccents checks an engine whose pipeline folds accents: a text
 // and its copy without accents are duplicates, short and long, because
 // the policy measures the folded texts too; a store written with one

@@ -51,7 +51,8 @@ const MaxShingle = simhash.MaxWindow
 // field takes the default given in its comment (the value DefaultPipeline
 // sets), so Pipeline{} is the default pipeline. The steps, in order:
 //
-//  1. HTML to text (analysis.StripHTML), if HTML is set, then the accents
+//  1. HTML to text (analysis.StripHTML, or analysis.MainText with
+//     MainText), if HTML or MainText is set, then the accents
 //     of Latin and Greek letters taken off (analysis.FoldAccents), if
 //     FoldAccents is set;
 //  2. analysis.Normalize: NFKC, case and width folding, controls dropped,
@@ -73,6 +74,12 @@ type Pipeline struct {
 	// HTML reads the text as HTML: tags, scripts and styles are dropped and
 	// entities decoded. Default false.
 	HTML bool
+	// MainText reads the text as HTML as HTML does, without the page's
+	// furniture: the contents of its nav, header, footer and aside
+	// elements, which a site puts around every page and changes from one
+	// fetch to the next (analysis.MainText). The policy measures the same
+	// text. Default false.
+	MainText bool
 	// FoldAccents takes the accents off Latin and Greek letters
 	// (analysis.FoldAccents), so that "café" and "cafe" are one word, and
 	// the policy's measures compare the folded texts too. For French,
@@ -150,6 +157,7 @@ func (p Pipeline) String() string {
 		}
 	}
 	add("HTML", q.HTML, d.HTML)
+	add("MainText", q.MainText, d.MainText)
 	add("FoldAccents", q.FoldAccents, d.FoldAccents)
 	add("Units", q.Units, d.Units)
 	add("CJK", q.CJK, d.CJK)
@@ -331,7 +339,11 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	s := f.pool.Get().(*pipelineState)
 	s.f = f
 	src := text
-	if f.p.HTML {
+	switch {
+	case f.p.MainText:
+		s.html = analysis.MainText(s.html[:0], text)
+		src = s.html
+	case f.p.HTML:
 		s.html = analysis.StripHTML(s.html[:0], text)
 		src = s.html
 	}

@@ -160,6 +160,28 @@ func TestPipelineHTML(t *testing.T) {
 	}
 }
 
+// TestPipelineMainText checks that with MainText two pages of one text
+// in different furniture (menus, banners, sidebars, footers) have one
+// fingerprint, that of the text, and that HTML alone counts the
+// furniture.
+func TestPipelineMainText(t *testing.T) {
+	text := "The river rose through the night and by morning the old town square stood under water."
+	a := "<html><body><nav>Home News Sport Weather Contact</nav><article><p>" + text + "</p></article><footer>Copyright 2026 Daily Example</footer></body></html>"
+	b := "<html><body><header><h1>Morning Post</h1><nav>Front page, Politics, Business</nav></header><div><p>" + text + "</p></div><aside>Most read: ten recipes</aside></body></html>"
+	f := mustPipeline(t, Pipeline{MainText: true}, 64)
+	plain := mustPipeline(t, DefaultPipeline(), 64).Fingerprint([]byte(text))
+	if fa, fb := f.Fingerprint([]byte(a)), f.Fingerprint([]byte(b)); fa != plain || fb != plain {
+		t.Errorf("MainText: %v and %v, want both the text's %v", fa, fb, plain)
+	}
+	h := mustPipeline(t, Pipeline{HTML: true}, 64)
+	if d, _ := Distance(h.Fingerprint([]byte(a)), h.Fingerprint([]byte(b))); d < 6 {
+		t.Errorf("HTML alone: the pages %d bits apart, want their furniture to count", d)
+	}
+	if got := (Pipeline{MainText: true}).String(); got != "MainText=true" {
+		t.Errorf("String() = %q, want MainText=true", got)
+	}
+}
+
 // TestPipelineFoldAccents checks that with FoldAccents a text and its
 // copy without accents have one fingerprint, at both widths and through
 // HTML, that without it they are far apart, and that the setting shows in

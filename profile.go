@@ -127,10 +127,10 @@ func widthsText(widths []int) string {
 }
 
 // ReadsHTML reports whether c reads texts as HTML: the default profile
-// with a Pipeline whose HTML is set (the other profiles ignore Pipeline).
-// The engine's policy then measures the visible text too.
+// with a Pipeline whose HTML or MainText is set (the other profiles ignore
+// Pipeline). The engine's policy then measures the visible text too.
 func (c Config) ReadsHTML() bool {
-	return c.Pipeline != nil && c.Pipeline.HTML && (c.Profile == "" || c.Profile == "default")
+	return c.Pipeline != nil && (c.Pipeline.HTML || c.Pipeline.MainText) && (c.Profile == "" || c.Profile == "default")
 }
 
 // FoldsAccents reports whether c takes the accents off Latin and Greek
@@ -142,11 +142,15 @@ func (c Config) FoldsAccents() bool {
 
 // Measured returns what the policy measures of text when texts are
 // fingerprinted with c, as the pipeline reads it: its visible text when c
-// reads HTML (ReadsHTML, analysis.StripHTML), with the accents taken off
-// when c folds them (FoldsAccents, analysis.FoldAccents). It returns text
-// itself, not a copy, when c does neither.
+// reads HTML (ReadsHTML, analysis.StripHTML; analysis.MainText with
+// Pipeline.MainText), with the accents taken off when c folds them
+// (FoldsAccents, analysis.FoldAccents). It returns text itself, not a
+// copy, when c does neither.
 func (c Config) Measured(text []byte) []byte {
-	if c.ReadsHTML() {
+	switch {
+	case c.ReadsHTML() && c.Pipeline.MainText:
+		text = analysis.MainText(nil, text)
+	case c.ReadsHTML():
 		text = analysis.StripHTML(nil, text)
 	}
 	if c.FoldsAccents() {
