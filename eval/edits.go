@@ -49,6 +49,11 @@ const (
 	// at rate 1 it takes them all off, and a text without accents is left
 	// as it is. It is not among EditKinds, whose edits change every text.
 	Accents EditKind = "accents"
+	// Furniture wraps the text in a page whose nav, header, aside and
+	// footer elements hold site furniture as Boilerplate adds it, rate
+	// times the text's length: what Pipeline.MainText drops. It is not
+	// among EditKinds.
+	Furniture EditKind = "furniture"
 )
 
 // EditKinds returns every edit kind in a fixed order.
@@ -58,10 +63,11 @@ func EditKinds() []EditKind {
 		Boilerplate, Whitespace, Case, Punctuation, HTML}
 }
 
-// ParseEditKind returns the kind named s: one of EditKinds, or Accents.
+// ParseEditKind returns the kind named s: one of EditKinds, Accents or
+// Furniture.
 func ParseEditKind(s string) (EditKind, error) {
 	k := EditKind(strings.TrimSpace(s))
-	if !slices.Contains(EditKinds(), k) && k != Accents {
+	if !slices.Contains(EditKinds(), k) && k != Accents && k != Furniture {
 		return "", fmt.Errorf("eval: unknown edit kind %q", s)
 	}
 	return k, nil
@@ -228,6 +234,8 @@ func (ed *Editor) Apply(text string, e Edit) string {
 		return ed.html(text, e.Rate, cjk)
 	case Accents:
 		return ed.accents(text, e.Rate)
+	case Furniture:
+		return ed.furniture(text, e.Rate, cjk)
 	}
 	panic(fmt.Sprintf("eval: unknown edit kind %q", e.Kind))
 }
@@ -367,12 +375,41 @@ func stripMarks(w string) string {
 // boilerplate adds site furniture before and after text: about rate times
 // its length in all, split between a header and a footer.
 func (ed *Editor) boilerplate(text string, rate float64, cjk bool) string {
+	head, foot := ed.furnitureLines(text, rate, cjk)
+	return strings.Join(head, "\n") + "\n\n" + text + "\n\n" + strings.Join(foot, "\n")
+}
+
+// furniture wraps text in a page: the header's navigation, an aside and
+// the footer hold site furniture (furnitureLines), the text is an article
+// of paragraphs. The page has no title, whose words would be the copy's
+// alone.
+func (ed *Editor) furniture(text string, rate float64, cjk bool) string {
+	head, foot := ed.furnitureLines(text, rate, cjk)
+	aside := head[len(head)/2:]
+	head = head[:len(head)/2]
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\n<body><header><nav>")
+	b.WriteString(strings.Join(head, " | "))
+	b.WriteString("</nav></header>\n<article>\n")
+	for _, para := range strings.Split(text, "\n") {
+		if strings.TrimSpace(para) != "" {
+			b.WriteString("<p>" + para + "</p>\n")
+		}
+	}
+	b.WriteString("</article>\n<aside>" + strings.Join(aside, "<br>") + "</aside>\n<footer>")
+	b.WriteString(strings.Join(foot, "<br>"))
+	b.WriteString("</footer></body></html>\n")
+	return b.String()
+}
+
+// furnitureLines returns lines of site furniture, about rate times the
+// length of text in all, for a header and a footer.
+func (ed *Editor) furnitureLines(text string, rate float64, cjk bool) (head, foot []string) {
 	lines := enBoiler
 	if cjk {
 		lines = zhBoiler
 	}
 	want := int(math.Ceil(rate * float64(utf8.RuneCountInString(text))))
-	var head, foot []string
 	size := 0
 	for i := 0; size < want || i == 0; i++ {
 		l := lines[ed.rng.IntN(len(lines))]
@@ -383,7 +420,7 @@ func (ed *Editor) boilerplate(text string, rate float64, cjk bool) string {
 		}
 		size += utf8.RuneCountInString(l) + 1
 	}
-	return strings.Join(head, "\n") + "\n\n" + text + "\n\n" + strings.Join(foot, "\n")
+	return head, foot
 }
 
 // html wraps text in a page: each paragraph (blank-line separated, or line

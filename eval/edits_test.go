@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/analysis"
 )
 
 const english = "The quick brown fox jumps over the lazy dog near the river bank while the farmer watches from his old wooden porch and drinks a cup of tea."
@@ -48,6 +50,25 @@ func TestEditorAccents(t *testing.T) {
 	}
 	if k, err := ParseEditKind("accents"); err != nil || k != Accents || slices.Contains(EditKinds(), Accents) {
 		t.Errorf("ParseEditKind(accents) = %q, %v; want it parsed but not a default kind", k, err)
+	}
+}
+
+// TestEditorFurniture checks the furniture edit: the page holds the text,
+// word for word, in its article, and about rate times its length of site
+// furniture in its nav, aside and footer, which MainText drops and
+// StripHTML keeps.
+func TestEditorFurniture(t *testing.T) {
+	page := NewEditor(4, nil).Apply(english, Edit{Furniture, 1})
+	words := func(b []byte) string { return strings.Join(strings.Fields(string(b)), " ") }
+	if got := words(analysis.MainText(nil, []byte(page))); got != english {
+		t.Errorf("main text of the page: %q, want the text", got)
+	}
+	all := words(analysis.StripHTML(nil, []byte(page)))
+	if extra := len(all) - len(english); extra < len(english)*9/10 {
+		t.Errorf("the page's furniture: %d bytes, want about the text's %d: %q", extra, len(english), all)
+	}
+	if k, err := ParseEditKind("furniture"); err != nil || k != Furniture || slices.Contains(EditKinds(), Furniture) {
+		t.Errorf("ParseEditKind(furniture) = %q, %v; want it parsed but not a default kind", k, err)
 	}
 }
 
