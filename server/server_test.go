@@ -889,6 +889,26 @@ func TestHTMLPipeline(t *testing.T) {
 	}
 }
 
+// TestMainTextPipeline runs a server whose pipeline reads the main text
+// of pages, as `serve --main-text` makes it: /v1/compare measures two
+// pages of one sentence in other menus and sidebars by that sentence, as
+// the engine decides them.
+func TestMainTextPipeline(t *testing.T) {
+	p := neardup.DefaultPipeline()
+	p.MainText = true
+	h := pipelineServer(t, p)
+	text := "The river rose through the night and by morning the old town square stood under water."
+	a := "<nav>Home News Sport Weather Contact About</nav><article><p>" + text + "</p></article><footer>Copyright 2026 Daily Example</footer>"
+	b := "<header><h1>Morning Post</h1><nav>Front page, Politics, Business</nav></header><p>" + text + "</p><aside>Most read: ten recipes for a rainy day</aside>"
+	body, _ := json.Marshal(map[string]string{"a": a, "b": b})
+	code, v := call(t, h, "POST", "/v1/compare", "", string(body))
+	if code != 200 || v["duplicate"] != true || v["distance"] != float64(0) {
+		t.Errorf("compare of one text in other furniture: %d %v; want duplicates at distance 0", code, v)
+	} else if m, _ := v["scores"].(map[string]any); m["levenshtein"] != float64(1) {
+		t.Errorf("compare: scores %v; want the main texts' Levenshtein ratio of 1", v["scores"])
+	}
+}
+
 // TestFoldAccentsPipeline runs a server whose pipeline folds accents, as
 // `serve --fold-accents` makes it: /v1/compare measures a Polish sentence
 // and its copy without marks as the engine does, duplicates at distance 0

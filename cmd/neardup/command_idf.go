@@ -37,6 +37,7 @@ type idfBuildFlags struct {
 	units   string
 	cjk     string
 	html    bool
+	main    bool
 	fold    bool
 }
 
@@ -52,7 +53,7 @@ see package weight) for tf-idf weighting of the default pipeline.
 Each FILE is one document, or, with --lines, each line of each FILE is one
 document; blank files and lines are not documents. Without FILE, or with
 FILE "-", it reads standard input. Documents are analysed like the default
-pipeline (the --shingle, --units, --cjk, --html and --fold-accents flags change that, and
+pipeline (the --shingle, --units, --cjk, --html, --main-text and --fold-accents flags change that, and
 must match the pipeline the table is used with); each feature's IDF is
 ln((N+1)/(df+1)) + 1 over N documents, df of which contain it. A corpus
 without documents is refused: it has nothing to weigh. The table goes to
@@ -74,6 +75,7 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 	f.StringVar(&fl.units, "units", "", "words or chars (default: the default pipeline's)")
 	f.StringVar(&fl.cjk, "cjk", "", "unigram, bigram or segment (default: the default pipeline's)")
 	f.BoolVar(&fl.html, "html", false, "read documents as HTML")
+	f.BoolVar(&fl.main, "main-text", false, "read documents as HTML pages without their furniture, as fingerprinting with --main-text does")
 	f.BoolVar(&fl.fold, "fold-accents", false, "take the accents off Latin and Greek letters, as fingerprinting with --fold-accents does")
 	return cmd
 }
@@ -84,7 +86,7 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		return usagef("idf build: --min-df %d must be at least 1", fl.minDF)
 	}
 	p := neardup.DefaultPipeline()
-	p.HTML, p.FoldAccents = fl.html, fl.fold
+	p.HTML, p.MainText, p.FoldAccents = fl.html, fl.main, fl.fold
 	if fl.shingle != 0 {
 		p.Shingle = fl.shingle
 	}

@@ -48,6 +48,7 @@ func newServeCmd() *cobra.Command {
 		{"min-free", "NEARDUP_MIN_FREE"},
 		{"memory-limit", "NEARDUP_MEMORY_LIMIT"},
 		{"html", "NEARDUP_HTML"},
+		{"main-text", "NEARDUP_MAIN_TEXT"},
 		{"fold-accents", "NEARDUP_FOLD_ACCENTS"},
 		{"idf", "NEARDUP_IDF"},
 		{"pipeline", "NEARDUP_PIPELINE"},
@@ -211,7 +212,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off (or 0), or a size of at least 64MiB such as 20GiB (NEARDUP_MEMORY_LIMIT)")
 	f.BoolVar(&inMemory, "in-memory", false, "keep everything in memory; nothing survives a restart (NEARDUP_IN_MEMORY)")
 	pipe.addFlags(f)
-	for _, name := range []string{"html", "fold-accents", "idf", "pipeline"} {
+	for _, name := range []string{"html", "main-text", "fold-accents", "idf", "pipeline"} {
 		fl := f.Lookup(name)
 		fl.Usage += " (NEARDUP_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + ")"
 	}

@@ -112,6 +112,40 @@ func TestPipelineFlags(t *testing.T) {
 	}
 }
 
+// TestMainTextFlag checks --main-text: two pages of one sentence in
+// other menus and sidebars are duplicates at distance 0 for compare, and
+// dedup keeps the first; with --html alone they are not; another profile
+// refuses it.
+func TestMainTextFlag(t *testing.T) {
+	text := "The river rose through the night and by morning the old town square stood under water."
+	a := "<html><body><nav>Home News Sport Weather Contact About</nav><article><p>" + text + "</p></article><footer>Copyright 2026 Daily Example. All rights reserved.</footer></body></html>"
+	b := "<html><body><header><h1>Morning Post</h1><nav>Front page, Politics, Business, Culture</nav></header><div><p>" + text + "</p></div><aside>Most read: ten recipes for a rainy day</aside></body></html>"
+	run1 := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	for _, flag := range []string{"--html", "--main-text"} {
+		main := flag == "--main-text"
+		code, out, errs := run1("", "compare", "--json", flag, a, b)
+		var c comparison
+		if code != 0 || json.Unmarshal([]byte(out), &c) != nil {
+			t.Fatalf("compare %s: exit %d, %q, %s", flag, code, out, errs)
+		}
+		if c.Duplicate != main || main && c.Distance != 0 {
+			t.Errorf("compare %s: duplicate %v at distance %d; want duplicates at 0 only with --main-text", flag, c.Duplicate, c.Distance)
+		}
+		docs := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", a, b)
+		code, out, errs = run1(docs, "dedup", flag)
+		if want := map[bool]int{false: 2, true: 1}[main]; code != 0 || strings.Count(out, "\n") != want {
+			t.Errorf("dedup %s: exit %d, %q, %s; want %d documents written", flag, code, out, errs, want)
+		}
+	}
+	if code, _, errs := run1("", "compare", "--main-text", "--profile", "classic", a, b); code != 2 || !strings.Contains(errs, `profile "classic" is fixed`) {
+		t.Errorf("compare --main-text --profile classic: exit %d, %q; want 2 naming the profile", code, errs)
+	}
+}
+
 // TestFoldAccentsFlag checks --fold-accents: a Polish sentence and its copy
 // without marks (a Levenshtein ratio of 0.67 as they are) are duplicates
 // at distance 0 for compare, and of one cluster, and dedup keeps the
