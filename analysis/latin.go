@@ -164,11 +164,10 @@ func latinClass(tab *[0x800]simpleRune, r rune) (uint8, bool) {
 func latinWords(text []byte, start, end int, emit func(Token)) {
 	text = text[:end]
 	tab := simpleRunes()
+	// class is the class of the non-ASCII rune at text[i], and its length;
+	// the loops read ASCII bytes themselves.
 	class := func(i int) (uint8, int) {
 		c := text[i]
-		if c < utf8.RuneSelf {
-			return asciiClass[c], 1
-		}
 		if c >= 0xc2 && c <= 0xdf && i+1 < len(text) && text[i+1]&0xc0 == 0x80 {
 			return tab[rune(c&0x1f)<<6|rune(text[i+1]&0x3f)].class, 2
 		}
@@ -177,7 +176,10 @@ func latinWords(text []byte, start, end int, emit func(Token)) {
 		return cl, n
 	}
 	for i := start; i < end; {
-		c, n := class(i)
+		c, n := asciiClass[text[i]&0x7f], 1
+		if text[i] >= utf8.RuneSelf {
+			c, n = class(i)
+		}
 		if wbWordMask>>c&1 == 0 {
 			i += n
 			continue
@@ -185,14 +187,26 @@ func latinWords(text []byte, start, end int, emit func(Token)) {
 		s := i
 		prev := c
 		for i += n; i < end; {
-			c, n := class(i)
+			if b := text[i]; b < utf8.RuneSelf && wordByte[b] {
+				prev = asciiClass[b]
+				i++
+				continue
+			}
+			c, n := asciiClass[text[i]&0x7f], 1
+			if text[i] >= utf8.RuneSelf {
+				c, n = class(i)
+			}
 			if wbWordMask>>c&1 != 0 {
 				prev = c
 				i += n
 				continue
 			}
 			if c >= wbMidL && i+n < end {
-				if q, m := class(i + n); prev == wbLetter && q == wbLetter && c != wbMidN || prev == wbNumber && q == wbNumber && c != wbMidL {
+				q, m := asciiClass[text[i+n]&0x7f], 1
+				if text[i+n] >= utf8.RuneSelf {
+					q, m = class(i + n)
+				}
+				if prev == wbLetter && q == wbLetter && c != wbMidN || prev == wbNumber && q == wbNumber && c != wbMidL {
 					prev = q
 					i += n + m
 					continue
