@@ -137,3 +137,39 @@ func nextDigit(rs []rune, i int) int {
 func isDigit(r rune) bool {
 	return r >= '0' && r <= '9' || r > utf8.RuneSelf && unicode.IsDigit(r)
 }
+
+// SameNegation reports whether the texts a and b (normalized runes, as
+// Sketch.Runes) hold as many words of negation each (negation): "The
+// patient is allergic to penicillin." and "The patient is not allergic to
+// penicillin." do not. The words are English (not, no, never, nothing,
+// nobody, none, neither, nor, nowhere, cannot and every word ending in
+// n't), Chinese (不 没 沒 无 無 非 未 别 別 勿 莫 否, each a token), and a
+// few German, French and Spanish ones (nicht, kein, keine, keinen,
+// keinem, keiner, keines, nie, niemals, pas, jamais, nunca).
+func SameNegation(a, b []rune) bool {
+	return negations(a) == negations(b)
+}
+
+// negations counts the words of negation in rs (see SameNegation).
+func negations(rs []rune) int {
+	n := 0
+	analysis.Tokenize([]byte(string(rs)), func(tok []byte) {
+		if negation(tok) {
+			n++
+		}
+	})
+	return n
+}
+
+// negation reports whether tok, a normalized token, is a word of
+// negation (see SameNegation).
+func negation(tok []byte) bool {
+	switch string(tok) {
+	case "not", "no", "never", "nothing", "nobody", "none", "neither", "nor", "nowhere", "cannot",
+		"不", "没", "沒", "无", "無", "非", "未", "别", "別", "勿", "莫", "否",
+		"nicht", "kein", "keine", "keinen", "keinem", "keiner", "keines", "nie", "niemals",
+		"pas", "jamais", "nunca":
+		return true
+	}
+	return len(tok) > 3 && string(tok[len(tok)-3:]) == "n't"
+}

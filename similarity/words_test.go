@@ -102,6 +102,33 @@ func TestOneWordApartAndDeletionKeys(t *testing.T) {
 	t.Logf("%d pairs one word apart; %d two words apart share a key", near, shared)
 }
 
+func TestSameNegation(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", false},
+		{"The patient is NOT allergic.", "the patient is not allergic", true},
+		{"I do like this design", "I don’t like this design", false}, // a curly apostrophe, read as '
+		{"I can't come", "I cannot come", true},
+		{"never again", "not again", true}, // one word of negation each
+		{"我喜欢这个产品的设计", "我不喜欢这个产品的设计", false},
+		{"我没有时间", "我沒有時間", true},
+		{"Das ist gut", "Das ist nicht gut", false},
+		{"Ce n'est pas vrai", "Ce n'est vrai", false},
+		{"no news is good news", "no news is good news!", true},
+		{"", "", true},
+	} {
+		a, b := NewSketch([]byte(c.a)), NewSketch([]byte(c.b))
+		if got := SameNegation(a.Runes, b.Runes); got != c.same {
+			t.Errorf("SameNegation(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
+		}
+		if got := SameNegation(b.Runes, a.Runes); got != c.same {
+			t.Errorf("SameNegation(%q, %q) = %v, want %v", c.b, c.a, got, c.same)
+		}
+	}
+}
+
 func TestSameNumbers(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
