@@ -88,6 +88,14 @@ type Policy struct {
 	// spam with a new code, are duplicates. Without texts to compare
 	// (Options.DropText) it does nothing.
 	DistinctNumbers bool
+	// DistinctNegation, if set, turns down every pair whose texts do not
+	// hold as many words of negation each (similarity.SameNegation: not,
+	// never, n't, 不, 没, ...), whatever their scores: "The patient is
+	// allergic to penicillin." and "The patient is not allergic to
+	// penicillin." are then different texts. Off by default, for which a
+	// copy with one word changed is a duplicate whatever the word. Without
+	// texts to compare (Options.DropText) it does nothing.
+	DistinctNegation bool
 }
 
 // DefaultPolicy returns the policy the engine uses unless told otherwise:
@@ -305,7 +313,8 @@ const maxEditRunes = 2000
 // A pair farther apart than the rule's distance is turned down on that
 // alone, with sim 0 and zero scores, but for a tiny pair one word apart
 // (Policy.TinyWords). With DistinctNumbers, a pair whose measure passes
-// but whose numbers differ is turned down, with that sim. Only the rule's measure is computed
+// but whose numbers differ is turned down, with that sim; with
+// DistinctNegation, likewise a pair whose words of negation differ. Only the rule's measure is computed
 // for a pair within it that the measure turns down (the other scores are
 // 0); a duplicate gets every score, except that
 // Scores.Levenshtein is left 0 for pairs whose longer text exceeds 2,000
@@ -365,6 +374,9 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		return false, sim, s
 	}
 	if p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes) {
+		return false, sim, s
+	}
+	if p.DistinctNegation && !similarity.SameNegation(a.Runes, b.Runes) {
 		return false, sim, s
 	}
 	if !all {

@@ -181,34 +181,61 @@ func TestVerifyBounded(t *testing.T) {
 	}
 }
 
-// TestPolicyDistinctNumbers checks that DistinctNumbers turns down the
-// pairs that pass their rule but hold other numbers, at every rule, and
-// leaves the others as they are.
-func TestPolicyDistinctNumbers(t *testing.T) {
+// distinctCase is a pair the default policy calls duplicates at distance
+// dist, and whether a switch that tells texts apart keeps it (checkDistinct).
+type distinctCase struct {
+	a, b string
+	dist int
+	keep bool
+}
+
+// checkDistinct checks that the policy with set applied turns down the
+// cases that are not kept, with the score they had, and leaves the others
+// duplicates.
+func checkDistinct(t *testing.T, name string, set func(*Policy), cases []distinctCase) {
+	t.Helper()
 	sk := func(s string) *similarity.Sketch { return similarity.NewSketch([]byte(s)) }
-	long := strings.Repeat("The quarterly report shows steady growth across every region we serve. ", 10)
-	for _, tc := range []struct {
-		a, b    string
-		dist    int
-		numbers bool // the same numbers
-	}{
-		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes.", 6, false},
-		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 482913, it expires in 10 minutes", 2, true},
-		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", 8, true},
-		{long + "Revenue rose 12 percent.", long + "Revenue rose 21 percent.", 3, false},
-		{long + "Revenue rose 12 percent.", long + "Revenue rose by 12 percent.", 3, true},
-	} {
+	for _, tc := range cases {
 		a, b := sk(tc.a), sk(tc.b)
 		plain, sim := DefaultPolicy().Decide(a, b, tc.dist, 64)
 		if !plain {
 			t.Fatalf("%.40q and %.40q: not duplicates by default (sim %.3f): the test checks nothing", tc.a, tc.b, sim)
 		}
 		p := DefaultPolicy()
-		p.DistinctNumbers = true
-		if dup, got := p.Decide(a, b, tc.dist, 64); dup != tc.numbers || got != sim {
-			t.Errorf("%.40q and %.40q with DistinctNumbers: duplicate %v (sim %.3f), want %v (sim %.3f)", tc.a, tc.b, dup, got, tc.numbers, sim)
+		set(&p)
+		if dup, got := p.Decide(a, b, tc.dist, 64); dup != tc.keep || got != sim {
+			t.Errorf("%.40q and %.40q with %s: duplicate %v (sim %.3f), want %v (sim %.3f)", tc.a, tc.b, name, dup, got, tc.keep, sim)
 		}
 	}
+}
+
+// TestPolicyDistinctNumbers checks that DistinctNumbers turns down the
+// pairs that pass their rule but hold other numbers, at every rule, and
+// leaves the others as they are.
+func TestPolicyDistinctNumbers(t *testing.T) {
+	long := strings.Repeat("The quarterly report shows steady growth across every region we serve. ", 10)
+	checkDistinct(t, "DistinctNumbers", func(p *Policy) { p.DistinctNumbers = true }, []distinctCase{
+		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes.", 6, false},
+		{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 482913, it expires in 10 minutes", 2, true},
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", 8, true},
+		{long + "Revenue rose 12 percent.", long + "Revenue rose 21 percent.", 3, false},
+		{long + "Revenue rose 12 percent.", long + "Revenue rose by 12 percent.", 3, true},
+	})
+}
+
+// TestPolicyDistinctNegation checks that DistinctNegation turns down the
+// pairs that pass their rule but where one text denies what the other
+// says, short and long, and leaves the others as they are.
+func TestPolicyDistinctNegation(t *testing.T) {
+	long := strings.Repeat("The quarterly report shows steady growth across every region we serve. ", 10)
+	checkDistinct(t, "DistinctNegation", func(p *Policy) { p.DistinctNegation = true }, []distinctCase{
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", 8, false},
+		{"The patient is allergic to penicillin.", "the patient is allergic to penicillin!", 0, true},
+		{"我喜欢这个产品的设计", "我不喜欢这个产品的设计", 8, false},
+		{long + "The merger will go ahead.", long + "The merger will not go ahead.", 3, false},
+		{long + "The merger will go ahead.", long + "The merger will go ahead soon.", 3, true},
+		{"Your verification code is 482913.", "Your verification code is 573201.", 6, true}, // numbers are DistinctNumbers' business
+	})
 }
 
 // TestPolicyTinyWords checks the bounds of Policy.TinyWords: tiny texts one
