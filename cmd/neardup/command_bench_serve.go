@@ -190,7 +190,7 @@ under on this machine.`,
 				return err
 			}
 			if target != "" {
-				for _, name := range []string{"no-engine", "durability", "in-memory", "short-k", "tiny-k", "tiny-length", "tiny-words", "distinct-numbers", "short-min", "long-min"} {
+				for _, name := range []string{"no-engine", "durability", "in-memory", "short-k", "tiny-k", "tiny-length", "tiny-words", "distinct-numbers", "distinct-negation", "short-min", "long-min"} {
 					if cmd.Flags().Changed(name) {
 						return usagef("--%s applies to the in-process server, not to --url", name)
 					}
@@ -355,7 +355,7 @@ under on this machine.`,
 	f.BoolVar(&query, "query", false, "send the documents as queries (/v1/query, /v1/query/batch): checked, not stored")
 	f.Float64Var(&rate, "rate", 0, "requests a second to send on a schedule, latency counted from the scheduled time (0: each connection back to back)")
 	policy.addFlags(f, false)
-	for _, name := range []string{"short-k", "tiny-k", "tiny-length", "tiny-words", "distinct-numbers", "short-min", "long-min"} {
+	for _, name := range []string{"short-k", "tiny-k", "tiny-length", "tiny-words", "distinct-numbers", "distinct-negation", "short-min", "long-min"} {
 		fl := f.Lookup(name)
 		fl.Usage = "the in-process server's policy: " + fl.Usage
 	}

@@ -52,8 +52,9 @@ type comparison struct {
 // normalized texts of n and m runes, distance bits apart at the given
 // width, with scores s, oneWord when they are one word apart
 // (Policy.OneWordApart): which rule judged it, and the bound or threshold
-// that decided.
-func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores, dup, oneWord bool) string {
+// that decided. refused says why a pair whose score passes is no
+// duplicate (its numbers or negations differ), as ", but ...".
+func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores, dup, oneWord bool, refused string) string {
 	r, rule := p.RuleFor(n, m)
 	which := fmt.Sprintf("long rule (the shorter text of %d characters or more, or the longer of %d or more)", p.ShortLength, p.ShortCap())
 	flag := "--k" // the flag that sets the rule's distance
@@ -75,10 +76,11 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 	if !dup {
 		verdict = "under"
 	}
-	// A score that passes and no duplicate: their numbers differ.
+	// A score that passes and no duplicate: their numbers or negations
+	// differ.
 	numbers := ""
 	if !dup && score >= r.MinSimilarity {
-		numbers, verdict = ", but their numbers differ (--distinct-numbers)", "at least"
+		numbers, verdict = refused, "at least"
 	}
 	if distance > bound && rule == neardup.RuleTiny && oneWord {
 		return fmt.Sprintf("%s: %d bits apart, more than its %d, but one word apart (of %d words at most, --tiny-words), and the %s %.4f is %s %g%s", which, distance, bound, p.TinyWords, name, score, verdict, r.MinSimilarity, numbers)
@@ -212,8 +214,20 @@ func compareTexts(fp neardup.Fingerprinter, cfg neardup.Config, p neardup.Policy
 		Empty:            emptyA || emptyB,
 		emptyA:           emptyA,
 		emptyB:           emptyB,
-		why:              decisionWhy(p, sa.Len(), sb.Len(), d, fp.Bits(), s, dup, p.OneWordApart(sa, sb)),
+		why:              decisionWhy(p, sa.Len(), sb.Len(), d, fp.Bits(), s, dup, p.OneWordApart(sa, sb), refusal(p, sa, sb)),
 	}, nil
+}
+
+// refusal says why p turns down a pair of sketches a and b whatever their
+// scores, as decisionWhy words it, or returns "".
+func refusal(p neardup.Policy, a, b *similarity.Sketch) string {
+	switch {
+	case p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes):
+		return ", but their numbers differ (--distinct-numbers)"
+	case p.DistinctNegation && !similarity.SameNegation(a.Runes, b.Runes):
+		return ", but their words of negation differ (--distinct-negation)"
+	}
+	return ""
 }
 
 // newCompareCmd returns `neardup compare`.

@@ -64,6 +64,9 @@ func TestCompareWhy(t *testing.T) {
 		{[]string{"Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes."}, "within its 14 bits, and the Levenshtein ratio 0.9123 is at least 0.8\n"},
 		{[]string{"--distinct-numbers", "Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes."}, "within its 14 bits, and the Levenshtein ratio 0.9123 is at least 0.8, but their numbers differ (--distinct-numbers)\n"},
 		{[]string{"The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "short rule (the shorter text under 500 characters, the longer under 625): within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8\n"},
+		// Negation: a duplicate by default, told apart with --distinct-negation.
+		{[]string{"--distinct-negation", "The patient is allergic to penicillin and was given another drug.", "The patient is not allergic to penicillin and was given another drug."}, "within its 10 bits, and the Levenshtein ratio 0.9412 is at least 0.8, but their words of negation differ (--distinct-negation)\n"},
+		{[]string{"--distinct-negation", "--distinct-numbers", "Your verification code is 482913. It expires in 10 minutes.", "Your verification code is 573201. It expires in 10 minutes."}, "is at least 0.8, but their numbers differ (--distinct-numbers)\n"},
 		// The ratio leaves out punctuation, as the fingerprint does.
 		{[]string{"谢谢分享", "谢谢分享！！"}, "within its 14 bits, and the Levenshtein ratio 1.0000 is at least 0.8\n"},
 		{[]string{"我爱北京天安门", "我爱北京"}, "within its 14 bits, and the Levenshtein ratio 0.5714 is under 0.8\n"},
@@ -112,6 +115,8 @@ func TestComparePolicyFlags(t *testing.T) {
 		{"Your code is 482913, valid 10 minutes.", "Your code is 573201, valid 10 minutes.", nil, true},
 		{"Your code is 482913, valid 10 minutes.", "Your code is 573201, valid 10 minutes.", []string{"--distinct-numbers"}, false},
 		{"Your code is 482913, valid 10 minutes.", "your code is 482913 - valid 10 minutes", []string{"--distinct-numbers"}, true},
+		{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin.", []string{"--distinct-negation"}, false},
+		{"The patient is allergic to penicillin.", "the patient is allergic to penicillin!", []string{"--distinct-negation"}, true},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-k", "10", "--tiny-words", "5"}, false}, // 6 words
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0"}, false},
 		{"the cat sat on the mat", "the cat sat on a mat", []string{"--tiny-length", "0", "--short-k", "12"}, true},

@@ -68,7 +68,7 @@ func (f *evalFlags) register(cmd *cobra.Command, withMeasures bool) {
 	fl.IntVar(&f.k, "k", 3, "default decision of SimHash profiles: distance <= k at 64 bits (scaled for 128)")
 	fl.IntVar(&f.nilsimsaK, "nilsimsa-k", 64, "default decision of nilsimsa: distance <= k of 256 bits (score >= 128-k)")
 	fl.BoolVar(&f.policy, "policy", true, "score the default verification policy (neardup.DefaultPolicy) over the default pipeline")
-	fl.StringArrayVar(&f.policyVars, "policy-variant", nil, "extra policy NAME:field=value,... (short-length, short-k, short-measure, short-min, tiny-length, tiny-k, tiny-measure, tiny-min, tiny-words, long-k, long-measure, long-min, distinct-numbers); repeatable")
+	fl.StringArrayVar(&f.policyVars, "policy-variant", nil, "extra policy NAME:field=value,... (short-length, short-k, short-measure, short-min, tiny-length, tiny-k, tiny-measure, tiny-min, tiny-words, long-k, long-measure, long-min, distinct-numbers, distinct-negation); repeatable")
 	fl.BoolVar(&f.grid, "policy-grid", false, "score one rule per candidate distance (--grid-k) and measure; the report's best thresholds give each rule's similarity cut")
 	fl.StringVar(&f.policyPipe, "policy-pipeline", "", "pipeline of the policy scorers, as Field=value,... changes to the default pipeline (see --variant)")
 	fl.IntSliceVar(&f.gridK, "grid-k", []int{3, 6, 8, 10, 12, 16}, "candidate distances of --policy-grid (64-bit)")
@@ -596,7 +596,7 @@ func (d engineDeduper) Dedup(ctx context.Context, texts []string) ([]int, error)
 // parsePolicy returns DefaultPolicy changed by spec, a comma-separated list
 // of field=value: short-length, short-k, short-measure, short-min,
 // tiny-length, tiny-k, tiny-measure, tiny-min, tiny-words, long-k,
-// long-measure, long-min, distinct-numbers.
+// long-measure, long-min, distinct-numbers, distinct-negation.
 func parsePolicy(spec string) (neardup.Policy, error) {
 	p := neardup.DefaultPolicy()
 	for kv := range strings.SplitSeq(spec, ",") {
@@ -625,6 +625,8 @@ func parsePolicy(spec string) (neardup.Policy, error) {
 			p.TinyWords, err = strconv.Atoi(val)
 		case "distinct-numbers":
 			p.DistinctNumbers, err = strconv.ParseBool(val)
+		case "distinct-negation":
+			p.DistinctNegation, err = strconv.ParseBool(val)
 		case "short-k", "tiny-k", "long-k":
 			rule.MaxDistance, err = strconv.Atoi(val)
 		case "short-measure", "tiny-measure", "long-measure":

@@ -32,6 +32,7 @@ func newServeCmd() *cobra.Command {
 		{"tiny-length", "NEARDUP_TINY_LENGTH"},
 		{"tiny-words", "NEARDUP_TINY_WORDS"},
 		{"distinct-numbers", "NEARDUP_DISTINCT_NUMBERS"},
+		{"distinct-negation", "NEARDUP_DISTINCT_NEGATION"},
 		{"long-min", "NEARDUP_LONG_MIN"},
 		{"expected-docs", "NEARDUP_EXPECTED_DOCS"},
 		{"profile", "NEARDUP_PROFILE"},

@@ -9,12 +9,13 @@ import (
 
 // policyFlags are the thresholds of the engine's policy that dedup,
 // cluster and serve take beyond --k: --short-k, --tiny-k, --tiny-length
-// and --tiny-words, --distinct-numbers, and the smallest score of each rule's measure,
-// --short-min (of the tiny rule too) and --long-min.
+// and --tiny-words, --distinct-numbers and --distinct-negation, and the
+// smallest score of each rule's measure, --short-min (of the tiny rule
+// too) and --long-min.
 type policyFlags struct {
 	shortK, tinyK, tinyLength, tinyWords int
 	shortMin, longMin                    float64
-	distinctNumbers                      bool
+	distinctNumbers, distinctNegation    bool
 }
 
 // addFlags defines the flags on f; env, if true, names each flag's
@@ -32,6 +33,7 @@ func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
 	f.IntVar(&pf.tinyLength, "tiny-length", def.TinyLength, fmt.Sprintf("length in normalized characters under which a text is tiny, at most %d; 0: no text is tiny (the short rule judges them)", def.ShortLength)+note("NEARDUP_TINY_LENGTH"))
 	f.IntVar(&pf.tinyWords, "tiny-words", def.TinyWords, "most words (4 at least; each Han, Kana or Hangul character a word) of two tiny texts that are duplicates whatever their distance when they are one word apart, a word replaced, inserted or deleted, and their scores pass; at most 64, 0: none are (the tiny rule's distance alone finds candidates)"+note("NEARDUP_TINY_WORDS"))
 	f.BoolVar(&pf.distinctNumbers, "distinct-numbers", false, "texts whose numbers differ (the runs of digits, in order) are never duplicates, whatever their scores: verification codes, prices, versions of one template are told apart; by default a repost with a figure changed, or spam with a new code, is a duplicate"+note("NEARDUP_DISTINCT_NUMBERS"))
+	f.BoolVar(&pf.distinctNegation, "distinct-negation", false, "texts with more or fewer words of negation than each other (not, never, n't, 不, 没, nicht, pas...) are never duplicates, whatever their scores: \"is allergic\" and \"is not allergic\" are told apart; by default a copy with one word changed is a duplicate whatever the word"+note("NEARDUP_DISTINCT_NEGATION"))
 	f.Float64Var(&pf.shortMin, "short-min", def.Short.MinSimilarity, "smallest "+string(def.Short.Measure)+" score that confirms a short or tiny text's candidate as a duplicate, 0 to 1"+note("NEARDUP_SHORT_MIN"))
 	f.Float64Var(&pf.longMin, "long-min", def.Long.MinSimilarity, "smallest "+string(def.Long.Measure)+" score that confirms a long text's candidate as a duplicate, 0 to 1; a higher value (0.7) turns down more pairs of different mails that share boilerplate"+note("NEARDUP_LONG_MIN"))
 }
@@ -70,6 +72,7 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 	p.TinyLength = pf.tinyLength
 	p.TinyWords = pf.tinyWords
 	p.DistinctNumbers = pf.distinctNumbers
+	p.DistinctNegation = pf.distinctNegation
 	p.Short.MinSimilarity = pf.shortMin
 	p.Tiny.MinSimilarity = pf.shortMin
 	p.Long.MinSimilarity = pf.longMin
