@@ -246,7 +246,7 @@ func NewPipeline(p Pipeline, bits int) (Fingerprinter, error) {
 	f := &pipelineFP{p: q, bits: bits, stream: q.Weighting == weight.TF && q.TopN == 0}
 	f.count64 = bits == 64 && !f.stream && q.Weighting != weight.TFIDF && q.TopN == 0
 	f.fastWords = q.Units == UnitWords && q.StopWords == nil && q.Shingle == 1 && !f.stream && (bits == 64 || q.Weighting != weight.TFIDF)
-	f.fastCJK = f.fastWords && bits == 64 && q.CJK == CJKUnigram
+	f.fastCJK = f.fastWords && q.CJK == CJKUnigram
 	if q.Units == UnitWords && q.CJK == CJKSegment && q.Segmenter == nil {
 		f.p.Segmenter = new(analysis.Segmenter)
 	}
@@ -267,8 +267,8 @@ type pipelineFP struct {
 	count64 bool
 	// fastWords: single word tokens, no stop words, counted (at 128 bits,
 	// without IDF weights): plain ASCII text takes countSpans (countSpans128
-	// at 128 bits); fastCJK: also CJK unigrams and 64 bits, so that common
-	// Chinese text takes hashCJK
+	// at 128 bits); fastCJK: also CJK unigrams, so that common Chinese text
+	// takes hashCJK (hashCJK128 at 128 bits)
 	fastWords, fastCJK bool
 	// general turns the fast paths off (for the tests that compare them
 	// with the general path)
@@ -295,8 +295,10 @@ type pipelineState struct {
 	scan    analysis.ASCIIWords
 	spans   []uint32 // the token offsets of countSpans
 	hashes  []uint64 // the token hashes of countSpans and hashCJK
-	seg     []byte   // the ASCII text between two ideographs, in hashCJK
-	idf     *weight.IDF
+	// the token hashes of hashCJK128, high and low halves
+	hashes128 [][2]uint64
+	seg       []byte // the ASCII text between two ideographs, in hashCJK
+	idf       *weight.IDF
 
 	// sliding windows of the last Shingle token hashes: sh64 for 64-bit
 	// fingerprints and IDF keys, sh128 for 128-bit ones
@@ -369,7 +371,11 @@ func (f *pipelineFP) start(text []byte) *pipelineState {
 	if s.lower {
 		s.text = src
 	} else {
-		s.cjk = f.fastCJK && short && s.hashCJK(src)
+		if f.bits == 64 {
+			s.cjk = f.fastCJK && short && s.hashCJK(src)
+		} else {
+			s.cjk = f.fastCJK && short && s.hashCJK128(src)
+		}
 		if !s.cjk {
 			s.norm = s.scratch.Normalize(s.norm[:0], src)
 		}
@@ -445,7 +451,13 @@ func (f *pipelineFP) finish(s *pipelineState) {
 func (s *pipelineState) words() {
 	p := &s.f.p
 	if s.cjk {
-		s.count(s.hashes)
+		if s.f.bits == 64 {
+			s.count(s.hashes)
+			return
+		}
+		for _, h := range s.hashes128 {
+			s.counter.Add(h[0], h[1], 0)
+		}
 		return
 	}
 	if s.lower {
@@ -604,6 +616,76 @@ func (s *pipelineState) hashCJK(src []byte) bool {
 		hs = s.segWords(hs, seg[:ns])
 	}
 	s.hashes, s.seg = hs, seg[:0]
+	return true
+}
+
+// hashCJK128 is hashCJK at 128 bits: it puts in s.hashes128 the 128-bit
+// hashes of the tokens of common Chinese text src (simhash.Hash128 of each
+// ideograph's three bytes, and of each word of the ASCII text between
+// them, lowered), as the general path hashes them, and reports true; or
+// reports false, having counted nothing, for other text.
+func (s *pipelineState) hashCJK128(src []byte) bool {
+	n := len(src)
+	hs := s.hashes128[:0]
+	seg := s.seg[:0]
+	word := false // seg has a word byte
+	words := func() {
+		if word {
+			s.scan.Reset(seg)
+			s.spans = s.scan.Spans(s.spans[:0])
+			for k := 0; k+1 < len(s.spans); k += 2 {
+				tok := seg[s.spans[k]:s.spans[k+1]]
+				if hasUpper(tok) {
+					s.tok = lowerASCII(s.tok[:0], tok)
+					tok = s.tok
+				}
+				hi, lo := simhash.Hash128(tok)
+				hs = append(hs, [2]uint64{hi, lo})
+			}
+		}
+		seg, word = seg[:0], false
+	}
+	for i := 0; i < n; {
+		if src[i] < 0x80 {
+			j := i + 1
+			for j < n && src[j] < 0x80 {
+				j++
+			}
+			if !analysis.PlainASCII(src[i:j]) {
+				s.hashes128, s.seg = hs, seg[:0]
+				return false
+			}
+			for _, c := range src[i:j] {
+				word = word || wordBit(c) != 0
+			}
+			seg = append(seg, src[i:j]...)
+			i = j
+			continue
+		}
+		var x uint32
+		if i+4 <= n {
+			x = binary.LittleEndian.Uint32(src[i:])
+		} else if i+3 == n {
+			x = uint32(src[i]) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
+		}
+		switch kind, b := analysis.CJKChar(x); kind {
+		case analysis.CJKNone:
+			s.hashes128, s.seg = hs, seg[:0]
+			return false
+		case analysis.CJKHan:
+			words()
+			hi, lo := simhash.Hash128(src[i : i+3])
+			hs = append(hs, [2]uint64{hi, lo})
+		case analysis.CJKASCII:
+			seg = append(seg, b)
+			word = word || wordBit(b) != 0
+		default: // punctuation: a word boundary
+			seg = append(seg, ' ')
+		}
+		i += 3
+	}
+	words()
+	s.hashes128, s.seg = hs, seg[:0]
 	return true
 }
 
