@@ -442,7 +442,7 @@ func (s *pipelineState) runeTokens(src []byte) {
 // finish returns s to the pool, unless its buffers grew large.
 func (f *pipelineFP) finish(s *pipelineState) {
 	s.f, s.text = nil, nil
-	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 && cap(s.fold) <= 1<<20 && cap(s.hashes) <= 1<<17 {
+	if cap(s.norm) <= 1<<20 && cap(s.html) <= 1<<20 && cap(s.fold) <= 1<<20 && cap(s.hashes) <= 1<<17 && cap(s.hashes128) <= 1<<16 {
 		f.pool.Put(s)
 	}
 }
