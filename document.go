@@ -172,6 +172,15 @@ type Stats struct {
 	// Profile names the fingerprinting profile (Config.Profile), empty
 	// for a caller's Fingerprinter.
 	Profile string `json:"profile,omitempty"`
+	// Pipeline describes the default profile's pipeline when it is not
+	// the default one (Pipeline.String: "HTML=true,FoldAccents=true"),
+	// empty otherwise: how the engine reads texts.
+	Pipeline string `json:"pipeline,omitempty"`
+	// DistinctNumbers and DistinctNegation are the Policy's switches of
+	// those names: pairs whose numbers, or words of negation, differ are
+	// never duplicates.
+	DistinctNumbers  bool `json:"distinct_numbers,omitempty"`
+	DistinctNegation bool `json:"distinct_negation,omitempty"`
 	// Bits and K describe the fingerprints and the index: K is the
 	// distance within which texts are candidates, at the fingerprints'
 	// width, and ShortK the wider one of short texts (0 when the Policy

@@ -2492,6 +2492,12 @@ func (e *Engine) Stats() Stats {
 		OpenSeconds: e.openTime.Seconds(),
 	}
 	s.MissingTexts = e.missingTexts
+	if p := e.opts.Fingerprint.Pipeline; p != nil && s.Profile == "default" {
+		if spec := p.String(); spec != "default" {
+			s.Pipeline = spec
+		}
+	}
+	s.DistinctNumbers, s.DistinctNegation = e.policy.DistinctNumbers, e.policy.DistinctNegation
 	if e.short != nil {
 		s.ShortK = e.shortK
 		if e.policy.TinyLength > 0 {

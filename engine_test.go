@@ -1554,6 +1554,18 @@ func TestMainTextPages(t *testing.T) {
 	}
 }
 
+// TestStatsSwitches checks that Stats reports the policy's switches that
+// tell texts apart, and no pipeline for the default one.
+func TestStatsSwitches(t *testing.T) {
+	o := memOptions(nil)
+	o.Policy = DefaultPolicy()
+	o.Policy.DistinctNumbers, o.Policy.DistinctNegation = true, true
+	e := mustOpen(t, "", o)
+	if st := e.Stats(); !st.DistinctNumbers || !st.DistinctNegation || st.Pipeline != "" {
+		t.Errorf("Stats: distinct numbers %v, negation %v, pipeline %q; want both switches on and no pipeline", st.DistinctNumbers, st.DistinctNegation, st.Pipeline)
+	}
+}
+
 // TestFoldAccents checks an engine whose pipeline folds accents: a text
 // and its copy without accents are duplicates, short and long, because
 // the policy measures the folded texts too; a store written with one
@@ -1582,6 +1594,9 @@ func TestFoldAccents(t *testing.T) {
 		if err != nil || !res.Duplicate || *res.DuplicateOf != first.ID || res.Distance != 0 {
 			t.Errorf("%q without its accents: %+v, %v; want a duplicate of %s at distance 0", pair[0], res, err, first.ID)
 		}
+	}
+	if st := e.Stats(); st.Pipeline != "FoldAccents=true" || st.DistinctNumbers || st.DistinctNegation {
+		t.Errorf("Stats: pipeline %q, distinct numbers %v, negation %v; want FoldAccents=true and the switches off", st.Pipeline, st.DistinctNumbers, st.DistinctNegation)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)

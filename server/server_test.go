@@ -907,6 +907,9 @@ func TestMainTextPipeline(t *testing.T) {
 	} else if m, _ := v["scores"].(map[string]any); m["levenshtein"] != float64(1) {
 		t.Errorf("compare: scores %v; want the main texts' Levenshtein ratio of 1", v["scores"])
 	}
+	if code, v := call(t, h, "GET", "/v1/stats", "", ""); code != 200 || v["pipeline"] != "MainText=true" {
+		t.Errorf("stats: %d %v; want the pipeline MainText=true", code, v)
+	}
 }
 
 // TestFoldAccentsPipeline runs a server whose pipeline folds accents, as
