@@ -178,7 +178,8 @@ func emptyText(sc *analysis.Scratch, text string, cfg neardup.Config) bool {
 // clusterDocs fingerprints docs on all cores, finds the candidate pairs,
 // verifies them with policy and groups them. The policy measures the
 // text of each as fp, made with cfg, reads it (Config.Measured: the
-// visible text with --html, without accents with FoldAccents).
+// visible text with --html, the main text with --main-text, without
+// accents with --fold-accents).
 // With most > 0 (not with strict) the candidates of each document are its
 // most nearest ones only (clusterNearest).
 //

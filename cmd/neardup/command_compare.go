@@ -177,7 +177,8 @@ func compareDecisionHelp(p neardup.Policy) string {
 
 // compareTexts fingerprints and measures a pair of texts; the measures
 // take them as fp, made with cfg, reads them (Config.Measured: the
-// visible text with --html, without accents with FoldAccents). A pair
+// visible text with --html, the main text with --main-text, without
+// accents with --fold-accents). A pair
 // where a text is empty once normalized (emptyText: white space or
 // invisible characters only, or markup only with --html) is no duplicate
 // whatever the measures say, as cluster, which never groups such texts,
