@@ -160,25 +160,65 @@ func latinClass(tab *[0x800]simpleRune, r rune) (uint8, bool) {
 // latinWords emits the word tokens of text[start:end], a run of ASCII and
 // of the runes latinClass takes, bounded by white space, CJK characters or
 // the ends of the text. It follows the rules of asciiWords, with the
-// letters of latinClass as ASCII letters.
+// letters of latinClass as ASCII letters (latinSpans), 32 words at a time.
 func latinWords(text []byte, start, end int, emit func(Token)) {
-	text = text[:end]
 	tab := simpleRunes()
+	var buf [64]uint32
+	for i := start; i < end; {
+		var spans []uint32
+		spans, i, _ = latinSpans(tab, text[:end], i, buf[:0], len(buf)/2)
+		for k := 0; k+1 < len(spans); k += 2 {
+			s, e := int(spans[k]), int(spans[k+1])
+			emit(Token{Text: text[s:e], Start: s, End: e})
+		}
+	}
+}
+
+// LatinSpans appends to dst the start and end offsets of the word tokens
+// of text, normalized, and reports true, when every rune of it beyond
+// ASCII is a Latin, Greek or Cyrillic letter or a punctuation mark of the
+// fast path (see simpleRunes): the tokens Words gives, in one pass with no
+// call per token. For other text it reports false and dst as it was.
+func LatinSpans(dst []uint32, text []byte) ([]uint32, bool) {
+	if !latinFast || len(text) >= 1<<32 {
+		return dst, false
+	}
+	spans, _, ok := latinSpans(simpleRunes(), text, 0, dst, len(text))
+	if !ok {
+		return dst, false
+	}
+	return spans, true
+}
+
+// latinSpans appends to spans the start and end offsets of the word
+// tokens of text from i on (see latinWords), and returns them with where
+// it stopped: after most words, at the end of the text, or at a rune that
+// latinClass does not take, which it reports with ok false. A word that
+// starts with _ and holds no letter or number is no token, as in
+// asciiWords.
+func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most int) (_ []uint32, next int, ok bool) {
+	end := len(text)
+	bad := false // a rune latinClass does not take
 	// class is the class of the non-ASCII rune at text[i], and its length;
 	// the loops read ASCII bytes themselves.
 	class := func(i int) (uint8, int) {
 		c := text[i]
 		if c >= 0xc2 && c <= 0xdf && i+1 < len(text) && text[i+1]&0xc0 == 0x80 {
-			return tab[rune(c&0x1f)<<6|rune(text[i+1]&0x3f)].class, 2
+			sr := &tab[rune(c&0x1f)<<6|rune(text[i+1]&0x3f)]
+			bad = bad || sr.n == 0
+			return sr.class, 2
 		}
 		r, n := decodeRune(text[i:])
-		cl, _ := latinClass(tab, r)
+		cl, ok := latinClass(tab, r)
+		bad = bad || !ok
 		return cl, n
 	}
-	for i := start; i < end; {
+	for words := 0; i < end && words < most; {
 		c, n := asciiClass[text[i]&0x7f], 1
 		if text[i] >= utf8.RuneSelf {
-			c, n = class(i)
+			if c, n = class(i); bad {
+				return spans, i, false
+			}
 		}
 		if wbWordMask>>c&1 == 0 {
 			i += n
@@ -194,7 +234,9 @@ func latinWords(text []byte, start, end int, emit func(Token)) {
 			}
 			c, n := asciiClass[text[i]&0x7f], 1
 			if text[i] >= utf8.RuneSelf {
-				c, n = class(i)
+				if c, n = class(i); bad {
+					return spans, i, false
+				}
 			}
 			if wbWordMask>>c&1 != 0 {
 				prev = c
@@ -204,7 +246,9 @@ func latinWords(text []byte, start, end int, emit func(Token)) {
 			if c >= wbMidL && i+n < end {
 				q, m := asciiClass[text[i+n]&0x7f], 1
 				if text[i+n] >= utf8.RuneSelf {
-					q, m = class(i + n)
+					if q, m = class(i + n); bad {
+						return spans, i + n, false
+					}
 				}
 				if prev == wbLetter && q == wbLetter && c != wbMidN || prev == wbNumber && q == wbNumber && c != wbMidL {
 					prev = q
@@ -215,9 +259,11 @@ func latinWords(text []byte, start, end int, emit func(Token)) {
 			break
 		}
 		if text[s] != '_' || hasWordRune(text[s:i]) {
-			emit(Token{Text: text[s:i], Start: s, End: i})
+			spans = append(spans, uint32(s), uint32(i))
+			words++
 		}
 	}
+	return spans, i, true
 }
 
 // latinText reports whether every non-ASCII rune of text is one that
