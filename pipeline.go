@@ -484,6 +484,18 @@ func (s *pipelineState) words() {
 		s.finish()
 		return
 	}
+	if s.f.fastWords && !s.f.general {
+		// Accented European text (analysis.LatinSpans): the spans of its
+		// words, hashed and counted as plain ASCII's are.
+		if spans, ok := analysis.LatinSpans(s.spans[:0], s.text); ok {
+			if s.f.bits == 64 {
+				s.countSpans(spans)
+			} else {
+				s.countSpans128(spans)
+			}
+			return
+		}
+	}
 	emit := func(t analysis.Token) {
 		if p.StopWords.Contains(t.Text) {
 			return
