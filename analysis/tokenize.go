@@ -72,7 +72,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 		asciiWords(text, 0, len(text), emit)
 		return
 	}
-	if latinFast && latinText(text) {
+	if latinFast && len(text) < 1<<32 && latinText(text) { // offsets in 32 bits
 		// Likewise text whose other runes are all Latin letters and
 		// punctuation of the fast path (no CJK character).
 		latinWords(text, 0, len(text), emit)
@@ -93,7 +93,7 @@ func (Words) Tokenize(text []byte, emit func(Token)) {
 			i += size
 			continue
 		}
-		s, nh, ascii, latin, overflow := i, 0, true, latinFast, false
+		s, nh, ascii, latin, overflow := i, 0, true, latinFast && n < 1<<32, false
 	run:
 		for i < n {
 			c := text[i]
