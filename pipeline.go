@@ -575,10 +575,7 @@ func (s *pipelineState) hashCJK(src []byte) bool {
 	word := 0 // 1 if seg[:ns] has a word byte
 	for i := 0; i < n; {
 		if src[i] < 0x80 {
-			j := i + 1
-			for j < n && src[j] < 0x80 {
-				j++
-			}
+			j := asciiRunEnd(src, i)
 			if !analysis.PlainASCII(src[i:j]) {
 				return false
 			}
@@ -589,13 +586,7 @@ func (s *pipelineState) hashCJK(src []byte) bool {
 			i = j
 			continue
 		}
-		// a three-byte character, read with the byte after it (or a 0)
-		var x uint32
-		if i+4 <= n {
-			x = binary.LittleEndian.Uint32(src[i:])
-		} else if i+3 == n {
-			x = uint32(src[i]) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
-		}
+		x := char3(src, i)
 		kind, b := analysis.CJKChar(x)
 		if kind == analysis.CJKNone {
 			return false
@@ -659,10 +650,7 @@ func (s *pipelineState) hashCJK128(src []byte) bool {
 	}
 	for i := 0; i < n; {
 		if src[i] < 0x80 {
-			j := i + 1
-			for j < n && src[j] < 0x80 {
-				j++
-			}
+			j := asciiRunEnd(src, i)
 			if !analysis.PlainASCII(src[i:j]) {
 				s.hashes128, s.seg = hs, seg[:0]
 				return false
@@ -674,13 +662,7 @@ func (s *pipelineState) hashCJK128(src []byte) bool {
 			i = j
 			continue
 		}
-		var x uint32
-		if i+4 <= n {
-			x = binary.LittleEndian.Uint32(src[i:])
-		} else if i+3 == n {
-			x = uint32(src[i]) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
-		}
-		switch kind, b := analysis.CJKChar(x); kind {
+		switch kind, b := analysis.CJKChar(char3(src, i)); kind {
 		case analysis.CJKNone:
 			s.hashes128, s.seg = hs, seg[:0]
 			return false
@@ -699,6 +681,29 @@ func (s *pipelineState) hashCJK128(src []byte) bool {
 	words()
 	s.hashes128, s.seg = hs, seg[:0]
 	return true
+}
+
+// asciiRunEnd returns the end of the run of ASCII bytes of src that
+// starts at src[i], an ASCII byte.
+func asciiRunEnd(src []byte, i int) int {
+	j := i + 1
+	for j < len(src) && src[j] < 0x80 {
+		j++
+	}
+	return j
+}
+
+// char3 returns the three-byte character at src[i] for analysis.CJKChar,
+// read with the byte after it (or a 0), or 0 when fewer than three bytes
+// are left.
+func char3(src []byte, i int) uint32 {
+	switch n := len(src); {
+	case i+4 <= n:
+		return binary.LittleEndian.Uint32(src[i:])
+	case i+3 == n:
+		return uint32(src[i]) | uint32(src[i+1])<<8 | uint32(src[i+2])<<16
+	}
+	return 0
 }
 
 // wordBit is 1 if the byte c is an ASCII letter, digit or _, else 0.
