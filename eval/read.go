@@ -3,7 +3,6 @@ package eval
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/neardup/neardup/internal/decompress"
 )
 
 // ErrFormat is returned (wrapped, with the file and line) for input that
@@ -56,8 +57,9 @@ func (o TextOptions) Validate() error {
 	return fmt.Errorf("eval: unknown text format %q (want jsonl, fortunes, lines or files)", o.Format)
 }
 
-// ReadTexts reads the texts at path (a file, .gz allowed, or a directory)
-// in file order; files in a directory are read in name order.
+// ReadTexts reads the texts at path (a file, compressed with gzip, zstd or
+// bzip2 or not, or a directory) in file order; files in a directory are
+// read in name order.
 func ReadTexts(path string, o TextOptions) ([]string, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -148,7 +150,7 @@ func dirFiles(dir string) ([]string, error) {
 }
 
 func sniffTextFormat(path string, b []byte) string {
-	base := strings.TrimSuffix(path, ".gz")
+	base := decompress.TrimExt(path)
 	switch {
 	case strings.HasSuffix(base, ".jsonl") || strings.HasSuffix(base, ".ndjson"):
 		return FormatJSONL
@@ -158,24 +160,21 @@ func sniffTextFormat(path string, b []byte) string {
 	return FormatLines
 }
 
-// readAll reads a file, gunzipping it when its name ends in .gz, and drops a
-// leading UTF-8 byte order mark.
+// readAll reads a file, decompressed when it is compressed (gzip, zstd or
+// bzip2, told from its first bytes), and drops a leading UTF-8 byte order
+// mark.
 func readAll(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %s: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
+	z, err := decompress.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", path, err)
 	}
-	b, err := io.ReadAll(r)
+	defer z.Close()
+	b, err := io.ReadAll(z)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", path, err)
 	}
@@ -252,7 +251,7 @@ const (
 // PairOptions says how to read labelled pairs.
 type PairOptions struct {
 	// Format is FormatTSV, FormatCSV, FormatJSONL or FormatClough; empty
-	// means by the file name (.tsv, .csv, .jsonl, each optionally .gz, or a
+	// means by the file name (.tsv, .csv, .jsonl, each optionally .gz, .zst or .bz2, or a
 	// directory for clough), tsv otherwise.
 	Format string
 	// ACol, BCol and LabelCol name the columns (or JSON fields) of the two
@@ -416,7 +415,7 @@ func sniffPairFormat(path string) string {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return FormatClough
 	}
-	base := strings.TrimSuffix(path, ".gz")
+	base := decompress.TrimExt(path)
 	switch {
 	case strings.HasSuffix(base, ".csv"):
 		return FormatCSV

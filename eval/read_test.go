@@ -8,18 +8,27 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	b := []byte(content)
-	if filepath.Ext(name) == ".gz" {
+	switch filepath.Ext(name) {
+	case ".gz":
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)
 		zw.Write(b)
 		zw.Close()
 		b = buf.Bytes()
+	case ".zst":
+		zw, err := zstd.NewWriter(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = zw.EncodeAll(b, nil)
 	}
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -48,6 +57,7 @@ func TestReadTexts(t *testing.T) {
 		{"jsonl", write(t, dir, "t.jsonl", `{"id":1,"text":"alpha"}`+"\n\n"+`{"body":"b","text":"beta"}`), TextOptions{}, []string{"alpha", "beta"}},
 		{"jsonl field", write(t, dir, "f.jsonl", `{"body":"x"}`), TextOptions{Field: "body"}, []string{"x"}},
 		{"lines gz", write(t, dir, "l.txt.gz", "\ufeffa\nbb\n\nccc\n"), TextOptions{MinRunes: 2}, []string{"bb", "ccc"}},
+		{"jsonl zst", write(t, dir, "z.jsonl.zst", `{"text":"alpha"}`+"\n"), TextOptions{}, []string{"alpha"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadTexts(tc.path, tc.o)

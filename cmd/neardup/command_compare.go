@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -251,7 +250,8 @@ term-frequency vectors, the Levenshtein ratio of their normalized texts, and
 the duplicate decision, with a line (why) that names the rule that made it
 and the bound or threshold that decided. A and B are the texts themselves,
 or @path to read a file ("@-" reads standard input, so only one of A and B
-can be "@-"); a text that starts with "@" is written with "@@" ("@@home" is
+can be "@-"; a file compressed with gzip, zstd or bzip2 is read
+decompressed, as the --pairs file is); a text that starts with "@" is written with "@@" ("@@home" is
 the text "@home").
 
 ` + compareDecisionHelp(neardup.DefaultPolicy()) + `
@@ -339,8 +339,8 @@ say; the table adds a note, JSON output "empty": true.`,
 }
 
 // readTextArg returns the text of a compare argument: the argument itself,
-// or the contents of the file it names after '@' ("@-" is standard input);
-// "@@" stands for a literal '@' at the start of the text.
+// or the contents of the file it names after '@' ("@-" is standard input),
+// decompressed when compressed; "@@" stands for a literal '@' at the start of the text.
 func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 	if strings.HasPrefix(arg, "@@") {
 		return []byte(arg[1:]), nil
@@ -349,18 +349,15 @@ func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 	if !ok {
 		return []byte(arg), nil
 	}
-	if path == "-" {
-		b, err := io.ReadAll(cmd.InOrStdin())
-		if err != nil {
-			return nil, usagef("read standard input: %v", err)
+	var b []byte
+	err := withInput(cmd, path, func(r io.Reader) error {
+		var err error
+		if b, err = io.ReadAll(r); err != nil {
+			return usagef("read %s: %v", inputName(path), ioCause(err))
 		}
-		return b, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	return b, nil
+		return nil
+	})
+	return b, err
 }
 
 // comparePairs runs compare on every line of a JSON Lines file.

@@ -27,6 +27,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/decompress"
 	"github.com/neardup/neardup/internal/jsonscan"
 	"github.com/neardup/neardup/store"
 )
@@ -156,7 +157,7 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			s.kind = in.format
 		case info != nil && info.IsDir():
 			s.kind = "dir"
-		case strings.EqualFold(filepath.Ext(a), ".csv"):
+		case strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".csv"):
 			s.kind = "csv"
 		default:
 			s.kind = "jsonl"
@@ -205,16 +206,21 @@ func (in *docInput) readSource(stdin io.Reader, s source, multi bool, emit func(
 		r, name = f, s.name
 	}
 	if progress != nil {
-		r = &countReader{r: r, add: progress}
+		r = &countReader{r: r, add: progress} // the bytes of the file, compressed or not
 	}
+	z, err := decompress.NewReader(r)
+	if err != nil {
+		return usageError{&stopError{name + ":1", fmt.Errorf("cannot read: %w", ioCause(err))}}
+	}
+	defer z.Close()
 	prefix := ""
 	if multi {
 		prefix = name + ":"
 	}
 	if s.kind == "csv" {
-		return in.readCSV(r, name, prefix, emit, bad)
+		return in.readCSV(z, name, prefix, emit, bad)
 	}
-	return in.readLines(r, name, prefix, s.kind, emit, bad)
+	return in.readLines(z, name, prefix, s.kind, emit, bad)
 }
 
 // countReader tells add how many bytes each Read of r read (the
@@ -353,7 +359,7 @@ func (e *notObjectError) Is(target error) bool { return target == errNotObject }
 // line is not JSON at all and does not start with '{' (after white space
 // and a byte order mark).
 func looksPlain(name string, raw []byte, err error) bool {
-	if strings.EqualFold(filepath.Ext(name), ".txt") {
+	if strings.EqualFold(filepath.Ext(decompress.TrimExt(name)), ".txt") {
 		return true
 	}
 	var ne *notObjectError
@@ -618,9 +624,12 @@ func (in *docInput) readDir(dir string, emit func(*record) error, bad func(*inpu
 		if info, err := d.Info(); err == nil && info.Size() > int64(in.maxLine) {
 			return bad(&inputError{path, fmt.Errorf("file of %d bytes is longer than --max-line %d", info.Size(), in.maxLine)})
 		}
-		b, err := os.ReadFile(path)
+		b, ok, err := readFileLimit(path, in.maxLine)
 		if err != nil {
 			return bad(&inputError{path, fmt.Errorf("cannot read: %w", ioCause(err))})
+		}
+		if !ok {
+			return bad(&inputError{path, fmt.Errorf("file decompressed is longer than --max-line %d", in.maxLine)})
 		}
 		return emit(&record{where: path, raw: []byte(rel), kind: "dir", doc: neardup.Document{ID: in.runID + rel, Text: string(b)}})
 	})
@@ -781,7 +790,12 @@ Inputs (standard input when none is given):
   directory  one document per regular file, id = its relative path. Output: the
              relative paths of the unique files, one a line.
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
-not written).
+not written). An input compressed with gzip, zstd or bzip2 (a file, standard
+input, or a file of a directory) is read decompressed: the format is told
+from its first bytes, not its name, and a .gz, .zst or .bz2 after .csv or
+.txt still names the format (docs.csv.gz is CSV). Output is not compressed.
+A compressed input that is damaged or cut short stops the run where it
+could not be read on, as any read error does.
 
 Decisions are made in input order, so the first of a group of near-duplicates
 is kept; fingerprinting runs on all cores. Near-duplicates are decided by the

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ import (
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/eval"
+	"github.com/neardup/neardup/internal/decompress"
 )
 
 // evalFlags are the flags every eval subcommand shares: what to score with
@@ -485,7 +485,7 @@ func evalNoArgs(cmd *cobra.Command, args []string) error {
 
 // openInput sets f.path, the file the eval readers (which take a path)
 // read: --input itself, or for "-" a copy of standard input in a temporary
-// file, gunzipped if it is gzip. Where the system allows, the copy is
+// file, decompressed if it is compressed (gzip, zstd or bzip2). Where the system allows, the copy is
 // unlinked at once and read as /dev/fd/N, so that no file is left behind
 // whatever ends the run; else cleanup removes it. A copy of JSON Lines
 // (its first character is "{") gets *format jsonl unless --format was
@@ -500,17 +500,13 @@ func (f *evalFlags) openInput(format *string, dirFormat string) (cleanup func(),
 	if *format == dirFormat {
 		return nil, usagef("eval: --input - with --format %s: that format reads a directory, not standard input", dirFormat)
 	}
-	br := bufio.NewReaderSize(f.stdin, 64<<10)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, usagef("eval: standard input: %v", err)
-		}
-		defer zr.Close()
-		r = bufio.NewReaderSize(zr, 64<<10)
+	z, err := decompress.NewReader(f.stdin)
+	if err != nil {
+		return nil, usagef("eval: standard input: %v", err)
 	}
-	if head, _ := r.(*bufio.Reader).Peek(512); *format == "" {
+	defer z.Close()
+	r := bufio.NewReaderSize(z, 64<<10)
+	if head, _ := r.Peek(512); *format == "" {
 		head = bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte(utf8BOM)), " \t\r\n")
 		if len(head) > 0 && head[0] == '{' {
 			*format = eval.FormatJSONL
@@ -526,7 +522,7 @@ func (f *evalFlags) openInput(format *string, dirFormat string) (cleanup func(),
 	}
 	if _, err := io.Copy(tmp, r); err != nil {
 		remove()
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+		if _, damaged := errors.AsType[*decompress.Error](err); damaged {
 			return nil, usagef("eval: reading standard input: %v", err)
 		}
 		return nil, fmt.Errorf("eval: copying standard input to %s: %w", tmp.Name(), err)

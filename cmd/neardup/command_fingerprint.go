@@ -128,7 +128,9 @@ name. In the name, a backslash is written \\, and a tab or a line break \t,
 only ('neardup pairs' reads names so and writes them back the same).
 
 Each FILE is one document, its exact bytes, named by the FILE argument; "-" or
-no FILE at all reads standard input, named "-" ("-" can be given once). With
+no FILE at all reads standard input, named "-" ("-" can be given once). An
+input compressed with gzip, zstd or bzip2 (told from its first bytes, not its
+name) is read decompressed: the document is the text it holds. With
 --lines, each line of each input is a document, without its line terminator
 ("\n" or "\r\n"), named by its 1-based line number (FILE:N, or -:N for
 standard input, when more than one input is given). --lines streams: memory
@@ -387,17 +389,18 @@ func countStdin(args []string) int {
 }
 
 // withInput calls f with the named input: standard input for "-", else the
-// file, closed afterwards. A file that cannot be opened is a usage error.
+// file, closed afterwards; decompressed when it is compressed (see
+// decompressed). A file that cannot be opened is a usage error.
 func withInput(cmd *cobra.Command, name string, f func(io.Reader) error) error {
 	if name == "-" {
-		return f(cmd.InOrStdin())
+		return decompressed(cmd.InOrStdin(), inputName(name), f)
 	}
 	file, err := os.Open(name)
 	if err != nil {
 		return usageError{err}
 	}
 	defer file.Close()
-	return f(file)
+	return decompressed(file, name, f)
 }
 
 // eachLine calls f with every line of r and its 1-based number, without the

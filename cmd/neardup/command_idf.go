@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/internal/decompress"
 	"github.com/neardup/neardup/weight"
 	"github.com/spf13/cobra"
 )
@@ -52,7 +53,9 @@ see package weight) for tf-idf weighting of the default pipeline.
 
 Each FILE is one document, or, with --lines, each line of each FILE is one
 document; blank files and lines are not documents. Without FILE, or with
-FILE "-", it reads standard input. Documents are analysed like the default
+FILE "-", it reads standard input. A FILE (or standard input) compressed with
+gzip, zstd or bzip2 is read decompressed, the format told from its first
+bytes. Documents are analysed like the default
 pipeline (the --shingle, --units, --cjk, --html, --main-text and --fold-accents flags change that, and
 must match the pipeline the table is used with); each feature's IDF is
 ln((N+1)/(df+1)) + 1 over N documents, df of which contain it. A corpus
@@ -344,6 +347,12 @@ func readDocuments(in io.Reader, name string, lines bool, add func([]byte)) erro
 	if name == "-" {
 		label = "standard input"
 	}
+	z, err := decompress.NewReader(r)
+	if err != nil {
+		return usagef("idf build: reading %s: %v", label, ioCause(err))
+	}
+	defer z.Close()
+	r = z
 	if !lines {
 		doc, err := io.ReadAll(r)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/index"
+	"github.com/neardup/neardup/internal/decompress"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +37,9 @@ of ID_B. Blank lines are skipped, so 'neardup fingerprint --lines F |
 neardup pairs' works, and a byte order mark at the start of a file is
 ignored. Several FILEs are read in order as one input, one after the
 other: a HEX line's id is its line number in the whole input, and ids are
-not told apart by the file they come from.
+not told apart by the file they come from. A FILE (or standard input)
+compressed with gzip, zstd or bzip2 is read decompressed, the format told
+from its first bytes.
 
 Ids are read and written with the escapes 'neardup fingerprint' uses for
 names: \\ for a backslash, \t for a tab, \n and \r for line breaks (a
@@ -149,7 +152,12 @@ func inputsName(args []string) string {
 // from base, the number of lines of the inputs before (id). A UTF-8 byte
 // order mark at the start of r is dropped, as dedup and cluster do.
 func scanFingerprintLines(r io.Reader, name string, base int, lines []fpLine) ([]fpLine, int, error) {
-	sc := bufio.NewScanner(r)
+	z, err := decompress.NewReader(r)
+	if err != nil {
+		return nil, 0, usagef("pairs: %s: %v", name, ioCause(err))
+	}
+	defer z.Close()
+	sc := bufio.NewScanner(z)
 	sc.Buffer(make([]byte, 64<<10), maxPairsLine)
 	n := 0
 	for sc.Scan() {
