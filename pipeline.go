@@ -53,8 +53,8 @@ const MaxShingle = simhash.MaxWindow
 //
 //  1. HTML to text (analysis.StripHTML, or analysis.MainText with
 //     MainText), if HTML or MainText is set, then the accents
-//     of Latin and Greek letters taken off (analysis.FoldAccents), if
-//     FoldAccents is set;
+//     of Latin and Greek letters and the optional marks of Cyrillic taken
+//     off (analysis.FoldAccents), if FoldAccents is set;
 //  2. analysis.Normalize: NFKC, case and width folding, controls dropped,
 //     white space folded, invalid UTF-8 read as U+FFFD;
 //  3. tokens (analysis.Words, CJK per the CJK field), minus StopWords, or
@@ -80,12 +80,13 @@ type Pipeline struct {
 	// fetch to the next (analysis.MainText). The policy measures the same
 	// text. Default false.
 	MainText bool
-	// FoldAccents takes the accents off Latin and Greek letters
-	// (analysis.FoldAccents), so that "café" and "cafe" are one word, and
+	// FoldAccents takes the accents off Latin and Greek letters and
+	// writes Cyrillic ё as е, without stress marks (analysis.FoldAccents),
+	// so that "café" and "cafe" are one word, and "ёлка" and "елка", and
 	// the policy's measures compare the folded texts too. For French,
-	// Spanish, German, Polish or Greek text whose copies may have lost
-	// their accents; not for Vietnamese, whose marks tell words apart.
-	// Default false.
+	// Spanish, German, Polish, Greek or Russian text whose copies may have
+	// lost their accents; not for Vietnamese, whose marks tell words
+	// apart. Default false.
 	FoldAccents bool
 	// Units is what features are made of: UnitWords (default) or UnitChars.
 	Units Units

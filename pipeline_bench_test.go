@@ -274,15 +274,18 @@ func itoa(n int) string {
 
 // BenchmarkFoldAccents measures what Pipeline.FoldAccents costs: the
 // default pipeline with and without it on English (plain ASCII, which
-// folding copies unchanged), Chinese, and prose of accented European
-// words, about 2000 words (4000 characters of Chinese) each.
+// folding copies unchanged), Chinese, prose of accented European words
+// and of Russian ones, about 2000 words (4000 characters of Chinese)
+// each.
 //
 //	GOAMD64=v3 go test -run '^$' -bench FoldAccents .
 func BenchmarkFoldAccents(b *testing.B) {
-	texts := append(benchTexts(), struct {
+	type text = struct {
 		name string
 		text []byte
-	}{"accented", []byte(testtext.Accented(rand.New(rand.NewPCG(3, 3)), 2000))})
+	}
+	texts := append(benchTexts(), text{"accented", []byte(testtext.Accented(rand.New(rand.NewPCG(3, 3)), 2000))},
+		text{"russian", []byte(testtext.Russian(rand.New(rand.NewPCG(3, 3)), 2000))})
 	for _, tt := range texts {
 		for _, fold := range []bool{false, true} {
 			f, err := neardup.NewPipeline(neardup.Pipeline{FoldAccents: fold}, 64)

@@ -134,7 +134,8 @@ func (c Config) ReadsHTML() bool {
 }
 
 // FoldsAccents reports whether c takes the accents off Latin and Greek
-// letters: the default profile with a Pipeline whose FoldAccents is set.
+// letters and the optional marks off Cyrillic (analysis.FoldAccents): the
+// default profile with a Pipeline whose FoldAccents is set.
 // The engine's policy then measures the folded text too.
 func (c Config) FoldsAccents() bool {
 	return c.Pipeline != nil && c.Pipeline.FoldAccents && (c.Profile == "" || c.Profile == "default")

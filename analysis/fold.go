@@ -9,7 +9,8 @@ import (
 )
 
 // FoldAccents appends to dst the text of src with the accents of its
-// Latin and Greek letters taken off, and returns the extended slice:
+// Latin and Greek letters and the optional marks of Cyrillic taken off,
+// and returns the extended slice:
 //
 //   - a Latin or Greek letter is replaced by its compatibility
 //     decomposition (Unicode NFKD) without its nonspacing marks (Mn):
@@ -21,6 +22,10 @@ import (
 //     written without their stroke or as two letters are folded too: ø to
 //     o, ł to l, đ to d, ħ to h, ŧ to t, dotless ı to i, æ to ae and œ to
 //     oe (in both cases);
+//   - in Cyrillic, ё is written е (as Russian mostly writes it: "ёлка"
+//     and "елка" are one word), the stressed vowels ѐ and ѝ е and и, and
+//     the acute and grave stress marks after a vowel are dropped
+//     ("за́мок" becomes "замок"); й, ї, ў and the other letters stay;
 //   - everything else is copied as it is: other scripts keep their marks
 //     (Devanagari and Thai vowel signs, Arabic and Hebrew points, which
 //     Normalize treats itself), and invalid UTF-8 bytes stay for
@@ -31,22 +36,22 @@ import (
 // Polish or Greek text whose accents were lost (typed without them,
 // converted to ASCII, stripped by a template) become the same text. It
 // also merges words that accents tell apart, above all in Vietnamese,
-// whose letters are Latin with marks: it is for collections whose
+// whose letters are Latin with marks (and the Russian все and всё): it is for collections whose
 // languages can spare them. FoldAccents is idempotent and allocates only
 // when dst has no room; ASCII text is copied unchanged.
 func FoldAccents(dst, src []byte) []byte {
-	latin := false // the last letter or mark base was Latin or Greek
+	after := afterOther // what the last letter or mark base was
 	for i := 0; i < len(src); {
 		if src[i] < utf8.RuneSelf {
 			j := i + asciiPrefix(src[i:])
 			dst = append(dst, src[i:j]...)
-			latin = endsLatin(src[i:j], latin)
+			after = afterASCII(src[i:j], after)
 			i = j
 			continue
 		}
 		if j := i + hanPrefix(src[i:]); j > i {
 			dst = append(dst, src[i:j]...)
-			latin = false
+			after = afterOther
 			i = j
 			continue
 		}
@@ -55,21 +60,25 @@ func FoldAccents(dst, src []byte) []byte {
 		i += n
 		if r == utf8.RuneError && n == 1 {
 			dst = append(dst, b...)
-			latin = false
+			after = afterOther
 			continue
 		}
 		switch foldClassOf(r) {
 		case foldMark:
-			if !latin {
+			if !dropsMark(after, r) {
 				dst = append(dst, b...)
 			}
 		case foldInert:
 			dst = append(dst, b...) // transparent, as Normalize drops them
 		case foldOther:
 			dst = append(dst, b...)
-			latin = false
+			after = afterOther
+		case foldCyrillicLetter:
+			var c rune
+			c, after = foldCyrillic(r)
+			dst = utf8.AppendRune(dst, c)
 		case foldLetter:
-			latin = true
+			after = afterLatin
 			d := norm.NFKD.Properties(b).Decomposition()
 			if d == nil {
 				d = b
@@ -78,6 +87,55 @@ func FoldAccents(dst, src []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// What the last letter (or mark base) before a nonspacing mark was, for
+// FoldAccents.
+const (
+	afterOther    = iota // a letter of another script, or no letter: marks stay
+	afterLatin           // a Latin or Greek letter: every mark goes
+	afterCyrillic        // a Cyrillic vowel: stress marks go (dropsMark)
+	afterCyrE            // Cyrillic е or Е: stress marks and the diaeresis go
+)
+
+// dropsMark reports whether FoldAccents drops the nonspacing mark r after
+// a letter of that kind: all of them after Latin and Greek letters, the
+// acute and grave stress marks after Cyrillic vowels, and the diaeresis
+// of ё written as е and U+0308.
+func dropsMark(after int, r rune) bool {
+	switch after {
+	case afterLatin:
+		return true
+	case afterCyrillic:
+		return r == 0x301 || r == 0x300
+	case afterCyrE:
+		return r == 0x301 || r == 0x300 || r == 0x308
+	}
+	return false
+}
+
+// foldCyrillic returns what FoldAccents writes for r, a letter of the
+// basic Cyrillic block (U+0400 to U+045F), and the kind of letter it is:
+// ё becomes е, as Russian is mostly written, and the stressed vowels ѐ
+// and ѝ of Bulgarian and Macedonian become е and и; every other letter
+// stays (й, ї, ў, ќ and ѓ are letters of their own, not marked ones).
+func foldCyrillic(r rune) (rune, int) {
+	switch r {
+	case 'ё', 'ѐ':
+		return 'е', afterCyrE
+	case 'Ё', 'Ѐ':
+		return 'Е', afterCyrE
+	case 'ѝ':
+		return 'и', afterCyrillic
+	case 'Ѝ':
+		return 'И', afterCyrillic
+	case 'е', 'Е':
+		return r, afterCyrE
+	case 'а', 'и', 'о', 'у', 'ы', 'э', 'ю', 'я', 'і', 'ї', 'є',
+		'А', 'И', 'О', 'У', 'Ы', 'Э', 'Ю', 'Я', 'І', 'Ї', 'Є':
+		return r, afterCyrillic
+	}
+	return r, afterOther
 }
 
 // asciiPrefix returns the length of the ASCII bytes that b starts with,
@@ -107,16 +165,20 @@ func hanPrefix(b []byte) int {
 	return i
 }
 
-// endsLatin reports whether the last ASCII character of run that is not a
-// control (white space counts) is a letter; latin, when every one is a
+// afterASCII returns what the last ASCII character of run that is not a
+// control (white space counts) leaves for the marks after it: afterLatin
+// for a letter, afterOther for anything else; after, when every one is a
 // control, which marks see through as Normalize drops them.
-func endsLatin(run []byte, latin bool) bool {
+func afterASCII(run []byte, after int) int {
 	for k := len(run) - 1; k >= 0; k-- {
 		if c := run[k]; c >= 0x20 && c != 0x7f || asciiSpace[c] {
-			return 'a' <= c|0x20 && c|0x20 <= 'z'
+			if 'a' <= c|0x20 && c|0x20 <= 'z' {
+				return afterLatin
+			}
+			return afterOther
 		}
 	}
-	return latin
+	return after
 }
 
 // What FoldAccents does with a non-ASCII rune (foldClassOf).
@@ -125,11 +187,13 @@ const (
 	foldLetter        // a Latin or Greek letter: decomposed, marks dropped
 	foldMark          // a nonspacing mark: dropped after a letter
 	foldInert         // a control or format character: copied, seen through
+	// a letter of the basic Cyrillic block: ё folded (foldCyrillic)
+	foldCyrillicLetter
 )
 
 // foldClassOf returns the class of r, a non-ASCII rune, by ranges for
-// the common scripts (Latin, Chinese, Japanese kana and Korean are
-// answered without table searches) and by its Unicode category and
+// the common scripts (Latin, Cyrillic, Chinese, Japanese kana and Korean
+// are answered without table searches) and by its Unicode category and
 // script otherwise.
 func foldClassOf(r rune) int {
 	switch {
@@ -150,6 +214,8 @@ func foldClassOf(r rune) int {
 		return foldLetter // Latin-1 letters, Latin Extended-A and -B
 	case r >= 0x300 && r < 0x370:
 		return foldMark // combining diacritical marks
+	case r >= 0x400 && r < 0x460:
+		return foldCyrillicLetter
 	case r >= 0x3400 && r < 0xa000, r >= 0xac00 && r < 0xd7a4, r >= 0x3041 && r < 0x3097, r >= 0x30a1 && r < 0x30fb:
 		return foldOther // CJK ideographs, Hangul syllables, kana letters
 	case r >= 0x3000 && r < 0x302a:

@@ -14,13 +14,16 @@ func TestFoldAccents(t *testing.T) {
 		{"Le théâtre était fermé à cause de la grève générale.", "Le theatre etait ferme a cause de la greve generale."},
 		{"e\u0301 E\u0301\u0327", "e E"}, // decomposed already
 		{"Ærø, Łódź, Đakovo, Ħal, ıl, œuvre", "AEro, Lodz, Dakovo, Hal, il, oeuvre"},
-		{"ǿ ǆ ﬁ ｅ́", "o dz fi e"},                                        // marks and compatibility forms of Latin letters
-		{"Αθήνα, ΐ", "Αθηνα, ι"},                                         // Greek
-		{"e\u200d\u0301", "e\u200d"},                                     // a format character between letter and mark
-		{"हिन्दी ไทย", "हिन्दी ไทย"},                                     // other scripts keep their marks
-		{"中文 \u0301 1\u0301 = \u0338 ≠", "中文 \u0301 1\u0301 = \u0338 ≠"}, // marks after no letter, and symbols, stay
-		{"Москва́ й", "Москва́ й"},                                       // Cyrillic is not folded
-		{"bad \xff\u0301 byte", "bad \xff\u0301 byte"},                   // invalid UTF-8 stays, and breaks the letter
+		{"ǿ ǆ ﬁ ｅ́", "o dz fi e"},                                                                      // marks and compatibility forms of Latin letters
+		{"Αθήνα, ΐ", "Αθηνα, ι"},                                                                       // Greek
+		{"e\u200d\u0301", "e\u200d"},                                                                   // a format character between letter and mark
+		{"हिन्दी ไทย", "हिन्दी ไทย"},                                                                   // other scripts keep their marks
+		{"中文 \u0301 1\u0301 = \u0338 ≠", "中文 \u0301 1\u0301 = \u0338 ≠"},                               // marks after no letter, and symbols, stay
+		{"Ёлка, ёжик и всё", "Елка, ежик и все"},                                                       // ё as Russian mostly writes it
+		{"за́мок замо́к Москва̀ е\u0308 Е\u0301\u0308", "замок замок Москва е Е"},                      // stress marks, and ё decomposed
+		{"ѐ ѝ Ѐ Ѝ", "е и Е И"},                                                                         // Bulgarian and Macedonian stressed vowels
+		{"й ї ў ќ ѓ і\u0308 и\u0306 к\u0301 о\u0308 ӧ", "й ї ў ќ ѓ і\u0308 и\u0306 к\u0301 о\u0308 ӧ"}, // letters of their own, marks that make them
+		{"bad \xff\u0301 byte", "bad \xff\u0301 byte"},                                                 // invalid UTF-8 stays, and breaks the letter
 		{"plain ASCII, 123!", "plain ASCII, 123!"},
 	} {
 		if got := string(FoldAccents(nil, []byte(c.in))); got != c.want {
@@ -46,8 +49,12 @@ func FuzzFoldAccents(f *testing.F) {
 	for _, s := range []string{"café", "e\u0301", "\xff\u0301", "Ærø", "ǆ", "ΐ", "हिन्दी", "e\u200d\u0301", "中 \u0301", "a\x01\u0301", "ẛ̣", "Ǻ"} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte("Ёлка за́мок е\u0308 ї"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		once := FoldAccents(nil, src)
+		if n := Normalize(nil, once); bytes.ContainsAny(n, "ёЁѐЀѝЍ") {
+			t.Fatalf("FoldAccents(%q) normalized to %q: a Cyrillic letter it folds", src, n)
+		}
 		if twice := FoldAccents(nil, once); !bytes.Equal(once, twice) {
 			t.Fatalf("not idempotent: %q -> %q -> %q", src, once, twice)
 		}
@@ -89,6 +96,8 @@ func TestFoldClassOf(t *testing.T) {
 	for r := rune(0x80); r <= unicode.MaxRune; r++ {
 		want := foldOther
 		switch {
+		case unicode.Is(unicode.Cyrillic, r) && unicode.IsLetter(r) && r < 0x460:
+			want = foldCyrillicLetter
 		case unicode.Is(unicode.Mn, r):
 			want = foldMark
 		case unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r):

@@ -79,7 +79,7 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 	f.StringVar(&fl.cjk, "cjk", "", "unigram, bigram or segment (default: the default pipeline's)")
 	f.BoolVar(&fl.html, "html", false, "read documents as HTML")
 	f.BoolVar(&fl.main, "main-text", false, "read documents as HTML pages without their furniture, as fingerprinting with --main-text does")
-	f.BoolVar(&fl.fold, "fold-accents", false, "take the accents off Latin and Greek letters, as fingerprinting with --fold-accents does")
+	f.BoolVar(&fl.fold, "fold-accents", false, "take the accents off Latin and Greek letters and write Cyrillic ё as е, as fingerprinting with --fold-accents does")
 	return cmd
 }
 

@@ -24,7 +24,7 @@ type pipelineFlags struct {
 func (pf *pipelineFlags) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&pf.html, "html", false, "texts are HTML: fingerprint and compare what a browser shows (tags, scripts and styles dropped, entities decoded); default profile only")
 	fs.BoolVar(&pf.main, "main-text", false, "texts are HTML pages, read as --html reads them but without their furniture: the contents of nav, header, footer and aside elements (menus, banners, sidebars); default profile only")
-	fs.BoolVar(&pf.fold, "fold-accents", false, "take the accents off Latin and Greek letters before fingerprinting and comparing, so that \"café\" and \"cafe\" are one word (not for Vietnamese); default profile only")
+	fs.BoolVar(&pf.fold, "fold-accents", false, "take the accents off Latin and Greek letters, and write Cyrillic ё as е without stress marks, before fingerprinting and comparing, so that \"café\" and \"cafe\" are one word, and \"ёлка\" and \"елка\" (not for Vietnamese); default profile only")
 	fs.StringVar(&pf.idf, "idf", "", "weigh features by tf-idf with the IDF table FILE (from neardup idf build, with the same pipeline); default profile only")
 	fs.StringVar(&pf.spec, "pipeline", "", "other changes to the default profile's pipeline, as Field=value,... (fields of neardup.Pipeline: Units=chars, CJK=bigram|segment, Shingle=N, Weighting=tf|binary, TopN=N, StopWords=english|chinese)")
 }

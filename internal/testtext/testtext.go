@@ -94,6 +94,17 @@ příliš žluťoučký kůň úpěl ďábelské ódy čeština řeka škola š�
 zażółć gęślą jaźń łódź żółw pieśń śpiewać wiosną ćma dąb jeż mąka księżyc gwiazda źródło słońce niebo
 dobrze kraj wieś miasto ulica szkoła brat siostra ojciec matka ziemia woda ogień wiatr`)
 
+// Russian returns about n words of prose as English does, in a
+// vocabulary of common Russian words, some of them with ё.
+func Russian(rng *rand.Rand, n int) string { return prose(rng, russianWords, n) }
+
+var russianWords = strings.Fields(`и в не на я быть он с что а по это она этот к но они мы как из у который
+то за свой что весь год от так о для ты же все тот мочь вы человек такой его сказать только или ещё
+бы себя один как уже до время если сам когда другой вот говорить наш мой знать стать при чтобы дело
+жизнь кто первый очень два день её новый рука даже во со раз где там под можно ну какой после их
+работа без самый потом надо хотеть ли слово идти большой должен место иметь ничто всё ёлка ёж
+объём лёд мёд пёс тётя учёба зелёный тяжёлый пришёл нашёл берёза вперёд далёкий приём зачёт`)
+
 var chineseWords = strings.Fields(`的 了 在 是 我们 他们 这个 一个 中国 发展 经济 社会 问题 国家 企业 市场 政府
 工作 技术 公司 人民 城市 历史 文化 教育 学生 老师 学校 研究 科学 数据 系统 网络 信息 服务 管理 产品 质量
 价格 投资 银行 金融 增长 提高 建设 改革 开放 合作 国际 世界 环境 保护 能源 交通 医疗 健康 生活 家庭 孩子

@@ -16,6 +16,7 @@ func TestGenerators(t *testing.T) {
 	}{
 		{"English", English, 500, func(s string) int { return len(strings.Fields(s)) }},
 		{"Accented", Accented, 500, func(s string) int { return len(strings.Fields(s)) }},
+		{"Russian", Russian, 500, func(s string) int { return len(strings.Fields(s)) }},
 		{"Chinese", Chinese, 1000, func(s string) int {
 			return strings.Count(s, "") - 1 - strings.Count(s, "\n") - strings.Count(s, "。") -
 				strings.Count(s, "，") - strings.Count(s, "、") - strings.Count(s, "；")
