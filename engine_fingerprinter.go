@@ -56,6 +56,10 @@ type fingerprinterRecord struct {
 	// (Pipeline.FoldAccents), which the probes, without Latin accents, do
 	// not show.
 	FoldAccents bool `json:"fold_accents,omitempty"`
+	// FoldVersion is the version of the folding (foldVersion) when
+	// FoldAccents is set: 0 in records written before Cyrillic was
+	// folded, whose fingerprints of Russian texts with ё differ.
+	FoldVersion int `json:"fold_version,omitempty"`
 	// MainText says that the pipeline read the main text of pages
 	// (Pipeline.MainText), which the probes, without page furniture, do
 	// not show.
@@ -70,8 +74,22 @@ type fingerprinterRecord struct {
 	Probes []string `json:"probes"`
 }
 
+// foldVersion is the version of analysis.FoldAccents that records of
+// folding pipelines name: 1 since it folds the optional marks of Cyrillic
+// too (ё written е, stress marks dropped).
+const foldVersion = 1
+
 // String names the fingerprinter for messages.
 func (r fingerprinterRecord) String() string {
+	s := r.name()
+	if r.FoldAccents && r.FoldVersion < foldVersion {
+		s += " (accents folded by an earlier version of neardup, Cyrillic left as it was)"
+	}
+	return s
+}
+
+// name names the fingerprinter, its version of folding aside.
+func (r fingerprinterRecord) name() string {
 	switch {
 	case r.Profile == "":
 		return fmt.Sprintf("a caller's Fingerprinter of %d bits", r.Bits)
@@ -86,9 +104,10 @@ func (r fingerprinterRecord) String() string {
 }
 
 // reads reports whether r reads texts as o does: as HTML or not, their
-// main text or all of it, with accents folded or not.
+// main text or all of it, with accents folded (by the same version of the
+// folding) or not.
 func (r fingerprinterRecord) reads(o fingerprinterRecord) bool {
-	return r.HTML == o.HTML && r.MainText == o.MainText && r.FoldAccents == o.FoldAccents
+	return r.HTML == o.HTML && r.MainText == o.MainText && r.FoldAccents == o.FoldAccents && r.FoldVersion == o.FoldVersion
 }
 
 // fingerprinterRecord returns the record of the engine's fingerprinter.
@@ -99,6 +118,9 @@ func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 		r.Spec = e.opts.Fingerprint.Pipeline.String()
 	}
 	r.HTML, r.FoldAccents = e.html, e.fold
+	if r.FoldAccents {
+		r.FoldVersion = foldVersion
+	}
 	r.MainText = e.html && e.opts.Fingerprint.Pipeline != nil && e.opts.Fingerprint.Pipeline.MainText
 	for i, t := range probeTexts {
 		r.Probes[i] = e.fp.Fingerprint([]byte(t)).String()

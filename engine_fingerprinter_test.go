@@ -166,6 +166,18 @@ func TestStoreFingerprinterRecord(t *testing.T) {
 	if dir, err = reopen(fewer); !errors.Is(err, ErrFingerprinterChanged) || !strings.Contains(err.Error(), dir+`: profile "default" at 64 bits makes other fingerprints now`) {
 		t.Fatalf("default profile, a record of fewer probes: %v", err)
 	}
+	// A store whose accents were folded before Cyrillic was: its
+	// Russian texts with ё have other fingerprints now.
+	o.Fingerprint = Config{Pipeline: &Pipeline{FoldAccents: true}}
+	dir, err = reopen(func(rec []byte) []byte {
+		return []byte(strings.Replace(string(rec), `,"fold_version":1`, "", 1))
+	})
+	if !errors.Is(err, ErrFingerprinterChanged) || !strings.Contains(err.Error(), dir+`: its documents were fingerprinted by profile "default" at 64 bits with pipeline FoldAccents=true (accents folded by an earlier version of neardup, Cyrillic left as it was), the engine's are by profile "default" at 64 bits with pipeline FoldAccents=true;`) {
+		t.Fatalf("folded by an earlier version: %v", err)
+	}
+	if _, err := reopen(func(rec []byte) []byte { return rec }); err != nil {
+		t.Fatalf("folded by this version: %v", err)
+	}
 	// A compatibility profile never changes: its record gains the probe.
 	o.Fingerprint = Config{Profile: "classic"}
 	if dir, err = reopen(fewer); err != nil {
