@@ -44,8 +44,9 @@ const (
 	// words in inline tags.
 	HTML EditKind = "html"
 	// Accents takes the accents off a fraction rate of the words that have
-	// any (the nonspacing marks of their canonical decomposition), as a
-	// copy typed without them or converted to plain letters loses them;
+	// any (the nonspacing marks of their canonical decomposition; in
+	// Cyrillic, the diaeresis of ё and stress marks alone), as a copy
+	// typed without them or converted to plain letters loses them;
 	// at rate 1 it takes them all off, and a text without accents is left
 	// as it is. It is not among EditKinds, whose edits change every text.
 	Accents EditKind = "accents"
@@ -359,15 +360,25 @@ func (ed *Editor) accents(text string, rate float64) string {
 	return b.String()
 }
 
-// stripMarks returns w without the nonspacing marks of its canonical
-// decomposition, recomposed.
+// stripMarks returns w as a copy that lost its accents writes it: without
+// the nonspacing marks of its canonical decomposition, recomposed, but
+// that in Cyrillic only ё loses its diaeresis (written е, as Russian
+// mostly does) and a vowel its stress mark: й, ї and ў are letters of
+// their own, which no copy writes without their marks.
 func stripMarks(w string) string {
 	d := norm.NFD.String(w)
 	var b strings.Builder
+	var base rune
 	for _, r := range d {
 		if !unicode.Is(unicode.Mn, r) {
+			base = r
 			b.WriteRune(r)
+			continue
 		}
+		if !unicode.Is(unicode.Cyrillic, base) || r == '\u0301' || r == '\u0300' || r == '\u0308' && (base == 'е' || base == 'Е') {
+			continue
+		}
+		b.WriteRune(r)
 	}
 	return norm.NFC.String(b.String())
 }

@@ -45,6 +45,9 @@ func TestEditorAccents(t *testing.T) {
 	if n := strings.Count(half, "é") + strings.Count(half, "â") + strings.Count(half, "à") + strings.Count(half, "è") + strings.Count(half, "ë"); half == text || n == 0 {
 		t.Errorf("rate 0.5: %q; want some accented words left and some not", half)
 	}
+	if got, want := NewEditor(3, nil).Apply("Ёжик и зайка за́мок, їжак, ў", Edit{Accents, 1}), "Ежик и зайка замок, їжак, ў"; got != want {
+		t.Errorf("Cyrillic: %q, want %q", got, want)
+	}
 	if got := NewEditor(3, nil).Apply(english, Edit{Accents, 1}); got != english {
 		t.Errorf("English: %q, want it unchanged", got)
 	}

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Reproduces the accent-folding runs of docs/EVALUATION.md ("Accents"):
 # Debian's fortunes in German, Spanish, Czech, Polish and Brazilian
-# Portuguese, copies of them with their accents taken off, judged with and
-# without Pipeline.FoldAccents.
+# Portuguese, and Russian, copies of them with their accents taken off (in
+# Russian: ё written е), judged with and without Pipeline.FoldAccents.
 #
 #   scripts/eval-accents.sh [OUTDIR]
+#   LANGS="ru" scripts/eval-accents.sh [OUTDIR]   # some of the languages
 #
 # The fortunes come from Debian's apt (apt-get download, no install, no
 # root needed once the package lists are there); they are unpacked into
 # OUTDIR (default /tmp/neardup-accents), never into the repository. Only
 # the quotes that hold a letter of Latin-1 or Latin Extended-A with a
-# byte over 0x7f (é, ü, ñ, ř, ł, ...) are kept, so that every copy differs
-# from its original. The seed is fixed, so a rerun gives the same numbers.
+# byte over 0x7f (é, ü, ñ, ř, ł, ...), in Russian ё or Ё, are kept, so
+# that every copy differs from its original. The seed is fixed, so a rerun gives the same numbers.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,8 +21,9 @@ mkdir -p "$out/deb"
 bin=${BIN:-$out/neardup}
 [[ -n ${BIN:-} ]] || (cd "$root" && go build -o "$bin" ./cmd/neardup)
 
-declare -A packages=([de]=fortunes-de [es]=fortunes-es [cs]=fortunes-cs [pl]=fortunes-pl [pt]=fortunes-br)
-for lang in "${!packages[@]}"; do
+declare -A packages=([de]=fortunes-de [es]=fortunes-es [cs]=fortunes-cs [pl]=fortunes-pl [pt]=fortunes-br [ru]=fortunes-ru)
+langs=${LANGS:-de es cs pl pt ru}
+for lang in $langs; do
 	pkg=${packages[$lang]}
 	if ! ls "$out/deb/$pkg"_*.deb >/dev/null 2>&1; then
 		(cd "$out/deb" && apt-get download "$pkg" >/dev/null)
@@ -31,14 +33,16 @@ for lang in "${!packages[@]}"; do
 	# Every fortune file that is UTF-8 (file.u8 is a link to file, or
 	# empty) but the offensive ones, one quote a record, the marked ones
 	# kept.
+	marked='[\303-\305][\200-\277]'
+	[[ $lang == ru ]] && marked='\321\221|\320\201'
 	find "$out/$lang/usr/share/games/fortunes" -type f -size +0 ! -name '*.dat' ! -path '*/off/*' | sort | while read -r f; do
 		iconv -f UTF-8 -t UTF-8 "$f" >/dev/null 2>&1 || continue
 		cat "$f"
 		printf '\n%%\n'
-	done | LC_ALL=C awk 'BEGIN { RS = "\n%\n"; ORS = "\n%\n" } /[\303-\305][\200-\277]/' >"$out/$lang.txt"
+	done | LC_ALL=C awk -v marked="$marked" 'BEGIN { RS = "\n%\n"; ORS = "\n%\n" } $0 ~ marked' >"$out/$lang.txt"
 done
 
-for lang in de es cs pl pt; do
+for lang in $langs; do
 	for pipe in "" FoldAccents=true; do
 		name=$lang${pipe:+-fold}
 		echo "== $name: copies without accents, policy (eval edits)"
