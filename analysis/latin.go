@@ -112,33 +112,44 @@ func settled(r rune) bool {
 	return norm.NFKC.IsNormal(b) && norm.NFKC.Properties(b).BoundaryBefore()
 }
 
-// foldSimple returns the folded form of the rune at src[i], a two-byte
-// rune, and whether Normalize may write it so: the rune is on the fast
-// path (simpleRunes), and what follows it cannot combine with it or change
-// how it is normalized (the end of the text, printable ASCII or white
-// space, or another such rune; a control may hide a mark behind it).
-// tab is simpleRunes().
-func foldSimple(tab *[0x800]simpleRune, src []byte, i int) ([]byte, bool) {
-	if i+1 >= len(src) || src[i] < 0xc2 || src[i] > 0xdf || src[i+1]&0xc0 != 0x80 {
-		return nil, false
+// foldSimple writes to out, from j on, the folded forms of the two-byte
+// runes at src[i:] that Normalize may write so, as many as follow one
+// another, and returns where it stopped in src and in out. A rune may be
+// written so when it is on the fast path (simpleRunes) and what follows
+// it cannot combine with it or change how it is normalized: the end of
+// the text, printable ASCII or white space, or another such rune (a
+// control may hide a mark behind it). tab is simpleRunes(). A folded
+// form is no longer than its rune, so out needs no more room than src
+// takes.
+func foldSimple(tab *[0x800]simpleRune, src []byte, i int, out []byte, j int) (int, int) {
+	k := twoByteAt(src, i)
+	if k < 0 || tab[k].n == 0 {
+		return i, j
 	}
-	sr := &tab[rune(src[i]&0x1f)<<6|rune(src[i+1]&0x3f)]
-	if sr.n == 0 {
-		return nil, false
-	}
-	if j := i + 2; j < len(src) {
-		switch c := src[j]; {
-		case c < utf8.RuneSelf:
-			if asciiNorm[c] == normDrop {
-				return nil, false
+	for {
+		// The rune at i is on the fast path (k); so is the next, nk,
+		// unless it is ASCII or the end.
+		next, nk := i+2, -1
+		if next < len(src) {
+			if c := src[next]; c < utf8.RuneSelf {
+				if asciiNorm[c] == normDrop {
+					return i, j
+				}
+			} else if nk = twoByteAt(src, next); nk < 0 || tab[nk].n == 0 {
+				return i, j
 			}
-		case c < 0xc2 || c > 0xdf || j+1 >= len(src) || src[j+1]&0xc0 != 0x80:
-			return nil, false
-		case tab[rune(c&0x1f)<<6|rune(src[j+1]&0x3f)].n == 0:
-			return nil, false
 		}
+		sr := &tab[k]
+		out[j] = sr.fold[0]
+		if sr.n == 2 {
+			out[j+1] = sr.fold[1]
+		}
+		j += int(sr.n)
+		if i = next; nk < 0 {
+			return i, j
+		}
+		k = nk
 	}
-	return sr.fold[:sr.n], true
 }
 
 // latinClass returns the word-break class of r, a non-ASCII rune of
@@ -198,25 +209,21 @@ func LatinSpans(dst []uint32, text []byte) ([]uint32, bool) {
 // asciiWords.
 func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most int) (_ []uint32, next int, ok bool) {
 	end := len(text)
-	bad := false // a rune latinClass does not take
-	// class is the class of the non-ASCII rune at text[i], and its length;
-	// the loops read ASCII bytes themselves.
-	class := func(i int) (uint8, int) {
-		c := text[i]
-		if c >= 0xc2 && c <= 0xdf && i+1 < len(text) && text[i+1]&0xc0 == 0x80 {
-			sr := &tab[rune(c&0x1f)<<6|rune(text[i+1]&0x3f)]
-			bad = bad || sr.n == 0
-			return sr.class, 2
-		}
-		r, n := decodeRune(text[i:])
-		cl, ok := latinClass(tab, r)
-		bad = bad || !ok
-		return cl, n
-	}
+	// class is the class of the non-ASCII rune at text[i], its length,
+	// and whether latinClass takes it; the loops read ASCII bytes
+	// themselves.
+	class := func(i int) (uint8, int, bool) { return runeClass(tab, text, i) }
 	for words := 0; i < end && words < most; {
 		c, n := asciiClass[text[i]&0x7f], 1
-		if text[i] >= utf8.RuneSelf {
-			if c, n = class(i); bad {
+		if k := twoByteAt(text, i); k >= 0 {
+			// As in the loop below.
+			if tab[k].n == 0 {
+				return spans, i, false
+			}
+			c, n = tab[k].class, 2
+		} else if text[i] >= utf8.RuneSelf {
+			var ok bool
+			if c, n, ok = class(i); !ok {
 				return spans, i, false
 			}
 		}
@@ -232,9 +239,19 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 				i++
 				continue
 			}
+			if k := twoByteAt(text, i); k >= 0 {
+				// A two-byte letter, as most of Greek and Cyrillic text
+				// is, read here rather than by class.
+				if sr := &tab[k]; sr.n != 0 && wbWordMask>>sr.class&1 != 0 {
+					prev = sr.class
+					i += 2
+					continue
+				}
+			}
 			c, n := asciiClass[text[i]&0x7f], 1
 			if text[i] >= utf8.RuneSelf {
-				if c, n = class(i); bad {
+				var ok bool
+				if c, n, ok = class(i); !ok {
 					return spans, i, false
 				}
 			}
@@ -246,7 +263,8 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 			if c >= wbMidL && i+n < end {
 				q, m := asciiClass[text[i+n]&0x7f], 1
 				if text[i+n] >= utf8.RuneSelf {
-					if q, m = class(i + n); bad {
+					var ok bool
+					if q, m, ok = class(i + n); !ok {
 						return spans, i + n, false
 					}
 				}
@@ -264,6 +282,31 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 		}
 	}
 	return spans, i, true
+}
+
+// runeClass returns the word-break class of the non-ASCII rune at
+// text[i] (latinClass), its length, and whether the fast path takes it.
+func runeClass(tab *[0x800]simpleRune, text []byte, i int) (uint8, int, bool) {
+	if k := twoByteAt(text, i); k >= 0 {
+		sr := &tab[k]
+		return sr.class, 2, sr.n != 0
+	}
+	r, n := decodeRune(text[i:])
+	cl, ok := latinClass(tab, r)
+	return cl, n, ok
+}
+
+// twoByteAt returns the rune at text[i] when it is a well-formed
+// two-byte rune (U+0080 to U+07FF: an index of simpleRunes), and -1
+// otherwise. It is small enough to be inlined where most letters of
+// European text are read.
+func twoByteAt(text []byte, i int) int {
+	if i+1 < len(text) {
+		if c, d := text[i], text[i+1]; c-0xc2 <= 0xdf-0xc2 && d&0xc0 == 0x80 {
+			return int(c&0x1f)<<6 | int(d&0x3f)
+		}
+	}
+	return -1
 }
 
 // latinText reports whether every non-ASCII rune of text is one that

@@ -194,13 +194,12 @@ func (s *Scratch) Normalize(dst, src []byte) []byte {
 				tab = simpleRunes()
 			}
 			if tab != nil {
-				if f, ok := foldSimple(tab, src, i); ok {
-					// A letter or mark of the Latin fast path (see
-					// simpleRunes): written as an ASCII byte is, and a
+				if k, l := foldSimple(tab, src, i, out, j); k > i {
+					// Letters and marks of the Latin fast path (see
+					// simpleRunes): written as ASCII bytes are, and a
 					// space held after a Chinese character goes, as
 					// before a letter.
-					j += copy(out[j:], f)
-					i += 2
+					i, j = k, l
 					continue
 				}
 			}
@@ -405,6 +404,9 @@ func unspaced(out []byte, r rune) bool {
 // without spaces (see spaceless): a space after it goes unless a
 // combining mark follows.
 func spacedFrom(out []byte) bool {
+	if n := len(out); n >= 2 && out[n-2] >= 0xc2 && out[n-2] <= 0xdf {
+		return false // a two-byte rune, below U+0800: Latin, Greek, Cyrillic...
+	}
 	last, _ := utf8.DecodeLastRune(out)
 	return spaceless(last)
 }
