@@ -30,6 +30,7 @@ import (
 	"github.com/neardup/neardup/internal/decompress"
 	"github.com/neardup/neardup/internal/jsonscan"
 	"github.com/neardup/neardup/store"
+	"github.com/parquet-go/parquet-go"
 )
 
 // docInput holds the flags that say how documents are read; dedup and
@@ -51,15 +52,19 @@ type docInput struct {
 	oneCSVHeader bool
 	csvHeader    []string
 	csvHeaderOf  string
+	// parquetSchema and parquetSchemaOf are the first Parquet input's
+	// schema and name, which every other must have with oneCSVHeader.
+	parquetSchema   *parquet.Schema
+	parquetSchemaOf string
 }
 
 // addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, lines or dir (auto: by extension, .csv is CSV, a directory is dir, anything else JSONL; plain text needs --lines)")
+	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, a directory is dir, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
-	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field holding the document id (missing: the line number)")
-	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field holding the text")
+	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field or Parquet column holding the document id (missing: the line or row number)")
+	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
 	f.StringVar(&in.onError, "on-error", "fail", "on a malformed line: fail (exit 2) or skip (report it on stderr and go on)")
 	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
 }
@@ -67,9 +72,9 @@ func (in *docInput) addFlags(cmd *cobra.Command) {
 // validate checks the input flags; a bad one is a usage error.
 func (in *docInput) validate() error {
 	switch in.format {
-	case "auto", "jsonl", "csv", "lines", "dir":
+	case "auto", "jsonl", "csv", "parquet", "lines", "dir":
 	default:
-		return usagef("--format %q: want auto, jsonl, csv, lines or dir", in.format)
+		return usagef("--format %q: want auto, jsonl, csv, parquet, lines or dir", in.format)
 	}
 	if in.lines && in.format != "auto" && in.format != "lines" {
 		return usagef("--lines conflicts with --format %s (--lines is --format lines)", in.format)
@@ -87,11 +92,13 @@ func (in *docInput) validate() error {
 // its own format.
 type record struct {
 	doc    neardup.Document
-	where  string   // "file:line" for messages
-	raw    []byte   // the JSONL or text line, or the directory path
-	fields []string // the CSV record
-	kind   string   // jsonl, csv, lines or dir
-	header []string // CSV header of its file
+	where  string          // "file:line" for messages
+	raw    []byte          // the JSONL or text line, or the directory path
+	fields []string        // the CSV record
+	kind   string          // jsonl, csv, parquet, lines or dir
+	header []string        // CSV header of its file
+	row    parquet.Row     // the Parquet row
+	schema *parquet.Schema // and its file's schema
 }
 
 // inputError is a malformed input line; --on-error skip passes over it.
@@ -159,8 +166,16 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			s.kind = "dir"
 		case strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".csv"):
 			s.kind = "csv"
+		case strings.EqualFold(filepath.Ext(a), ".parquet"):
+			s.kind = "parquet"
 		default:
 			s.kind = "jsonl"
+		}
+		if s.kind == "parquet" {
+			if a == "-" {
+				return nil, usagef("--format parquet reads files, not standard input (a Parquet file is read from its end); save it to a file first")
+			}
+			s.size = 0 // read by row groups, not as a stream: no progress by bytes
 		}
 		if s.kind == "dir" {
 			if info == nil || !info.IsDir() {
@@ -194,6 +209,13 @@ func (in *docInput) read(stdin io.Reader, srcs []source, emit func(*record) erro
 func (in *docInput) readSource(stdin io.Reader, s source, multi bool, emit func(*record) error, bad func(*inputError) error, progress func(int)) error {
 	if s.kind == "dir" {
 		return in.readDir(s.name, emit, bad)
+	}
+	if s.kind == "parquet" {
+		prefix := ""
+		if multi {
+			prefix = s.name + ":"
+		}
+		return in.readParquet(s.name, prefix, emit, bad)
 	}
 	r := stdin
 	name := "standard input"
@@ -640,6 +662,7 @@ type recordWriter struct {
 	w      *bufio.Writer
 	csv    *csv.Writer
 	header []string
+	pq     parquetOut // the Parquet file, for records of Parquet inputs
 }
 
 // newRecordWriter returns a recordWriter that writes to w, buffered.
@@ -651,6 +674,9 @@ func newRecordWriter(w io.Writer) *recordWriter {
 // write writes r; the header of the first CSV record goes before it (the
 // reader refuses a CSV input with another header: docInput.oneCSVHeader).
 func (rw *recordWriter) write(r *record) error {
+	if r.kind == "parquet" {
+		return rw.pq.write(rw.w, r)
+	}
 	if r.kind == "csv" {
 		if rw.header == nil {
 			rw.header = r.header
@@ -671,6 +697,16 @@ func (rw *recordWriter) flush() error {
 		return err
 	}
 	return rw.w.Flush()
+}
+
+// close ends the output: a Parquet file's footer (without which it cannot
+// be read), then what is buffered.
+func (rw *recordWriter) close() error {
+	err := rw.pq.close()
+	if ferr := rw.flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // engineFlags configures the engine for dedup.
@@ -785,6 +821,18 @@ Inputs (standard input when none is given):
              inputs of a run must have the same header: one that differs stops
              the run at its line 1, before any of its records is read. Output:
              the header once, then the unique records.
+  Parquet    a .parquet file (or --format parquet), one document a row: the
+             --text-field column holds the text (a string column at the top
+             of the schema), the --id-field column, if any, the id (a string
+             or an integer); a row without one gets its row number, as a
+             JSONL line gets its line number. A null text is malformed. Output:
+             a Parquet file of the input's schema and column compression,
+             written to standard output, the rows kept, every column as it
+             was. All Parquet inputs of a run must have one schema, and none
+             may be mixed with other formats or used with --db (a Parquet
+             file is readable only once it is complete, so a run that died
+             could not be taken back). Not from standard input (a Parquet
+             file is read from its end).
   lines      --lines: plain text, one document per line, id = line number.
              Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the
@@ -793,7 +841,8 @@ A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
 not written). An input compressed with gzip, zstd or bzip2 (a file, standard
 input, or a file of a directory) is read decompressed: the format is told
 from its first bytes, not its name, and a .gz, .zst or .bz2 after .csv or
-.txt still names the format (docs.csv.gz is CSV). Output is not compressed.
+.txt still names the format (docs.csv.gz is CSV). Output is not compressed
+(but for the columns of a Parquet output, compressed as the input's were).
 A compressed input that is damaged or cut short stops the run where it
 could not be read on, as any read error does.
 
@@ -870,6 +919,9 @@ bar is shown on standard error when it is a terminal.`,
 			if err != nil {
 				return err
 			}
+			if err := parquetOnly(srcs, ef.db); err != nil {
+				return err
+			}
 			in.oneCSVHeader = true
 			stopProfile, err := startCPUProfile(cpuProfile)
 			if err != nil {
@@ -943,7 +995,7 @@ bar is shown on standard error when it is a terminal.`,
 					err = fmt.Errorf("dedup: %w", cerr)
 				}
 			}
-			if ferr := d.out.flush(); err == nil && ferr != nil {
+			if ferr := d.out.close(); err == nil && ferr != nil {
 				err = fmt.Errorf("dedup: writing output: %w", ferr)
 			}
 			if rep != nil {

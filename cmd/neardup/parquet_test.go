@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// pqDoc is a row of the Parquet test files: an id, a text that may be
+// null, and columns dedup must write back as they were.
+type pqDoc struct {
+	ID   string   `parquet:"id"`
+	Text *string  `parquet:"text,optional"`
+	N    int64    `parquet:"n"`
+	Tags []string `parquet:"tags,list"`
+}
+
+// pqIntID is a row whose ids are numbers.
+type pqIntID struct {
+	ID   int64  `parquet:"id"`
+	Text string `parquet:"text"`
+}
+
+// pqIntID32 is pqIntID with ids of 32 bits: another schema.
+type pqIntID32 struct {
+	ID   int32  `parquet:"id"`
+	Text string `parquet:"text"`
+}
+
+// pqNoID is a row without an id column; Body holds its text.
+type pqNoID struct {
+	Body string `parquet:"body"`
+	N    int32  `parquet:"n"`
+}
+
+// writeParquet writes rows to a new file name in dir and returns its path.
+func writeParquet[T any](t *testing.T, dir, name string, rows []T) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[T](&b)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readParquetRows reads back the rows of a Parquet file dedup wrote.
+func readParquetRows[T any](t *testing.T, b []byte) []T {
+	t.Helper()
+	r := parquet.NewGenericReader[T](bytes.NewReader(b))
+	defer r.Close()
+	rows := make([]T, r.NumRows())
+	n, err := r.Read(rows)
+	if err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("reading the output back: %v", err)
+	}
+	return rows[:n]
+}
+
+// reportPairs returns the "id>duplicate_of" pairs of a --report file.
+func reportPairs(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for l := range strings.Lines(string(b)) {
+		var r dupReport
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.ID+">"+r.DuplicateOf)
+	}
+	return got
+}
+
+// TestDedupParquet checks that dedup reads a Parquet file's rows and
+// writes the rows it keeps as a Parquet file of the same schema, every
+// column as it was; that a null text is a malformed row named by its
+// number; and that ids come from the id column, numbers or strings, or
+// are row numbers.
+func TestDedupParquet(t *testing.T) {
+	dir := t.TempDir()
+	s := func(x string) *string { return &x }
+	in := writeParquet(t, dir, "in.parquet", []pqDoc{
+		{"a", s(fox), 1, []string{"x", "y"}},
+		{"b", s(fox2), 2, nil},
+		{"c", s(other), 3, []string{"z"}},
+		{"d", nil, 4, nil},
+	})
+	rep := filepath.Join(dir, "rep.jsonl")
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", "--on-error", "skip", "--report", rep, in}, strings.NewReader(""), &out, &errb)
+	if code != 0 || !strings.Contains(errb.String(), in+`:4: text column "text" is null`) {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	got := readParquetRows[pqDoc](t, out.Bytes())
+	if len(got) != 2 || got[0].ID != "a" || *got[0].Text != fox || got[0].N != 1 || strings.Join(got[0].Tags, ",") != "x,y" ||
+		got[1].ID != "c" || *got[1].Text != other || got[1].N != 3 || strings.Join(got[1].Tags, ",") != "z" {
+		t.Errorf("rows written: %+v", got)
+	}
+	if p := reportPairs(t, rep); strings.Join(p, " ") != "b>a" {
+		t.Errorf("report %v, want b>a", p)
+	}
+	// Stopped by the null text, the output still ends as a Parquet file
+	// does, with the rows kept before.
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"dedup", in}, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), "the 2 unique documents before it were written") {
+		t.Fatalf("--on-error fail: exit %d, stderr %q", code, errb.String())
+	}
+	if got := readParquetRows[pqDoc](t, out.Bytes()); len(got) != 2 || got[1].ID != "c" {
+		t.Errorf("rows written before the null text: %+v", got)
+	}
+
+	// Number ids, and no id column at all (--text-field body).
+	ints := writeParquet(t, dir, "ints.parquet", []pqIntID{{7, fox}, {9, fox2}})
+	noID := writeParquet(t, dir, "noid.parquet", []pqNoID{{other, 1}, {fox, 2}, {fox2, 3}})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{ints}, "9>7"},
+		{[]string{"--text-field", "body", noID}, "3>2"},
+	} {
+		out.Reset()
+		errb.Reset()
+		if code := run(append([]string{"dedup", "--report", rep}, c.args...), strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", c.args, code, errb.String())
+		}
+		if p := reportPairs(t, rep); strings.Join(p, " ") != c.want {
+			t.Errorf("%v: report %v, want %s", c.args, p, c.want)
+		}
+	}
+	if got := readParquetRows[pqNoID](t, out.Bytes()); len(got) != 2 || got[0].Body != other || got[1].N != 2 {
+		t.Errorf("rows written without an id column: %+v", got)
+	}
+
+	// Two inputs of one schema make one file; ids made of row numbers
+	// name their file.
+	in2 := writeParquet(t, dir, "in2.parquet", []pqNoID{{"Completely different words about gardening and tomatoes in spring.", 4}})
+	out.Reset()
+	if code := run([]string{"dedup", "--text-field", "body", noID, in2}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("two inputs: exit %d, stderr %q", code, errb.String())
+	}
+	if got := readParquetRows[pqNoID](t, out.Bytes()); len(got) != 3 || got[2].N != 4 {
+		t.Errorf("rows written from two inputs: %+v", got)
+	}
+
+	// cluster reads Parquet too.
+	out.Reset()
+	if code := run([]string{"cluster", "--on-error", "skip", in}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), `"members":["a","b"]`) {
+		t.Errorf("cluster: exit %d, output %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// TestDedupParquetErrors checks the messages of Parquet inputs dedup
+// cannot read or write, and that it writes nothing then.
+func TestDedupParquetErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeParquet(t, dir, "in.parquet", []pqIntID{{1, fox}})
+	noID := writeParquet(t, dir, "noid.parquet", []pqNoID{{fox, 1}})
+	notPQ := writeDedupFile(t, dir, "bad.parquet", "{\"text\":\"not parquet\"}\n")
+	jsonl := writeDedupFile(t, dir, "in.jsonl", "{\"text\":\"x\"}\n")
+	other := writeParquet(t, dir, "other.parquet", []pqIntID32{{1, fox}})
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{notPQ}, notPQ + ": not a Parquet file that can be read"},
+		{[]string{noID}, noID + `: the Parquet schema has no column "text" (see --text-field)`},
+		{[]string{"--text-field", "id", in}, in + `: column "id" holds INT64 values, not strings`},
+		{[]string{"--format", "parquet", "-"}, "--format parquet reads files, not standard input"},
+		{[]string{in, jsonl}, "Parquet inputs with inputs of other formats"},
+		{[]string{"--db", filepath.Join(dir, "db"), in}, "--db with Parquet inputs"},
+		{[]string{in, other}, other + ": the Parquet schema differs from the one of " + in},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.msg)
+		}
+	}
+}
