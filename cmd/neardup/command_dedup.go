@@ -700,8 +700,13 @@ func (rw *recordWriter) flush() error {
 }
 
 // close ends the output: a Parquet file's footer (without which it cannot
-// be read), then what is buffered.
-func (rw *recordWriter) close() error {
+// be read), then what is buffered. schema is the schema of the run's
+// Parquet inputs, nil when it had none: a Parquet output is written even
+// when it keeps no row, as a file of no rows.
+func (rw *recordWriter) close(schema *parquet.Schema) error {
+	if rw.pq.w == nil && schema != nil {
+		rw.pq.start(rw.w, schema)
+	}
 	err := rw.pq.close()
 	if ferr := rw.flush(); err == nil {
 		err = ferr
@@ -995,7 +1000,7 @@ bar is shown on standard error when it is a terminal.`,
 					err = fmt.Errorf("dedup: %w", cerr)
 				}
 			}
-			if ferr := d.out.close(); err == nil && ferr != nil {
+			if ferr := d.out.close(in.parquetSchema); err == nil && ferr != nil {
 				err = fmt.Errorf("dedup: writing output: %w", ferr)
 			}
 			if rep != nil {

@@ -171,10 +171,15 @@ const (
 	parquetGroupBytes = 64 << 20
 )
 
+// start starts the file, of that schema, on out.
+func (p *parquetOut) start(out io.Writer, schema *parquet.Schema) {
+	p.w = parquet.NewGenericWriter[any](out, schema)
+}
+
 // write writes r's row, starting the file with r's schema.
 func (p *parquetOut) write(out io.Writer, r *record) error {
 	if p.w == nil {
-		p.w = parquet.NewGenericWriter[any](out, r.schema)
+		p.start(out, r.schema)
 	}
 	if _, err := p.w.WriteRows([]parquet.Row{r.row}); err != nil {
 		return err

@@ -162,6 +162,16 @@ func TestDedupParquet(t *testing.T) {
 		t.Errorf("rows written from two inputs: %+v", got)
 	}
 
+	// A run that keeps no row still writes a Parquet file, of no rows.
+	empty := writeParquet(t, dir, "empty.parquet", []pqDoc{{"e", nil, 5, nil}})
+	out.Reset()
+	if code := run([]string{"dedup", "--on-error", "skip", empty}, strings.NewReader(""), &out, &errb); code != 0 || out.Len() == 0 {
+		t.Fatalf("no row kept: exit %d, %d bytes written, stderr %q", code, out.Len(), errb.String())
+	}
+	if got := readParquetRows[pqDoc](t, out.Bytes()); len(got) != 0 {
+		t.Errorf("no row kept, rows written: %+v", got)
+	}
+
 	// cluster reads Parquet too.
 	out.Reset()
 	if code := run([]string{"cluster", "--on-error", "skip", in}, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(out.String(), `"members":["a","b"]`) {
