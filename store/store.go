@@ -850,8 +850,11 @@ func (s *DB) recycle(b *Batch) {
 	s.batches.Put(b)
 }
 
-// maxRecycled is the largest buffer of entries a recycled Batch keeps.
-const maxRecycled = 1 << 20
+// maxRecycled is the largest buffer of entries a recycled Batch keeps:
+// enough for a batch of 2,048 documents of a few KB (dedup's), whose
+// buffer was otherwise grown again from nothing for every batch (6.6% of
+// a dedup run's CPU, at 1 MiB; docs/PERFORMANCE.md, Engine).
+const maxRecycled = 8 << 20
 
 func (s *DB) commit(b *Batch) error {
 	if err := s.enter(); err != nil {
