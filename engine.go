@@ -1,6 +1,7 @@
 package neardup
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -386,8 +388,18 @@ type Engine struct {
 	keys *wordKeys
 	// keyed are the stored texts whose keys Open makes, after it returns
 	// (restoreKeys); keysMade is closed once they are made.
-	keyed         []keyedRecord
-	keysMade      chan struct{}
+	keyed    []keyedRecord
+	keysMade chan struct{}
+	// keysFile and keysReader are the snapshot of the keys, when Open
+	// found one, which restoreKeys reads instead of making the keys again.
+	keysFile   *os.File
+	keysReader *bufio.Reader
+	// keysDone says that keys holds the keys of every stored tiny text
+	// (made again, or read from the snapshot): only then does Close write
+	// them to the snapshot.
+	keysDone atomic.Bool
+	// keysRead says that restoreKeys read the keys from the snapshot.
+	keysRead      atomic.Bool
 	longK, shortK int
 	// longIxK and shortIxK are the distances the indexes are queried at:
 	// longK and shortK at 64 bits, half of them at 128.
@@ -748,12 +760,16 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.deciding = make(chan struct{}, deciders)
 	e.startCombiner()
 	e.keysMade = make(chan struct{})
+	if len(e.keyed) == 0 {
+		e.closeKeysSnapshot() // nothing to read them for
+	}
 	if len(e.keyed) > 0 {
 		rs := e.keyed
 		e.keyed = nil
 		e.bg.Go(func() { e.restoreKeys(rs) })
 	} else {
 		close(e.keysMade)
+		e.keysDone.Store(true)
 	}
 	e.free.Store(math.MaxInt64) // unknown: writes go on
 	if e.checksSpace() {
@@ -804,6 +820,10 @@ func (e *Engine) restoreAll(oldLengths bool) (fromSnapshot bool, err error) {
 		shortLo = e.shortLo.ix
 	}
 	loaded := make(chan error, 1)
+	if e.keys != nil {
+		// Opened now, read once Open returns (restoreKeys).
+		e.keysFile, e.keysReader = e.openKeysSnapshot(tok)
+	}
 	go func() {
 		ok, err := e.loadSnapshot(tok)
 		if err == nil {
@@ -815,6 +835,9 @@ func (e *Engine) restoreAll(oldLengths bool) (fromSnapshot bool, err error) {
 		loaded <- err
 	}()
 	err = e.restore(false, loaded)
+	if err != nil {
+		e.closeKeysSnapshot() // the keys are made from the texts
+	}
 	if !errors.Is(err, errNoSnapshot) {
 		return err == nil, err
 	}

@@ -1,10 +1,13 @@
 package neardup
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
+	"os"
 	"slices"
 	"sync"
 
@@ -16,8 +19,9 @@ import (
 // wordKeys maps the deletion keys (similarity.DeletionKeys) of the tiny
 // texts of at most Policy.TinyWords words to their seqs, so that a tiny
 // text finds the stored ones a word away from it whatever the distance of
-// their fingerprints (Policy.TinyWords). It lives in memory only: once
-// Open returns, it is made again from the texts of the tiny records
+// their fingerprints (Policy.TinyWords). It lives in memory: Close writes
+// it to the index snapshot, and Open loads it from there, or, without
+// one, makes it again from the texts of the tiny records once it returns
 // (restoreKeys).
 //
 // A seq is removed when its document is deleted or expires, and a
@@ -93,6 +97,41 @@ func (w *wordKeys) add(keys []uint64, seq uint64) {
 			s.more[k] = append(rest, seq)
 		}
 		s.mu.Unlock()
+	}
+}
+
+// addSeqs maps key k to seqs, oldest first, after the seqs it has (see
+// add).
+func (w *wordKeys) addSeqs(k uint64, seqs []uint64) {
+	if len(seqs) == 0 {
+		return
+	}
+	s := w.shard(k)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.m[k]; !ok {
+		s.m[k] = seqs[0]
+		seqs = seqs[1:]
+		if len(seqs) == 0 {
+			return
+		}
+	}
+	first := s.m[k]
+	rest := s.more[k]
+	for _, seq := range seqs {
+		if seq == first || slices.Contains(rest, seq) {
+			continue
+		}
+		if len(rest) == maxKeySeqs-1 {
+			rest = append(rest[:0], rest[1:]...) // the oldest but one goes
+		}
+		rest = append(rest, seq)
+	}
+	if len(rest) > 0 {
+		if s.more == nil {
+			s.more = make(map[uint64][]uint64)
+		}
+		s.more[k] = rest
 	}
 }
 
@@ -299,7 +338,9 @@ type keyedRecord struct {
 
 // restoreKeys makes the deletion keys of the stored documents rs (tiny
 // ones, see restore) again from their texts, on all cores, a chunk at a
-// time until Close, and then closes keysMade. Open starts it once the
+// time until Close, and then closes keysMade (and sets keysDone when it
+// made them all). A snapshot that holds them spares the work
+// (loadKeysSnapshot). Open starts it once the
 // engine is ready: at about 4.5 µs a text on two cores it would take most
 // of a restart of a store of tiny texts (1.2 million of them took 5.2-5.5
 // s, against 0.8-1.0 s for the rest of Open), so until it is done a tiny
@@ -309,6 +350,13 @@ type keyedRecord struct {
 func (e *Engine) restoreKeys(rs []keyedRecord) {
 	defer close(e.keysMade)
 	e.keys.reserve(len(rs) * 8) // texts of about 7 words
+	if e.keysReader != nil && e.readKeysSnapshot() {
+		e.keysRead.Store(true)
+		e.keysDone.Store(true)
+		return
+	}
+	// Made from the texts: those a snapshot that failed added already
+	// are not added twice.
 	const chunk = 1 << 14
 	for from := 0; from < len(rs); from += chunk {
 		select {
@@ -329,4 +377,135 @@ func (e *Engine) restoreKeys(rs []keyedRecord) {
 			}
 		})
 	}
+	e.keysDone.Store(true)
+}
+
+// openKeysSnapshot opens the snapshot of the deletion keys whose token is
+// tok, for restoreKeys to read once Open returns; nil when there is none.
+// It is opened before the snapshot's files are removed, and removed once
+// read (closeKeysSnapshot).
+func (e *Engine) openKeysSnapshot(tok []byte) (*os.File, *bufio.Reader) {
+	f, r, err := e.openSnapshot(keysSnapshot, tok)
+	if err != nil {
+		return nil, nil
+	}
+	return f, r
+}
+
+// closeKeysSnapshot closes and removes the snapshot of the keys, if one
+// is open.
+func (e *Engine) closeKeysSnapshot() {
+	if e.keysFile == nil {
+		return
+	}
+	e.keysFile.Close()
+	os.Remove(e.keysFile.Name())
+	e.keysFile, e.keysReader = nil, nil
+}
+
+// readKeysSnapshot adds to e.keys the keys of the open snapshot but for
+// the seqs that expired since it was written (before the hour of the
+// cutoff), and reports whether it read them all: false when they were
+// made for another policy, the file is damaged, or Close came first.
+// Documents inserted meanwhile add their own keys beside them, and one
+// deleted meanwhile may leave its keys, which cost a read until a check
+// that finds them drops them (keyMatches).
+func (e *Engine) readKeysSnapshot() bool {
+	defer e.closeKeysSnapshot()
+	from := store.HourStart(e.cutoff())
+	return readKeys(e.keysReader, e.policy, e.stop, func(k uint64, seqs []uint64) {
+		seqs = slices.DeleteFunc(seqs, func(s uint64) bool { return s < from })
+		e.keys.addSeqs(k, seqs)
+	}) == nil
+}
+
+// keysSnapshot names the snapshot file of the deletion keys
+// (snapshotPath).
+const keysSnapshot = "keys"
+
+// keysMagic begins the deletion keys' snapshot file, after the token.
+const keysMagic = "neardup-keys 1\n"
+
+// writeTo writes the keys of w to out (see readKeys): a header naming
+// the policy's TinyWords and TinyCap, which made them, the number of
+// keys, then each key and its seqs, oldest first. The caller holds no
+// lock of w, and nothing writes to w meanwhile (Close).
+func (w *wordKeys) writeTo(out io.Writer, p Policy) error {
+	bw := bufio.NewWriterSize(out, 1<<20)
+	bw.WriteString(keysMagic)
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(p.TinyWords))
+	b = binary.AppendUvarint(b, uint64(p.TinyCap()))
+	b = binary.AppendUvarint(b, uint64(w.len()))
+	bw.Write(b)
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.RLock()
+		for k, first := range s.m {
+			more := s.more[k]
+			b = binary.LittleEndian.AppendUint64(b[:0], k)
+			b = binary.AppendUvarint(b, uint64(1+len(more)))
+			b = binary.AppendUvarint(b, first)
+			for _, seq := range more {
+				b = binary.AppendUvarint(b, seq)
+			}
+			bw.Write(b)
+		}
+		s.mu.RUnlock()
+	}
+	return bw.Flush()
+}
+
+// readKeys reads the keys writeTo wrote, for policy p, and calls add for
+// each key with its seqs, oldest first (the slice is reused). It returns
+// an error when they were made for another TinyWords or TinyCap, the file
+// is cut short or damaged, or stop is closed before the end.
+func readKeys(r *bufio.Reader, p Policy, stop <-chan struct{}, add func(k uint64, seqs []uint64)) error {
+	bad := func(what string) error {
+		return fmt.Errorf("neardup: deletion keys snapshot: %s", what)
+	}
+	magic := make([]byte, len(keysMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != keysMagic {
+		return bad("not a snapshot of deletion keys")
+	}
+	words, err1 := binary.ReadUvarint(r)
+	tinyCap, err2 := binary.ReadUvarint(r)
+	n, err3 := binary.ReadUvarint(r)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return bad("header cut short")
+	}
+	if words != uint64(p.TinyWords) || tinyCap != uint64(p.TinyCap()) {
+		return bad(fmt.Sprintf("made for texts of at most %d words under %d characters, the policy's are %d and %d", words, tinyCap, p.TinyWords, p.TinyCap()))
+	}
+	var kb [8]byte
+	seqs := make([]uint64, 0, maxKeySeqs)
+	for i := range n {
+		if i%(1<<16) == 0 {
+			select {
+			case <-stop:
+				return bad("not read to the end: the engine closed")
+			default:
+			}
+		}
+		if _, err := io.ReadFull(r, kb[:]); err != nil {
+			return bad("cut short")
+		}
+		count, err := binary.ReadUvarint(r)
+		if err != nil || count == 0 || count > maxKeySeqs {
+			return bad("damaged")
+		}
+		seqs = seqs[:0]
+		for range count {
+			seq, err := binary.ReadUvarint(r)
+			if err != nil {
+				return bad("cut short")
+			}
+			seqs = append(seqs, seq)
+		}
+		add(binary.LittleEndian.Uint64(kb[:]), seqs)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return bad("longer than its header says")
+	}
+	return nil
 }

@@ -182,7 +182,13 @@ func (e *Engine) invalidateSnapshot() error {
 	if err := e.db.SetMeta(snapshotMeta, nil); err != nil {
 		return err
 	}
-	for _, which := range snapshotFiles {
+	files := snapshotFiles
+	if e.keysFile == nil {
+		// Else the keys' file is open, to be read once Open returns
+		// and removed then (restoreKeys).
+		files = append(files[:len(files):len(files)], keysSnapshot)
+	}
+	for _, which := range files {
 		if err := os.Remove(snapshotPath(e.dir, which)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("neardup: %w", err)
 		}
@@ -190,11 +196,12 @@ func (e *Engine) invalidateSnapshot() error {
 	return nil
 }
 
-// writeSnapshot writes the indexes and then the token that validates them.
+// writeSnapshot writes the indexes, and the deletion keys when they are
+// all made, and then the token that validates them.
 func (e *Engine) writeSnapshot() error {
 	tok := make([]byte, snapshotToken)
 	rand.Read(tok)
-	write := func(which string, ix *index.Index) error {
+	write := func(which string, to func(io.Writer) error) error {
 		path := snapshotPath(e.dir, which)
 		f, err := os.CreateTemp(e.dir, "neardup-index-*.tmp")
 		if err != nil {
@@ -203,7 +210,7 @@ func (e *Engine) writeSnapshot() error {
 		defer os.Remove(f.Name())
 		w := bufio.NewWriterSize(f, 1<<20)
 		w.Write(tok)
-		if _, err := ix.WriteTo(w); err != nil {
+		if err := to(w); err != nil {
 			f.Close()
 			return err
 		}
@@ -224,8 +231,15 @@ func (e *Engine) writeSnapshot() error {
 		if ix == nil {
 			continue
 		}
-		if err := write(snapshotFiles[i], ix); err != nil {
+		if err := write(snapshotFiles[i], func(w io.Writer) error { _, err := ix.WriteTo(w); return err }); err != nil {
 			return fmt.Errorf("neardup: index snapshot: %w", err)
+		}
+	}
+	if e.keys != nil && e.keysDone.Load() {
+		// Only when they are all made: a Close during restoreKeys
+		// leaves them to be made again.
+		if err := write(keysSnapshot, func(w io.Writer) error { return e.keys.writeTo(w, e.policy) }); err != nil {
+			return fmt.Errorf("neardup: deletion keys snapshot: %w", err)
 		}
 	}
 	if d, err := os.Open(e.dir); err == nil {

@@ -1,9 +1,14 @@
 package neardup
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -338,7 +343,13 @@ func TestDeletionKeysMadeAfterOpen(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Closed at once: the keys may still be being made.
+	// Written by Close; without it (a snapshot of an earlier version)
+	// Open makes them again from the texts.
+	if err := os.Remove(snapshotPath(dir, keysSnapshot)); err != nil {
+		t.Fatalf("no deletion keys snapshot after Close: %v", err)
+	}
+	// Closed at once: the keys may still be being made, and then the
+	// snapshot holds none (the next Open makes them again).
 	e, err = Open(dir, &o)
 	if err != nil {
 		t.Fatal(err)
@@ -355,5 +366,136 @@ func TestDeletionKeysMadeAfterOpen(t *testing.T) {
 	res, err := e.Check(context.Background(), Document{Text: strings.Join(words, " ")})
 	if err != nil || !res.Duplicate || *res.DuplicateOf != "123" {
 		t.Fatalf("a copy of 123 a word away: %+v, %v", res, err)
+	}
+}
+
+// TestDeletionKeysSnapshot checks that Close writes the deletion keys to
+// the snapshot and that the reopened engine reads them from there, with
+// the keys of documents expired since gone, and removes the file; and
+// that keys whose snapshot cannot be read are made again from the texts.
+func TestDeletionKeysSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 10, 30, 0, 0, time.UTC)}
+	o := DefaultOptions()
+	o.ExpiryInterval = -1
+	o.Retention = 2 * time.Hour
+	o.Now = clock.Now
+	o.Fingerprinter = hashFingerprinter{}
+	e := mustOpen(t, dir, &o)
+	r := rand.New(rand.NewPCG(15, 16))
+	docs := func(from, n int) []Document {
+		var ds []Document
+		for i := from; i < from+n; i++ {
+			ds = append(ds, Document{ID: fmt.Sprint(i), Text: strings.Join([]string{letters(r, 5), letters(r, 5), letters(r, 5), letters(r, 5), letters(r, 5)}, " ")})
+		}
+		return ds
+	}
+	old := docs(0, 1000)
+	if _, err := e.InsertBatch(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(90 * time.Minute)
+	ds := docs(1000, 2000)
+	if _, err := e.InsertBatch(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Hour) // old has expired, ds not
+	copyOf := func(d Document) Document {
+		words := strings.Fields(d.Text)
+		words[2] = "zzzzz"
+		return Document{Text: strings.Join(words, " ")}
+	}
+	for _, stage := range []string{"loaded", "loaded again", "damaged"} {
+		if stage == "damaged" {
+			path := snapshotPath(dir, keysSnapshot)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b[:len(b)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e, err := Open(dir, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-e.keysMade
+		if read := e.keysRead.Load(); read != (stage != "damaged") {
+			t.Errorf("%s: keys read from the snapshot: %v", stage, read)
+		}
+		if _, err := os.Stat(snapshotPath(dir, keysSnapshot)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the keys' snapshot is left once read (%v)", stage, err)
+		}
+		if got := e.keys.len(); got != 6*len(ds) {
+			t.Errorf("%s: %d keys, want the %d of the %d texts left", stage, got, 6*len(ds), len(ds))
+		}
+		res, err := e.Check(context.Background(), copyOf(ds[321]))
+		if err != nil || !res.Duplicate || *res.DuplicateOf != ds[321].ID {
+			t.Errorf("%s: a copy of %s a word away: %+v, %v", stage, ds[321].ID, res, err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWordKeysSnapshot checks that the keys read back from writeTo are the
+// keys written, the seqs of a key in their order, and that a file cut
+// short, longer than its header says, or made for another policy is
+// refused.
+func TestWordKeysSnapshot(t *testing.T) {
+	w := newWordKeys()
+	r := rand.New(rand.NewPCG(17, 18))
+	keys := make([]uint64, 300)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	for seq := uint64(1); seq <= 2000; seq++ {
+		w.add([]uint64{keys[r.IntN(len(keys))], keys[r.IntN(len(keys))]}, seq)
+	}
+	p := DefaultPolicy()
+	var b bytes.Buffer
+	if err := w.writeTo(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	read := func(in []byte, p Policy) (*wordKeys, error) {
+		got := newWordKeys()
+		err := readKeys(bufio.NewReader(bytes.NewReader(in)), p, nil, got.addSeqs)
+		return got, err
+	}
+	got, err := read(b.Bytes(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.len() != w.len() {
+		t.Fatalf("%d keys read, %d written", got.len(), w.len())
+	}
+	for _, k := range keys {
+		if a, b := got.find([]uint64{k}, nil), w.find([]uint64{k}, nil); !slices.Equal(a, b) {
+			t.Fatalf("key %x: seqs %v read, %v written", k, a, b)
+		}
+		s, gs := w.shard(k), got.shard(k)
+		if !slices.Equal(s.more[k], gs.more[k]) || s.m[k] != gs.m[k] {
+			t.Fatalf("key %x: seqs read in another order", k)
+		}
+	}
+	other := p
+	other.TinyWords = 8
+	for name, in := range map[string][]byte{
+		"cut short":    b.Bytes()[:b.Len()-3],
+		"header only":  b.Bytes()[:len(keysMagic)+3],
+		"longer":       append(bytes.Clone(b.Bytes()), 0),
+		"another file": []byte("neardup-index 3\n"),
+	} {
+		if _, err := read(in, p); err == nil {
+			t.Errorf("%s: read", name)
+		}
+	}
+	if _, err := read(b.Bytes(), other); err == nil || !strings.Contains(err.Error(), "made for texts of at most 12 words") {
+		t.Errorf("another policy: %v", err)
 	}
 }
