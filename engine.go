@@ -760,14 +760,12 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	e.deciding = make(chan struct{}, deciders)
 	e.startCombiner()
 	e.keysMade = make(chan struct{})
-	if len(e.keyed) == 0 {
-		e.closeKeysSnapshot() // nothing to read them for
-	}
 	if len(e.keyed) > 0 {
 		rs := e.keyed
 		e.keyed = nil
 		e.bg.Go(func() { e.restoreKeys(rs) })
 	} else {
+		e.closeKeysSnapshot() // nothing to read them for
 		close(e.keysMade)
 		e.keysDone.Store(true)
 	}

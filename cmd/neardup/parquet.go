@@ -75,7 +75,7 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 	if err != nil {
 		return usageError{err}
 	}
-	pf, err := parquet.OpenFile(f, info.Size())
+	pf, err := openParquet(f, info.Size())
 	if err != nil {
 		return usageError{&stopError{name, fmt.Errorf("not a Parquet file that can be read: %w", err)}}
 	}
@@ -96,7 +96,7 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 	for _, rg := range pf.RowGroups() {
 		rows := rg.Rows()
 		for {
-			k, err := rows.ReadRows(buf)
+			k, err := readRows(rows, buf)
 			for _, row := range buf[:k] {
 				n++
 				if err := in.parquetRow(row, cols, schema, name, idPrefix, n, emit, bad); err != nil {
@@ -117,6 +117,29 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 		}
 	}
 	return nil
+}
+
+// openParquet opens the Parquet file f of size bytes. The decoder is
+// another library's, reading a file that may be damaged: a panic of its
+// is the file's error, not the end of the run.
+func openParquet(f io.ReaderAt, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged: %v", r)
+		}
+	}()
+	return parquet.OpenFile(f, size)
+}
+
+// readRows reads the next rows of a row group into buf, as ReadRows does,
+// with a panic of the decoder returned as an error (see openParquet).
+func readRows(rows parquet.Rows, buf []parquet.Row) (n int, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			n, err = 0, fmt.Errorf("damaged: %v", r)
+		}
+	}()
+	return rows.ReadRows(buf)
 }
 
 // parquetRow emits the document of row, the n-th of the file name.

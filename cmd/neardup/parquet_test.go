@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +208,54 @@ func TestDedupParquetErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(errb.String(), tc.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errb.String(), tc.msg)
 		}
+	}
+}
+
+// TestDedupParquetDamaged checks that a Parquet file with bytes damaged
+// anywhere stops dedup with a message naming it, or is read, but never
+// ends the process otherwise.
+func TestDedupParquetDamaged(t *testing.T) {
+	dir := t.TempDir()
+	var rows []pqDoc
+	for i := range 300 {
+		text := fmt.Sprintf("document %d of a file that gets damaged, with words %x", i, i*7919)
+		rows = append(rows, pqDoc{ID: fmt.Sprint(i), Text: &text, N: int64(i), Tags: []string{"t"}})
+	}
+	good, err := os.ReadFile(writeParquet(t, dir, "good.parquet", rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := range 60 {
+		b := bytes.Clone(good)
+		for range 1 + trial%4 {
+			b[r.IntN(len(b))] ^= byte(1 + r.IntN(255))
+		}
+		if trial%5 == 0 {
+			b = b[:r.IntN(len(b))]
+		}
+		path := filepath.Join(dir, fmt.Sprintf("bad%d.parquet", trial))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{"dedup", "--on-error", "skip", path}, strings.NewReader(""), &out, &errb)
+		if code != 0 && (code != 2 || !strings.Contains(errb.String(), path)) {
+			t.Errorf("trial %d: exit %d, stderr %q", trial, code, errb.String())
+		}
+	}
+}
+
+// panicRows is a row reader whose decoder panics, as a damaged file could
+// make one do.
+type panicRows struct{ parquet.Rows }
+
+func (panicRows) ReadRows([]parquet.Row) (int, error) { panic("index out of range") }
+
+// TestReadRowsPanic checks that a panic of the decoder is the file's
+// error, not the end of the run.
+func TestReadRowsPanic(t *testing.T) {
+	if n, err := readRows(panicRows{}, make([]parquet.Row, 1)); n != 0 || err == nil || !strings.Contains(err.Error(), "damaged: index out of range") {
+		t.Errorf("readRows = %d, %v; want 0 and the panic as an error", n, err)
 	}
 }
