@@ -61,9 +61,9 @@ type docInput struct {
 // addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, a directory is dir, anything else JSONL; plain text needs --lines)")
+	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, warc, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, .warc and .wet WARC, a directory is dir, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
-	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field or Parquet column holding the document id (missing: the line or row number)")
+	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field, Parquet column or WARC header field (default there WARC-Record-ID) holding the document id (missing: the line or row number)")
 	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
 	f.StringVar(&in.onError, "on-error", "fail", "on a malformed line: fail (exit 2) or skip (report it on stderr and go on)")
 	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
@@ -72,9 +72,9 @@ func (in *docInput) addFlags(cmd *cobra.Command) {
 // validate checks the input flags; a bad one is a usage error.
 func (in *docInput) validate() error {
 	switch in.format {
-	case "auto", "jsonl", "csv", "parquet", "lines", "dir":
+	case "auto", "jsonl", "csv", "parquet", "warc", "lines", "dir":
 	default:
-		return usagef("--format %q: want auto, jsonl, csv, parquet, lines or dir", in.format)
+		return usagef("--format %q: want auto, jsonl, csv, parquet, warc, lines or dir", in.format)
 	}
 	if in.lines && in.format != "auto" && in.format != "lines" {
 		return usagef("--lines conflicts with --format %s (--lines is --format lines)", in.format)
@@ -93,9 +93,9 @@ func (in *docInput) validate() error {
 type record struct {
 	doc    neardup.Document
 	where  string          // "file:line" for messages
-	raw    []byte          // the JSONL or text line, or the directory path
+	raw    []byte          // the JSONL or text line, the WARC record, or the directory path
 	fields []string        // the CSV record
-	kind   string          // jsonl, csv, parquet, lines or dir
+	kind   string          // jsonl, csv, parquet, warc, lines or dir
 	header []string        // CSV header of its file
 	row    parquet.Row     // the Parquet row
 	schema *parquet.Schema // and its file's schema
@@ -168,6 +168,8 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			s.kind = "csv"
 		case strings.EqualFold(filepath.Ext(a), ".parquet"):
 			s.kind = "parquet"
+		case strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".warc"), strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".wet"):
+			s.kind = "warc"
 		default:
 			s.kind = "jsonl"
 		}
@@ -239,8 +241,11 @@ func (in *docInput) readSource(stdin io.Reader, s source, multi bool, emit func(
 	if multi {
 		prefix = name + ":"
 	}
-	if s.kind == "csv" {
+	switch s.kind {
+	case "csv":
 		return in.readCSV(z, name, prefix, emit, bad)
+	case "warc":
+		return in.readWARC(z, name, prefix, emit, bad)
 	}
 	return in.readLines(z, name, prefix, s.kind, emit, bad)
 }
@@ -687,6 +692,9 @@ func (rw *recordWriter) write(r *record) error {
 		return rw.csv.Write(r.fields)
 	}
 	rw.w.Write(r.raw)
+	if r.kind == "warc" {
+		return nil // the record as read, its line ends included
+	}
 	return rw.w.WriteByte('\n')
 }
 
@@ -838,6 +846,18 @@ Inputs (standard input when none is given):
              file is readable only once it is complete, so a run that died
              could not be taken back). Not from standard input (a Parquet
              file is read from its end).
+  WARC       a .warc or .wet file (or --format warc), as crawlers and Common
+             Crawl write them: its conversion and resource records are
+             documents (their block is the text, as in WET files), and so are
+             its response records (the body of the HTTP response, as it was
+             sent: a body sent chunked or compressed is not decoded; --html
+             reads an HTML body). The id is the WARC-Record-ID field, or the
+             header field --id-field names (WARC-Target-URI); where a record
+             has none, the line it starts on. Other records (warcinfo,
+             request, metadata, revisit) are no documents. Output: the
+             records kept, as they were read; the others are not written. A
+             record that cannot be read to its end (no Content-Length, a
+             block cut short) stops the run there.
   lines      --lines: plain text, one document per line, id = line number.
              Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the
