@@ -81,7 +81,7 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 			return stop("WARC record without a valid Content-Length (%q)", fields["content-length"])
 		}
 		if n > int64(in.maxLine) {
-			if _, err := io.CopyN(io.Discard, br, n); err != nil {
+			if _, err := io.CopyN(lineCounter{&line}, br, n); err != nil {
 				return stop("WARC record cut short: its block of %d bytes ends early", n)
 			}
 			if err := warcRecordEnd(br, &raw, &line); err != nil {
@@ -151,6 +151,15 @@ func warcRecordEnd(br *bufio.Reader, raw *bytes.Buffer, line *int) error {
 		}
 	}
 	return nil
+}
+
+// lineCounter counts the line ends written to it, discarding the bytes.
+type lineCounter struct{ n *int }
+
+// Write counts the line ends of p.
+func (c lineCounter) Write(p []byte) (int, error) {
+	*c.n += bytes.Count(p, []byte("\n"))
+	return len(p), nil
 }
 
 // truncate returns s cut to at most n bytes, on a rune boundary, with

@@ -89,10 +89,14 @@ func TestDedupWARCErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, output %q, stderr %q; want 2, the first record and %q", tc.name, code, out.String(), errb.String(), tc.msg)
 		}
 	}
-	path := writeDedupFile(t, t.TempDir(), "in.warc", a+warcRecord("conversion", "long", "u", strings.Repeat("long text ", 20))+c)
+	// The long block has three lines: the records after it are named by
+	// the lines they start on all the same.
+	long := warcRecord("conversion", "long", "u", strings.Repeat("long text\n", 20))
+	path := writeDedupFile(t, t.TempDir(), "in.warc", a+long+c+"junk\r\n")
 	var out, errb bytes.Buffer
 	code := run([]string{"dedup", "--max-line", "100", "--on-error", "skip", path}, strings.NewReader(""), &out, &errb)
-	if code != 0 || out.String() != a+c || !strings.Contains(errb.String(), path+":9: WARC block of 200 bytes is longer than --max-line 100") {
+	if code != 2 || out.String() != a+c || !strings.Contains(errb.String(), path+":9: WARC block of 200 bytes is longer than --max-line 100") ||
+		!strings.Contains(errb.String(), path+":45: not a WARC record") {
 		t.Errorf("a long block: exit %d, output %q, stderr %q", code, out.String(), errb.String())
 	}
 }
