@@ -80,23 +80,9 @@ func (w *wordKeys) shard(k uint64) *wordKeyShard { return &w.shards[k%wordKeySha
 
 // add maps each of keys to seq.
 func (w *wordKeys) add(keys []uint64, seq uint64) {
+	one := [1]uint64{seq}
 	for _, k := range keys {
-		s := w.shard(k)
-		s.mu.Lock()
-		switch first, ok := s.m[k]; {
-		case !ok:
-			s.m[k] = seq
-		case first != seq && !slices.Contains(s.more[k], seq):
-			if s.more == nil {
-				s.more = make(map[uint64][]uint64)
-			}
-			rest := s.more[k]
-			if len(rest) == maxKeySeqs-1 {
-				rest = append(rest[:0], rest[1:]...) // the oldest but one goes
-			}
-			s.more[k] = append(rest, seq)
-		}
-		s.mu.Unlock()
+		w.addSeqs(k, one[:])
 	}
 }
 

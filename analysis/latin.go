@@ -209,10 +209,6 @@ func LatinSpans(dst []uint32, text []byte) ([]uint32, bool) {
 // asciiWords.
 func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most int) (_ []uint32, next int, ok bool) {
 	end := len(text)
-	// class is the class of the non-ASCII rune at text[i], its length,
-	// and whether latinClass takes it; the loops read ASCII bytes
-	// themselves.
-	class := func(i int) (uint8, int, bool) { return runeClass(tab, text, i) }
 	for words := 0; i < end && words < most; {
 		c, n := asciiClass[text[i]&0x7f], 1
 		if k := twoByteAt(text, i); k >= 0 {
@@ -223,7 +219,7 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 			c, n = tab[k].class, 2
 		} else if text[i] >= utf8.RuneSelf {
 			var ok bool
-			if c, n, ok = class(i); !ok {
+			if c, n, ok = runeClass(tab, text, i); !ok {
 				return spans, i, false
 			}
 		}
@@ -251,7 +247,7 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 			c, n := asciiClass[text[i]&0x7f], 1
 			if text[i] >= utf8.RuneSelf {
 				var ok bool
-				if c, n, ok = class(i); !ok {
+				if c, n, ok = runeClass(tab, text, i); !ok {
 					return spans, i, false
 				}
 			}
@@ -264,7 +260,7 @@ func latinSpans(tab *[0x800]simpleRune, text []byte, i int, spans []uint32, most
 				q, m := asciiClass[text[i+n]&0x7f], 1
 				if text[i+n] >= utf8.RuneSelf {
 					var ok bool
-					if q, m, ok = class(i + n); !ok {
+					if q, m, ok = runeClass(tab, text, i+n); !ok {
 						return spans, i + n, false
 					}
 				}

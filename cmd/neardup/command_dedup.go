@@ -46,14 +46,16 @@ type docInput struct {
 	// runID, when set (dedup --db), goes before every id made of a line
 	// number, so that ids of different runs differ.
 	runID string
-	// oneCSVHeader (dedup) refuses a CSV input whose header differs from
-	// the first one's, before any of its records is read; csvHeader and
-	// csvHeaderOf are that first header and its input.
-	oneCSVHeader bool
-	csvHeader    []string
-	csvHeaderOf  string
+	// oneSchema (dedup, whose output has one header or schema) refuses
+	// a CSV input whose header differs from the first one's, and a
+	// Parquet input whose schema does, before any of its records is
+	// read; csvHeader and csvHeaderOf are that first header and its
+	// input.
+	oneSchema   bool
+	csvHeader   []string
+	csvHeaderOf string
 	// parquetSchema and parquetSchemaOf are the first Parquet input's
-	// schema and name, which every other must have with oneCSVHeader.
+	// schema and name, which every other must have with oneSchema.
 	parquetSchema   *parquet.Schema
 	parquetSchemaOf string
 }
@@ -584,7 +586,7 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 	if textCol < 0 {
 		return usagef("%s: CSV header has no %q column (see --text-field)", name, in.textField)
 	}
-	if in.oneCSVHeader {
+	if in.oneSchema {
 		// Checked before any record of this input is read, so none of
 		// them is decided (or stored) when the run stops here.
 		if in.csvHeader == nil {
@@ -677,7 +679,7 @@ func newRecordWriter(w io.Writer) *recordWriter {
 }
 
 // write writes r; the header of the first CSV record goes before it (the
-// reader refuses a CSV input with another header: docInput.oneCSVHeader).
+// reader refuses a CSV input with another header: docInput.oneSchema).
 func (rw *recordWriter) write(r *record) error {
 	if r.kind == "parquet" {
 		return rw.pq.write(rw.w, r)
@@ -947,7 +949,7 @@ bar is shown on standard error when it is a terminal.`,
 			if err := parquetOnly(srcs, ef.db); err != nil {
 				return err
 			}
-			in.oneCSVHeader = true
+			in.oneSchema = true
 			stopProfile, err := startCPUProfile(cpuProfile)
 			if err != nil {
 				return err

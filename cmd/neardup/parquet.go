@@ -63,7 +63,7 @@ func topLevel(col parquet.LeafColumn, name string, kinds ...parquet.Kind) error 
 // column, or null), its 1-based row number. A row whose text is null, or
 // longer than --max-line, is malformed. A file that is no Parquet file,
 // or whose schema has no such text column, stops the run. With
-// oneCSVHeader set (dedup), every Parquet input of a run must have the
+// oneSchema set (dedup), every Parquet input of a run must have the
 // first one's schema, as it is written once.
 func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
 	f, err := os.Open(name)
@@ -84,7 +84,7 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 	if err != nil {
 		return usageError{&stopError{name, err}}
 	}
-	if in.oneCSVHeader {
+	if in.oneSchema {
 		if in.parquetSchema == nil {
 			in.parquetSchema, in.parquetSchemaOf = schema, name
 		} else if !parquet.EqualNodes(in.parquetSchema, schema) {
