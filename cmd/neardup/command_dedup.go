@@ -851,12 +851,17 @@ Inputs (standard input when none is given):
   WARC       a .warc or .wet file (or --format warc), as crawlers and Common
              Crawl write them: its conversion and resource records are
              documents (their block is the text, as in WET files), and so are
-             its response records (the body of the HTTP response, as it was
-             sent: a body sent chunked or compressed is not decoded; --html
-             reads an HTML body). The id is the WARC-Record-ID field, or the
+             its response records (the body of the HTTP response, decoded
+             as a browser decodes it: chunked, gzip, deflate, br or zstd, and
+             from the charset its Content-Type or its HTML meta element
+             names, GBK or Shift_JIS or windows-1252, to UTF-8; --html reads
+             an HTML body). The id is the WARC-Record-ID field, or the
              header field --id-field names (WARC-Target-URI); where a record
              has none, the line it starts on. Other records (warcinfo,
-             request, metadata, revisit) are no documents. Output: the
+             request, metadata, revisit) and those whose Content-Type is not
+             text (an image, a PDF) are no documents; a body that does not
+             decode is malformed (with WARC-Truncated, a body cut short is
+             read as far as it goes). Output: the
              records kept, as they were read; the others are not written. A
              record that cannot be read to its end (no Content-Length, a
              block cut short) stops the run there.

@@ -17,9 +17,10 @@ import (
 // Content-Length bytes and two line ends. The records whose block is a
 // document are conversion and resource records (their block is the
 // text) and response records (the body of the HTTP response they hold,
-// after its status line and header fields); their id is the
-// WARC-Record-ID field, or the field --id-field names. Other records
-// (warcinfo, request, metadata, revisit) are no documents: they are
+// after its status line and header fields, decoded: see warcText); their
+// id is the WARC-Record-ID field, or the field --id-field names. Other
+// records (warcinfo, request, metadata, revisit), and those whose payload
+// is not text (an image, a PDF), are no documents: they are
 // neither decided nor written.
 
 // warcDocTypes are the WARC-Type values of the records that are
@@ -105,13 +106,15 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		if !warcDocTypes[typ] {
 			continue
 		}
-		text := block
-		if typ == "response" {
-			if _, body, ok := bytes.Cut(block, []byte("\r\n\r\n")); ok {
-				text = body
-			} else if _, body, ok := bytes.Cut(block, []byte("\n\n")); ok {
-				text = body
+		text, err := warcText(typ, fields, block, in.maxLine)
+		if errors.Is(err, errNotText) {
+			continue
+		}
+		if err != nil {
+			if e := bad(&inputError{where, err}); e != nil {
+				return e
 			}
+			continue
 		}
 		rec := &record{where: where, raw: raw.Bytes(), kind: "warc"}
 		rec.doc.Text = string(text)
