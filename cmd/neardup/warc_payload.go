@@ -143,20 +143,18 @@ func lastToken(s string) string {
 func decodeContent(c string, body []byte, limit int) ([]byte, error) {
 	var r io.Reader
 	var err error
+	if len(body) == 0 && c != "" && c != "identity" {
+		// A 204, a 304, a redirect: nothing was sent, in any coding.
+		return body, nil
+	}
 	switch c {
 	case "", "identity":
 		return body, nil
 	case "gzip", "x-gzip":
-		if len(body) == 0 {
-			return body, nil // a HEAD-like response or a 304: nothing sent
-		}
 		r, err = gzip.NewReader(bytes.NewReader(body))
 	case "deflate":
 		// The zlib format, as RFC 9110 says; some servers send raw
 		// deflate data instead, which has no zlib header.
-		if len(body) == 0 {
-			return body, nil
-		}
 		if r, err = zlib.NewReader(bytes.NewReader(body)); err != nil {
 			r, err = flate.NewReader(bytes.NewReader(body)), nil
 		}

@@ -99,6 +99,7 @@ func TestWARCText(t *testing.T) {
 		{"chunked", "response", nil, httpResponse("Transfer-Encoding: chunked\r\n", chunked([]byte(fox), 7)), fox},
 		{"chunked gzip", "response", nil,
 			httpResponse("Content-Type: text/html; charset=UTF-8\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n", chunked(gz, 10)), string(html)},
+		{"nothing sent, in br", "response", nil, httpResponse("Content-Encoding: br\r\nContent-Type: text/html\r\n", nil), ""},
 		{"x-gzip", "response", nil, httpResponse("Content-Encoding: x-gzip\r\nContent-Type: text/plain\r\n", compress(t, "gz", []byte(fox))), fox},
 		{"zstd", "response", nil, httpResponse("Content-Encoding: zstd\r\nContent-Type: text/plain\r\n", compress(t, "zst", []byte(fox))), fox},
 		{"br", "response", nil, httpResponse("Content-Encoding: br\r\nContent-Type: text/plain\r\n", brotliOf([]byte(fox))), fox},
