@@ -250,15 +250,16 @@ func decodeCharset(cs string, body []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return body, nil
 	}
-	if name, _ := htmlindex.Name(enc); name == "utf-8" {
+	switch name, _ := htmlindex.Name(enc); name {
+	case "utf-8":
 		return body, nil
-	}
-	if name, _ := htmlindex.Name(enc); name == "utf-16le" || name == "utf-16be" {
+	case "utf-16le", "utf-16be":
 		// A byte order mark, where there is one, says which.
-		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+		order := unicode.LittleEndian
 		if name == "utf-16be" {
-			enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+			order = unicode.BigEndian
 		}
+		enc = unicode.UTF16(order, unicode.UseBOM)
 	}
 	out, err := readLimit(transform.NewReader(bytes.NewReader(body), enc.NewDecoder()), limit)
 	if err != nil {
