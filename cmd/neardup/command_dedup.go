@@ -42,6 +42,10 @@ type docInput struct {
 	textField string
 	onError   string
 	maxLine   int
+	// warcStatusFlag is --warc-status; warcStatus, the set it names
+	// (validate parses it).
+	warcStatusFlag string
+	warcStatus     *statusSet
 
 	// runID, when set (dedup --db), goes before every id made of a line
 	// number, so that ids of different runs differ.
@@ -69,6 +73,7 @@ func (in *docInput) addFlags(cmd *cobra.Command) {
 	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
 	f.StringVar(&in.onError, "on-error", "fail", "on a malformed line: fail (exit 2) or skip (report it on stderr and go on)")
 	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
+	f.StringVar(&in.warcStatusFlag, "warc-status", defaultWARCStatus, "HTTP statuses of the WARC response records that are documents: codes (200) and classes (2xx) separated by commas, or all; the others (redirects, 404 pages) are neither decided nor written")
 }
 
 // validate checks the input flags; a bad one is a usage error.
@@ -87,6 +92,11 @@ func (in *docInput) validate() error {
 	if in.maxLine <= 0 {
 		return usagef("--max-line must be positive")
 	}
+	set, err := parseStatusSet(in.warcStatusFlag)
+	if err != nil {
+		return usagef("--warc-status %q: %v", in.warcStatusFlag, err)
+	}
+	in.warcStatus = set
 	return nil
 }
 
@@ -857,14 +867,16 @@ Inputs (standard input when none is given):
              names, GBK or Shift_JIS or windows-1252, to UTF-8; --html reads
              an HTML body). The id is the WARC-Record-ID field, or the
              header field --id-field names (WARC-Target-URI); where a record
-             has none, the line it starts on. Other records (warcinfo,
-             request, metadata, revisit) and those whose Content-Type is not
-             text (an image, a PDF) are no documents; a body that does not
-             decode is malformed (with WARC-Truncated, a body cut short is
-             read as far as it goes). Output: the
-             records kept, as they were read; the others are not written. A
-             record that cannot be read to its end (no Content-Length, a
-             block cut short) stops the run there.
+             has none, the line it starts on. Other records (warcinfo, request,
+             metadata, revisit), those whose Content-Type is not text (an
+             image, a PDF), resource records about the crawl itself (a
+             metadata: URI, such as wget's log) and responses whose HTTP status
+             is not one --warc-status names (by default 2xx: redirects and 404
+             pages are not) are no documents; a body that does not decode is
+             malformed (with WARC-Truncated, a body cut short is read as far as
+             it goes). Output: the records kept, as they were read; the others
+             are not written. A record that cannot be read to its end (no
+             Content-Length, a block cut short) stops the run there.
   lines      --lines: plain text, one document per line, id = line number.
              Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the

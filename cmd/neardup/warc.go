@@ -19,9 +19,11 @@ import (
 // text) and response records (the body of the HTTP response they hold,
 // after its status line and header fields, decoded: see warcText); their
 // id is the WARC-Record-ID field, or the field --id-field names. Other
-// records (warcinfo, request, metadata, revisit), and those whose payload
-// is not text (an image, a PDF), are no documents: they are
-// neither decided nor written.
+// records (warcinfo, request, metadata, revisit), those whose payload is
+// not text (an image, a PDF), resource records about the crawl itself
+// (a metadata: URI, as wget writes its log) and responses whose HTTP status --warc-status
+// does not keep (by default all but 2xx: redirects, error pages) are no
+// documents: they are neither decided nor written.
 
 // warcDocTypes are the WARC-Type values of the records that are
 // documents.
@@ -106,8 +108,8 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		if !warcDocTypes[typ] {
 			continue
 		}
-		text, err := warcText(typ, fields, block, in.maxLine)
-		if errors.Is(err, errNotText) {
+		text, err := warcText(typ, fields, block, in.maxLine, in.warcStatus)
+		if errors.Is(err, errNotText) || errors.Is(err, errStatus) {
 			continue
 		}
 		if err != nil {

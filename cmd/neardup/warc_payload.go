@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -34,22 +35,40 @@ import (
 // errNotText marks a record whose payload is not text: it is no document.
 var errNotText = errors.New("not text")
 
+// errStatus marks a response record whose HTTP status --warc-status does
+// not keep (a redirect, a 404 page): it is no document.
+var errStatus = errors.New("HTTP status not kept")
+
 // warcText returns the text of the block of a record of type typ, whose
 // WARC header fields are fields, decoded to UTF-8 and at most limit
-// bytes. It returns errNotText for a payload that is not text, and an
-// error naming what could not be decoded for one that is malformed.
-func warcText(typ string, fields map[string]string, block []byte, limit int) ([]byte, error) {
+// bytes. It returns errNotText for a payload that is not text, errStatus
+// for a response whose status is not in keep (nil: every status), and an error naming what
+// could not be decoded for one that is malformed.
+func warcText(typ string, fields map[string]string, block []byte, limit int, keep *statusSet) ([]byte, error) {
 	if typ != "response" {
 		// Conversion records (WET) hold text; a resource record is what
-		// its own Content-Type says.
+		// its own Content-Type says, but for one about the crawl itself
+		// (a metadata: URI).
 		if typ == "resource" {
+			if strings.HasPrefix(strings.ToLower(strings.Trim(fields["warc-target-uri"], "<>")), "metadata:") {
+				return nil, errNotText // the crawler's own files: wget's log and arguments
+			}
 			return textPayload(fields["content-type"], block, limit)
 		}
 		return block, nil
 	}
-	head, body, ok := splitHTTP(block)
+	status, head, body, ok := splitHTTP(block)
 	if !ok {
 		return block, nil // no HTTP header: the block is the body
+	}
+	if keep != nil && !keep.all {
+		if status == 0 {
+			line, _, _ := bytes.Cut(block, []byte("\n"))
+			return nil, fmt.Errorf("HTTP status line %q has no status code (--warc-status all reads it)", truncate(string(bytes.TrimRight(line, "\r")), 40))
+		}
+		if !keep.has(status) {
+			return nil, errStatus
+		}
 	}
 	truncated := fields["warc-truncated"] != ""
 	if te := head.Get("Transfer-Encoding"); te != "" {
@@ -88,11 +107,12 @@ func (h httpHeader) Get(name string) string { return h[strings.ToLower(name)] }
 
 // splitHTTP parses block as an HTTP response: a status line starting
 // with "HTTP/", header fields, a blank line (CRLF or LF line ends, as
-// servers send them), then the body. ok is false when block does not
+// servers send them), then the body. status is the status line's code,
+// 0 when it has none of three digits; ok is false when block does not
 // start with a status line or its header never ends.
-func splitHTTP(block []byte) (h httpHeader, body []byte, ok bool) {
+func splitHTTP(block []byte) (status int, h httpHeader, body []byte, ok bool) {
 	if !bytes.HasPrefix(block, []byte("HTTP/")) {
-		return nil, nil, false
+		return 0, nil, nil, false
 	}
 	h = httpHeader{}
 	rest := block
@@ -101,16 +121,17 @@ func splitHTTP(block []byte) (h httpHeader, body []byte, ok bool) {
 	for {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
-			return nil, nil, false
+			return 0, nil, nil, false
 		}
 		line := string(bytes.TrimRight(rest[:i], "\r"))
 		rest = rest[i+1:]
 		if first {
 			first = false
-			continue // the status line
+			status = statusCode(line)
+			continue
 		}
 		if line == "" {
-			return h, rest, true
+			return status, h, rest, true
 		}
 		if (line[0] == ' ' || line[0] == '\t') && last != "" {
 			h[last] += " " + strings.TrimSpace(line) // a folded line
@@ -128,6 +149,63 @@ func splitHTTP(block []byte) (h httpHeader, body []byte, ok bool) {
 		h[k] = v
 		last = k
 	}
+}
+
+// statusCode returns the status code of an HTTP status line such as
+// "HTTP/1.1 200 OK" or "HTTP/2 404", or 0 when it has none.
+func statusCode(line string) int {
+	_, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimLeft(rest, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	if len(code) != 3 {
+		return 0
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil || n < 100 {
+		return 0
+	}
+	return n
+}
+
+// statusSet is the set of HTTP status codes whose response records are
+// documents (--warc-status).
+type statusSet struct {
+	all   bool // every status, and a status line without one
+	codes [600]bool
+}
+
+// defaultWARCStatus is --warc-status's default: the successful responses.
+const defaultWARCStatus = "2xx"
+
+// parseStatusSet parses --warc-status: "all", or status codes (200) and
+// classes (2xx) separated by commas.
+func parseStatusSet(s string) (*statusSet, error) {
+	set := &statusSet{}
+	if strings.TrimSpace(s) == "all" {
+		set.all = true
+		return set, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		if len(item) == 3 && item[0] >= '1' && item[0] <= '5' && item[1:] == "xx" {
+			lo := int(item[0]-'0') * 100
+			for c := lo; c < lo+100; c++ {
+				set.codes[c] = true
+			}
+			continue
+		}
+		n, err := strconv.Atoi(item)
+		if err != nil || len(item) != 3 || n < 100 || n > 599 {
+			return nil, fmt.Errorf("%q is not an HTTP status code (100 to 599) or class (1xx to 5xx)", item)
+		}
+		set.codes[n] = true
+	}
+	return set, nil
+}
+
+// has reports whether responses of status code are documents.
+func (s *statusSet) has(code int) bool {
+	return s.all || (code >= 0 && code < len(s.codes) && s.codes[code])
 }
 
 // lastToken returns the last of the comma-separated tokens of s.

@@ -129,6 +129,7 @@ func TestWARCText(t *testing.T) {
 		{"JSON", "response", nil, httpResponse("Content-Type: application/ld+json\r\n", []byte(`{"a":1}`)), `{"a":1}`},
 		{"resource, an image", "resource", map[string]string{"content-type": "image/jpeg"}, png, "error: not text"},
 		{"resource, text", "resource", map[string]string{"content-type": "text/plain; charset=windows-1252"}, encodeWith(t, charmap.Windows1252, "café"), "café"},
+		{"resource, the crawler's log", "resource", map[string]string{"content-type": "text/plain", "warc-target-uri": "<metadata://gnu.org/software/wget/warc/wget.log>"}, []byte(fox), "error: not text"},
 		{"conversion", "conversion", nil, []byte(fox), fox},
 		{"unknown coding", "response", nil, httpResponse("Content-Encoding: compress\r\n", []byte(fox)),
 			`error: HTTP Content-Encoding "compress" is not one neardup decodes (gzip, deflate, br, zstd)`},
@@ -148,7 +149,7 @@ func TestWARCText(t *testing.T) {
 		if fields == nil {
 			fields = map[string]string{}
 		}
-		got, err := warcText(tc.typ, fields, tc.block, 1000)
+		got, err := warcText(tc.typ, fields, tc.block, 1000, ok2xx)
 		if want, isErr := strings.CutPrefix(tc.want, "error: "); isErr {
 			if err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("%s: text %q, error %v; want the error %q", tc.name, got, err, want)
@@ -208,5 +209,119 @@ func TestDedupWARCResponses(t *testing.T) {
 	line := 1 + strings.Count(utf+gbk+img, "\n")
 	if want := fmt.Sprintf("%s:%d: HTTP body sent with Content-Encoding gzip does not decode", path, line); !strings.Contains(errb.String(), want) {
 		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+}
+
+// ok2xx is --warc-status's default set.
+var ok2xx = mustStatusSet(defaultWARCStatus)
+
+func mustStatusSet(s string) *statusSet {
+	set, err := parseStatusSet(s)
+	if err != nil {
+		panic(err)
+	}
+	return set
+}
+
+// TestWARCStatus checks --warc-status: which HTTP statuses it names, what
+// it refuses, and that a response of a status it does not keep (a
+// redirect, a 404 page) is no document, while a status line without a
+// code is malformed unless every status is kept.
+func TestWARCStatus(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		in   []int
+		out  []int
+	}{
+		{"2xx", []int{200, 203, 206, 299}, []int{199, 301, 304, 404, 500}},
+		{"200,404", []int{200, 404}, []int{201, 301, 500}},
+		{" 2XX , 301", []int{200, 250, 301}, []int{302, 404}},
+		{"all", []int{100, 200, 404, 599, 0}, nil},
+	} {
+		set, err := parseStatusSet(tc.flag)
+		if err != nil {
+			t.Errorf("%q: %v", tc.flag, err)
+			continue
+		}
+		for _, c := range tc.in {
+			if !set.has(c) {
+				t.Errorf("%q does not hold %d", tc.flag, c)
+			}
+		}
+		for _, c := range tc.out {
+			if set.has(c) {
+				t.Errorf("%q holds %d", tc.flag, c)
+			}
+		}
+	}
+	for _, bad := range []string{"", "abc", "2x", "6xx", "600", "099", "20", "2000", "200,", "+20", "all,200"} {
+		if _, err := parseStatusSet(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+
+	page := func(status string) []byte {
+		return []byte(status + "\r\nContent-Type: text/html\r\n\r\n<p>" + fox + "</p>")
+	}
+	for _, tc := range []struct {
+		name  string
+		block []byte
+		keep  string
+		want  string
+	}{
+		{"200", page("HTTP/1.1 200 OK"), "2xx", "<p>" + fox + "</p>"},
+		{"HTTP/2, no reason", page("HTTP/2 200"), "2xx", "<p>" + fox + "</p>"},
+		{"404", page("HTTP/1.1 404 Not Found"), "2xx", "error: HTTP status not kept"},
+		{"404 kept", page("HTTP/1.1 404 Not Found"), "200,404", "<p>" + fox + "</p>"},
+		{"redirect", []byte("HTTP/1.1 301 Moved Permanently\r\nLocation: /b\r\nContent-Encoding: gzip\r\n\r\nnot gzip"), "2xx", "error: HTTP status not kept"},
+		{"any status", page("HTTP/1.0 503 Service Unavailable"), "all", "<p>" + fox + "</p>"},
+		{"no code", page("HTTP/1.1 OK"), "2xx", `error: HTTP status line "HTTP/1.1 OK" has no status code`},
+		{"no code, all", page("HTTP/1.1 OK"), "all", "<p>" + fox + "</p>"},
+	} {
+		got, err := warcText("response", map[string]string{}, tc.block, 1000, mustStatusSet(tc.keep))
+		if want, isErr := strings.CutPrefix(tc.want, "error: "); isErr {
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s: text %q, error %v; want the error %q", tc.name, got, err, want)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: text %q, error %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+// TestDedupWARCStatus checks dedup end to end on a crawl with a redirect
+// and a 404 page: by default neither is a document nor written; with
+// --warc-status all, the two 404 pages are near-duplicates of each other;
+// a bad --warc-status is a usage error naming it.
+func TestDedupWARCStatus(t *testing.T) {
+	ok := warcRecord("response", "a", "http://a.example/", "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"+fox)
+	moved := warcRecord("response", "b", "http://a.example/old", "HTTP/1.1 301 Moved Permanently\r\nLocation: http://a.example/\r\nContent-Type: text/plain\r\n\r\nMoved to http://a.example/")
+	missing := warcRecord("response", "c", "http://a.example/x", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\n"+other)
+	missing2 := warcRecord("response", "d", "http://a.example/y", "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n\r\n"+other)
+	path := filepath.Join(t.TempDir(), "crawl.warc")
+	if err := os.WriteFile(path, []byte(ok+moved+missing+missing2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		out  string
+	}{
+		{nil, ok},
+		{[]string{"--warc-status", "all"}, ok + moved + missing},
+		{[]string{"--warc-status", "200,301"}, ok + moved},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append(append([]string{"dedup"}, tc.args...), path), strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", tc.args, code, errb.String())
+		}
+		if out.String() != tc.out {
+			t.Errorf("%v: output\n%q\nwant\n%q", tc.args, out.String(), tc.out)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", "--warc-status", "2xx,ok", path}, strings.NewReader(""), &out, &errb); code != 2 || !strings.Contains(errb.String(), `--warc-status "2xx,ok": "ok" is not an HTTP status code`) {
+		t.Errorf("bad --warc-status: exit %d, stderr %q; want 2 and a message naming it", code, errb.String())
 	}
 }
