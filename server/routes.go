@@ -240,9 +240,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // readBody reads the whole request body, at most MaxBody bytes, and checks
-// that it is valid UTF-8. A body sent with Content-Encoding gzip is
-// decompressed, and MaxBody bounds it both as sent and as decompressed;
-// any other encoding is refused.
+// that it is valid UTF-8. A body sent with Content-Encoding gzip, zstd or
+// br is decompressed (gzip as it arrives, the others once read whole: see
+// decoders), and MaxBody bounds it both as sent and as decompressed; any
+// other encoding is refused.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := s.opts.MaxBody
 	if r.ContentLength > limit {
@@ -250,6 +251,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	}
 	var body io.Reader = http.MaxBytesReader(w, r.Body, limit)
 	gzipped := false
+	late := "" // zstd or br
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
 	case "gzip", "x-gzip":
@@ -260,10 +262,33 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		// One byte past the limit tells a body that decompresses to
 		// more than MaxBody from one that fills it exactly.
 		body, gzipped = io.LimitReader(zr, limit+1), true
+	case "zstd", "br":
+		late = enc
 	default:
-		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip", enc))
+		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip, zstd or br", enc))
 	}
 	sw, _ := w.(*statusWriter)
+	if late != "" {
+		// The body as sent, counted against MaxBodyMemory as it arrives,
+		// then a reader of it decoded.
+		src := body
+		if sw != nil {
+			src = &budgetReader{r: body, s: s, sw: sw}
+		}
+		var packed bytes.Buffer
+		if _, err := packed.ReadFrom(src); err != nil {
+			return nil, readError(err, limit)
+		}
+		zr, done, err := s.decoders.open(r.Context(), late, packed.Bytes())
+		if errors.Is(err, errWaitDecoder) {
+			return nil, newError(http.StatusServiceUnavailable, "timeout", err.Error())
+		}
+		if err != nil {
+			return nil, encodingError(late, err)
+		}
+		defer done()
+		body = io.LimitReader(zr, limit+1)
+	}
 	if sw != nil {
 		// Bytes are counted against MaxBodyMemory as they arrive. The
 		// reader lives in the statusWriter: no allocation of its own.
@@ -280,14 +305,14 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
-		case errors.As(err, &mbe):
-			return nil, tooLarge(limit)
-		case errors.Is(err, errBodyMemory):
-			return nil, errOverloadedBytes
+		case errors.As(err, &mbe), errors.Is(err, errBodyMemory):
+			// readError names these, whatever the coding.
 		case gzipped:
 			return nil, gzipError(err)
+		case late != "":
+			return nil, encodingError(late, err)
 		}
-		return nil, newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
+		return nil, readError(err, limit)
 	}
 	if sw != nil && !sw.placed {
 		// The body is here: now the request takes its place.
@@ -306,6 +331,18 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	// file's text, is no part of the JSON (RFC 8259 lets a parser skip
 	// it).
 	return bytes.TrimPrefix(b, []byte("\ufeff")), nil
+}
+
+// readError is the answer to a request body that could not be read.
+func readError(err error, limit int64) *apiError {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return tooLarge(limit)
+	case errors.Is(err, errBodyMemory):
+		return errOverloadedBytes
+	}
+	return newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
 }
 
 // budgetReader counts the bytes read from r against the server's

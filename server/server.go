@@ -199,6 +199,8 @@ type Server struct {
 	scoring      scoring
 	ids          idSource
 	bufs         bufferPool
+	// decoders decode the bodies sent with Content-Encoding zstd or br.
+	decoders *decoders
 	// statMetrics are the engine statistics exported at /metrics.
 	statMetrics []statMetric
 }
@@ -226,6 +228,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts.withDefaults()}
 	s.fps = newFingerprinters(s.opts.Fingerprint)
+	s.decoders = newDecoders(defaultDecoders())
 	s.scoring = newScoring(s.opts.RuleScoreOnly, *s.opts.Policy)
 	s.statMetrics = statMetrics()
 	s.metrics = newMetrics(s)

@@ -69,6 +69,7 @@ function errorMessage(code, message) {
       return /shutting down/.test(message) ? "The server is shutting down." : "The server is starting; try again in a moment.";
     case "bad_json":
     case "bad_gzip":
+    case "bad_encoding":
     case "unknown_field":
     case "unsupported_encoding":
     case "method_not_allowed":

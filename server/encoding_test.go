@@ -1,0 +1,200 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+)
+
+// zstdOf returns b compressed as a zstd stream with the given encoder
+// options.
+func zstdOf(t testing.TB, b []byte, opts ...zstd.EOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// brOf returns b compressed with brotli at its default quality.
+func brOf(b []byte) []byte {
+	var buf bytes.Buffer
+	bw := brotli.NewWriter(&buf)
+	bw.Write(b)
+	bw.Close()
+	return buf.Bytes()
+}
+
+// TestZstdBrotliBodies posts bodies sent with Content-Encoding zstd and
+// br: each is read as the same JSON sent plain, on the single and the
+// batch routes; a body that is not in its coding, or is cut short, is a
+// 400 bad_encoding naming the coding; one that decompresses past MaxBody
+// is a 413 although it is small as sent; a zstd frame that needs a window
+// beyond the decoders' is a 400 naming the limit.
+func TestZstdBrotliBodies(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBody: 1 << 10})
+	h := s.Handler()
+	post := func(path, enc string, body []byte) (int, map[string]any, string) {
+		t.Helper()
+		req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+		req.Header.Set("Content-Encoding", enc)
+		if strings.HasSuffix(path, "batch") {
+			req.Header.Set("Content-Type", "application/x-ndjson")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var v map[string]any
+		json.Unmarshal(w.Body.Bytes(), &v)
+		return w.Code, v, w.Body.String()
+	}
+	message := func(v map[string]any) string {
+		e, _ := v["error"].(map[string]any)
+		m, _ := e["message"].(string)
+		return m
+	}
+	codings := map[string]func([]byte) []byte{
+		"zstd": func(b []byte) []byte { return zstdOf(t, b) },
+		"br":   brOf,
+	}
+	for _, enc := range []string{"zstd", "br"} {
+		pack := codings[enc]
+		doc := []byte(fmt.Sprintf(`{"id":"%s1","text":"a text sent compressed with %s, as a crawler might send its pages"}`, enc, enc))
+		if code, v, body := post("/v1/documents", enc, pack(doc)); code != 200 || v["id"] != enc+"1" {
+			t.Errorf("%s document: %d %s", enc, code, body)
+		}
+		if code, v, body := post("/v1/documents", strings.ToUpper(enc), pack(doc)); code != 200 || v["id"] != enc+"1" {
+			t.Errorf("%s document again, the coding in capitals: %d %s", enc, code, body)
+		}
+		batch := []byte(fmt.Sprintf("{\"id\":\"%s2\",\"text\":\"one of a batch\"}\n{\"id\":\"%s3\",\"text\":\"another text altogether, of the same batch\"}\n", enc, enc))
+		if code, _, body := post("/v1/documents/batch", enc, pack(batch)); code != 200 || !strings.Contains(body, `"`+enc+`3"`) {
+			t.Errorf("%s batch: %d %s", enc, code, body)
+		}
+		if code, v, body := post("/v1/documents", enc, doc); code != 400 || errorCode(v) != "bad_encoding" || !strings.Contains(message(v), "Content-Encoding "+enc) {
+			t.Errorf("plain body sent as %s: %d %s", enc, code, body)
+		}
+		p := pack(doc)
+		if code, v, body := post("/v1/documents", enc, p[:len(p)/2]); code != 400 || errorCode(v) != "bad_encoding" {
+			t.Errorf("%s cut short: %d %s", enc, code, body)
+		}
+		big := pack([]byte(`{"text":"` + strings.Repeat("a", 64<<10) + `"}`))
+		if len(big) >= 1<<10 {
+			t.Fatalf("the compressed body is %d bytes; the test needs it under the limit", len(big))
+		}
+		if code, v, body := post("/v1/documents", enc, big); code != 413 || errorCode(v) != "body_too_large" || !strings.Contains(message(v), "decompresses") {
+			t.Errorf("%s over the limit once decompressed: %d %s", enc, code, body)
+		}
+	}
+	// A frame without a content size whose window descriptor asks for
+	// 16 MiB (exponent 14, mantissa 0), holding one raw block: more than
+	// the decoders hold.
+	text := []byte(`{"text":"a small text in a frame with a wide window"}`)
+	wide := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 14 << 3}
+	n := 1 | len(text)<<3 // the last block, raw, of len(text) bytes
+	wide = append(append(wide, byte(n), byte(n>>8), byte(n>>16)), text...)
+	if z, err := zstd.NewReader(nil, zstd.WithDecoderMaxWindow(32<<20)); err != nil {
+		t.Fatal(err)
+	} else if got, err := z.DecodeAll(wide, nil); err != nil || !bytes.Equal(got, text) {
+		t.Fatalf("the wide frame decodes to %q, %v with a wide enough window", got, err)
+	}
+	if code, v, body := post("/v1/documents", "zstd", wide); code != 400 || errorCode(v) != "bad_encoding" || !strings.Contains(message(v), "window of more than 8 MiB") {
+		t.Errorf("zstd with a 16 MiB window: %d %s", code, body)
+	}
+}
+
+// TestZstdBodiesConcurrent posts zstd and br bodies from more clients
+// than there are decoders: each is answered with its own id, so the
+// decoders a slot keeps do not mix one body with another.
+func TestZstdBodiesConcurrent(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	h := s.Handler()
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for c := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				id := fmt.Sprintf("c%d-%d", c, i)
+				doc := []byte(fmt.Sprintf(`{"id":%q,"text":"document %s of client %d: %s"}`, id, id, c, strings.Repeat(fmt.Sprintf("w%d ", i*31+c), 40)))
+				enc, body := "zstd", zstdOf(t, doc)
+				if i%2 == 1 {
+					enc, body = "br", brOf(doc)
+				}
+				req := httptest.NewRequest("POST", "/v1/documents", bytes.NewReader(body))
+				req.Header.Set("Content-Encoding", enc)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				var v struct{ ID string }
+				if json.Unmarshal(w.Body.Bytes(), &v); w.Code != 200 || v.ID != id {
+					errs <- fmt.Sprintf("%s %s: %d %s", enc, id, w.Code, w.Body.String())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// FuzzCompressedBody posts arbitrary bytes as a body sent with
+// Content-Encoding gzip, zstd or br: whatever they hold, the answer is a
+// JSON object (an error one with a code, when it is not a 200), never a
+// 500 or a crash, and never more than MaxBody decoded.
+func FuzzCompressedBody(f *testing.F) {
+	doc := []byte("{\"text\":\"a\"}\n{\"text\":\"b c d\"}\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(doc)
+	zw.Close()
+	f.Add(uint8(0), gz.Bytes())
+	f.Add(uint8(1), zstdOf(f, doc))
+	f.Add(uint8(1), zstdOf(f, bytes.Repeat([]byte("{\"text\":\"aaaa\"}\n"), 10000)))
+	f.Add(uint8(1), []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70, 0x09, 0, 0, 'x'})
+	f.Add(uint8(2), brOf(doc))
+	f.Add(uint8(2), []byte{0x0b, 0xff})
+	srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv.SetEngine(newFakeEngine())
+	h := srv.Handler()
+	codings := []string{"gzip", "zstd", "br"}
+	f.Fuzz(func(t *testing.T, coding uint8, body []byte) {
+		enc := codings[int(coding)%len(codings)]
+		req := httptest.NewRequest("POST", "/v1/documents/batch", bytes.NewReader(body))
+		req.Header.Set("Content-Encoding", enc)
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code == 500 {
+			t.Fatalf("%s %q: 500: %s", enc, body, w.Body.String())
+		}
+		var v any
+		if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s: answer is not JSON: %q", enc, w.Body.String())
+		}
+		if m, ok := v.(map[string]any); ok && w.Code != 200 {
+			e, _ := m["error"].(map[string]any)
+			if code, _ := e["code"].(string); code == "" {
+				t.Fatalf("%s: %d without an error code: %v", enc, w.Code, v)
+			}
+		}
+	})
+}
