@@ -57,8 +57,8 @@ func (o TextOptions) Validate() error {
 	return fmt.Errorf("eval: unknown text format %q (want jsonl, fortunes, lines or files)", o.Format)
 }
 
-// ReadTexts reads the texts at path (a file, compressed with gzip, zstd or
-// bzip2 or not, or a directory) in file order; files in a directory are
+// ReadTexts reads the texts at path (a file, compressed with gzip, zstd,
+// bzip2 or xz or not, or a directory) in file order; files in a directory are
 // read in name order.
 func ReadTexts(path string, o TextOptions) ([]string, error) {
 	if err := o.Validate(); err != nil {
@@ -160,8 +160,8 @@ func sniffTextFormat(path string, b []byte) string {
 	return FormatLines
 }
 
-// readAll reads a file, decompressed when it is compressed (gzip, zstd or
-// bzip2, told from its first bytes), and drops a leading UTF-8 byte order
+// readAll reads a file, decompressed when it is compressed (gzip, zstd,
+// bzip2 or xz, told from its first bytes), and drops a leading UTF-8 byte order
 // mark.
 func readAll(path string) ([]byte, error) {
 	f, err := os.Open(path)
@@ -251,7 +251,7 @@ const (
 // PairOptions says how to read labelled pairs.
 type PairOptions struct {
 	// Format is FormatTSV, FormatCSV, FormatJSONL or FormatClough; empty
-	// means by the file name (.tsv, .csv, .jsonl, each optionally .gz, .zst or .bz2, or a
+	// means by the file name (.tsv, .csv, .jsonl, each optionally .gz, .zst, .bz2 or .xz, or a
 	// directory for clough), tsv otherwise.
 	Format string
 	// ACol, BCol and LabelCol name the columns (or JSON fields) of the two

@@ -250,7 +250,7 @@ term-frequency vectors, the Levenshtein ratio of their normalized texts, and
 the duplicate decision, with a line (why) that names the rule that made it
 and the bound or threshold that decided. A and B are the texts themselves,
 or @path to read a file ("@-" reads standard input, so only one of A and B
-can be "@-"; a file compressed with gzip, zstd or bzip2 is read
+can be "@-"; a file compressed with gzip, zstd, bzip2 or xz is read
 decompressed, as the --pairs file is); a text that starts with "@" is written with "@@" ("@@home" is
 the text "@home").
 

@@ -882,13 +882,13 @@ Inputs (standard input when none is given):
   directory  one document per regular file, id = its relative path. Output: the
              relative paths of the unique files, one a line.
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
-not written). An input compressed with gzip, zstd or bzip2 (a file, standard
-input, or a file of a directory) is read decompressed: the format is told
-from its first bytes, not its name, and a .gz, .zst or .bz2 after .csv or
-.txt still names the format (docs.csv.gz is CSV). Output is not compressed
-(but for the columns of a Parquet output, compressed as the input's were).
-A compressed input that is damaged or cut short stops the run where it
-could not be read on, as any read error does.
+not written). An input compressed with gzip, zstd, bzip2 or xz (a file,
+standard input, or a file of a directory) is read decompressed: the format is
+told from its first bytes, not its name, and a .gz, .zst, .bz2 or .xz after
+.csv or .txt still names the format (docs.csv.gz is CSV). Output is not
+compressed (but for the columns of a Parquet output, compressed as the
+input's were). A compressed input that is damaged or cut short stops the run
+where it could not be read on, as any read error does.
 
 Decisions are made in input order, so the first of a group of near-duplicates
 is kept; fingerprinting runs on all cores. Near-duplicates are decided by the

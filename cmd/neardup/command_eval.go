@@ -485,7 +485,7 @@ func evalNoArgs(cmd *cobra.Command, args []string) error {
 
 // openInput sets f.path, the file the eval readers (which take a path)
 // read: --input itself, or for "-" a copy of standard input in a temporary
-// file, decompressed if it is compressed (gzip, zstd or bzip2). Where the system allows, the copy is
+// file, decompressed if it is compressed (gzip, zstd, bzip2 or xz). Where the system allows, the copy is
 // unlinked at once and read as /dev/fd/N, so that no file is left behind
 // whatever ends the run; else cleanup removes it. A copy of JSON Lines
 // (its first character is "{") gets *format jsonl unless --format was

@@ -129,8 +129,8 @@ only ('neardup pairs' reads names so and writes them back the same).
 
 Each FILE is one document, its exact bytes, named by the FILE argument; "-" or
 no FILE at all reads standard input, named "-" ("-" can be given once). An
-input compressed with gzip, zstd or bzip2 (told from its first bytes, not its
-name) is read decompressed: the document is the text it holds. With
+input compressed with gzip, zstd, bzip2 or xz (told from its first bytes, not
+its name) is read decompressed: the document is the text it holds. With
 --lines, each line of each input is a document, without its line terminator
 ("\n" or "\r\n"), named by its 1-based line number (FILE:N, or -:N for
 standard input, when more than one input is given). --lines streams: memory

@@ -54,7 +54,7 @@ see package weight) for tf-idf weighting of the default pipeline.
 Each FILE is one document, or, with --lines, each line of each FILE is one
 document; blank files and lines are not documents. Without FILE, or with
 FILE "-", it reads standard input. A FILE (or standard input) compressed with
-gzip, zstd or bzip2 is read decompressed, the format told from its first
+gzip, zstd, bzip2 or xz is read decompressed, the format told from its first
 bytes. Documents are analysed like the default
 pipeline (the --shingle, --units, --cjk, --html, --main-text and --fold-accents flags change that, and
 must match the pipeline the table is used with); each feature's IDF is

@@ -38,7 +38,7 @@ neardup pairs' works, and a byte order mark at the start of a file is
 ignored. Several FILEs are read in order as one input, one after the
 other: a HEX line's id is its line number in the whole input, and ids are
 not told apart by the file they come from. A FILE (or standard input)
-compressed with gzip, zstd or bzip2 is read decompressed, the format told
+compressed with gzip, zstd, bzip2 or xz is read decompressed, the format told
 from its first bytes.
 
 Ids are read and written with the escapes 'neardup fingerprint' uses for

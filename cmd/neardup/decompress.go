@@ -8,7 +8,7 @@ import (
 )
 
 // decompressed calls f with r read decompressed when it is compressed
-// (gzip, zstd or bzip2, told from its first bytes: decompress.Reader) and
+// (gzip, zstd, bzip2 or xz, told from its first bytes: decompress.Reader) and
 // as it is otherwise. A damaged start of a compressed stream is a usage
 // error naming the input, name as messages call it.
 func decompressed(r io.Reader, name string, f func(io.Reader) error) error {

@@ -10,9 +10,10 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
-// compress returns b compressed in format ("gz" or "zst").
+// compress returns b compressed in format ("gz", "zst" or "xz").
 func compress(t *testing.T, format string, b []byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
@@ -29,6 +30,12 @@ func compress(t *testing.T, format string, b []byte) []byte {
 			t.Fatal(err)
 		}
 		w = zw
+	case "xz":
+		xw, err := xz.NewWriter(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w = xw
 	default:
 		t.Fatalf("unknown format %q", format)
 	}
@@ -42,7 +49,7 @@ func compress(t *testing.T, format string, b []byte) []byte {
 }
 
 // TestCompressedInputs checks that every command that reads documents or
-// fingerprints reads a gzip or zstd copy of its input, from a file or
+// fingerprints reads a gzip, zstd or xz copy of its input, from a file or
 // standard input, as it reads the input itself: same output, same exit
 // status.
 func TestCompressedInputs(t *testing.T) {
@@ -96,7 +103,7 @@ func TestCompressedInputs(t *testing.T) {
 			if wantCode != 0 || want == "" {
 				t.Fatalf("plain input: exit %d, output %q, stderr %q", wantCode, want, wantErr)
 			}
-			for _, format := range []string{"gz", "zst"} {
+			for _, format := range []string{"gz", "zst", "xz"} {
 				z := compress(t, format, []byte(tc.content))
 				for _, stdin := range []bool{false, true} {
 					if stdin && tc.file == "in.csv" {
@@ -153,7 +160,7 @@ func TestCompressedDirectory(t *testing.T) {
 func TestCompressedCutShort(t *testing.T) {
 	docs := dedupDocs(5000)
 	in := strings.Join(docs, "")
-	for _, format := range []string{"gz", "zst"} {
+	for _, format := range []string{"gz", "zst", "xz"} {
 		t.Run(format, func(t *testing.T) {
 			z := compress(t, format, []byte(in))
 			path := filepath.Join(t.TempDir(), "in.jsonl."+format)
@@ -162,7 +169,7 @@ func TestCompressedCutShort(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			code := run([]string{"dedup", path}, strings.NewReader(""), &out, &errb)
-			want := map[string]string{"gz": "gzip", "zst": "zstd"}[format] + " data ends early (is the file cut short?)"
+			want := map[string]string{"gz": "gzip", "zst": "zstd", "xz": "xz"}[format] + " data ends early (is the file cut short?)"
 			if code != 2 || !strings.Contains(errb.String(), path+":") || !strings.Contains(errb.String(), ": cannot read: "+want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, errb.String(), want)
 			}

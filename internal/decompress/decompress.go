@@ -1,7 +1,8 @@
 // Package decompress reads inputs that may be compressed: a stream that
-// starts with the magic bytes of gzip, zstd or bzip2 is read decompressed,
-// any other as it is. The commands read their documents through it, so
-// that corpora kept as .jsonl.gz or .jsonl.zst need no zcat in front.
+// starts with the magic bytes of gzip, zstd, bzip2 or xz is read
+// decompressed, any other as it is. The commands read their documents
+// through it, so that corpora kept as .jsonl.gz, .jsonl.zst or .txt.xz
+// need no zcat in front.
 //
 // The format is told from the first bytes, not from a file's name: none of
 // the magic numbers below starts a valid UTF-8 text, but for bzip2's, which
@@ -19,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // The formats a Reader decompresses, as Format names them.
@@ -26,6 +28,7 @@ const (
 	Gzip  = "gzip"
 	Zstd  = "zstd"
 	Bzip2 = "bzip2"
+	Xz    = "xz"
 )
 
 // sniffLen is how many bytes Sniff needs to tell every format.
@@ -47,15 +50,17 @@ func Sniff(head []byte) string {
 		(bytes.Equal(head[4:10], []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}) || // a block
 			bytes.Equal(head[4:10], []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})): // the end: an empty stream
 		return Bzip2
+	case len(head) >= 6 && bytes.Equal(head[:6], []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return Xz
 	}
 	return ""
 }
 
-// TrimExt returns name without a final .gz, .zst, .zstd or .bz2 (in any
+// TrimExt returns name without a final .gz, .zst, .zstd, .bz2 or .xz (in any
 // case), so that the format of "docs.csv.gz" can be told from ".csv".
 func TrimExt(name string) string {
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".gz", ".zst", ".zstd", ".bz2":
+	case ".gz", ".zst", ".zstd", ".bz2", ".xz":
 		return strings.TrimSuffix(name, filepath.Ext(name))
 	}
 	return name
@@ -63,7 +68,7 @@ func TrimExt(name string) string {
 
 // Reader reads a stream decompressed when it is compressed, and as it is
 // otherwise. Concatenated streams of one format (pigz, pbzip2, zstd's
-// multiple frames) read as one. A damaged or cut-short compressed stream
+// multiple frames, xz -T's blocks and streams) read as one. A damaged or cut-short compressed stream
 // gives an *Error; an error of the underlying reader is returned as it is.
 type Reader struct {
 	format string
@@ -100,7 +105,18 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		z.r, z.close = zr, zr.Close
 	case Bzip2:
-		z.r = bzip2.NewReader(br)
+		a := newReadAhead(bzip2.NewReader(br))
+		z.r, z.close = a, a.Close
+	case Xz:
+		// The stream header is read here, so a damaged one is reported
+		// now. The dictionary is what the stream asks for (64 MiB at
+		// xz -9, the largest preset).
+		zr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, z.wrap(err)
+		}
+		a := newReadAhead(zr)
+		z.r, z.close = a, a.Close
 	}
 	return z, nil
 }
@@ -119,7 +135,8 @@ func (z *Reader) Read(p []byte) (int, error) {
 }
 
 // Close releases the decompressor; it does not close the underlying
-// reader.
+// reader, which the Reader no longer reads once Close returns (bzip2 and
+// xz are decoded ahead of Read, in a goroutine of their own).
 func (z *Reader) Close() error {
 	z.close()
 	return nil
@@ -141,7 +158,7 @@ func (z *Reader) wrap(err error) error {
 // Error is a compressed stream that cannot be decompressed: damaged, or
 // ending early (Err is then io.ErrUnexpectedEOF).
 type Error struct {
-	Format string // Gzip, Zstd or Bzip2
+	Format string // Gzip, Zstd, Bzip2 or Xz
 	Err    error  // the decompressor's error
 }
 
