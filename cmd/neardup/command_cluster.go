@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	bits64 "math/bits"
@@ -142,7 +141,7 @@ all, and giving it --max-candidates too is an error.`,
 			}
 			groups := clusterDocs(docs, fp, cfg, policy, !noVerify, strict, most)
 			w := bufio.NewWriter(cmd.OutOrStdout())
-			enc := json.NewEncoder(w)
+			enc := newJSONEncoder(w)
 			for i, g := range groups {
 				line := clusterLine{Cluster: i + 1, Representative: docs[g.Representative].ID}
 				for _, m := range g.Members {

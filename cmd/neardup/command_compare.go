@@ -312,7 +312,7 @@ say; the table adds a note, JSON output "empty": true.`,
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return json.NewEncoder(out).Encode(c)
+				return newJSONEncoder(out).Encode(c)
 			}
 			_, err = fmt.Fprintf(out, "profile            %s (%d bits)\nfingerprint A      %s\nfingerprint B      %s\n"+
 				"distance           %d\nsimilarity         %.4f\njaccard            %.4f\ncosine             %.4f\n"+
@@ -366,7 +366,7 @@ func comparePairs(cmd *cobra.Command, fp neardup.Fingerprinter, cfg neardup.Conf
 		return usagef("--max-line must be positive, not %d", maxLine)
 	}
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	enc := json.NewEncoder(out)
+	enc := newJSONEncoder(out)
 	err := withInput(cmd, name, func(r io.Reader) error {
 		return eachLine(r, name, maxLine, func(n int, line []byte) error {
 			if n == 1 {

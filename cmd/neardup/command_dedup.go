@@ -1389,9 +1389,7 @@ func (d *deduper) flush(ctx context.Context) error {
 		if res.Duplicate {
 			d.dups++
 			if d.rep != nil {
-				b, _ := json.Marshal(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
-				d.rep.Write(b)
-				d.rep.WriteByte('\n')
+				writeJSONLine(d.rep, dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
 			}
 			continue
 		}

@@ -723,7 +723,7 @@ func (f *evalFlags) evaluate(cmd *cobra.Command, d *eval.Dataset, notes []string
 	}
 	w := cmd.OutOrStdout()
 	if f.jsonOut {
-		enc := json.NewEncoder(w)
+		enc := newJSONEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
@@ -793,7 +793,7 @@ func writeCorpusReport(w io.Writer, f *evalFlags, r *eval.CorpusReport) error {
 		}
 	}
 	if f.jsonOut {
-		enc := json.NewEncoder(w)
+		enc := newJSONEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
