@@ -1,0 +1,63 @@
+package client_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/client"
+	"github.com/neardup/neardup/server"
+)
+
+// TestGzipServer checks that a neardup server answers a client made by
+// Gzip as it answers one that does not compress: a batch with a near-copy
+// in it, and a query for it.
+func TestGzipServer(t *testing.T) {
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	engine, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	s, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(engine)
+	var zipped atomic.Int64
+	h := s.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Content-Encoding") == "gzip" {
+			zipped.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+
+	ctx := context.Background()
+	c := client.New(srv.URL, nil).Gzip(0)
+	text := strings.Repeat("Clients post documents as they arrive and learn at once whether each is new. ", 3)
+	res, err := c.Batch(ctx, []client.Document{
+		{ID: "a", Text: text},
+		{ID: "b", Text: "Another text, about something else entirely, with other words in it."},
+		{ID: "c", Text: text + " Again."},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0].Duplicate || res[1].Duplicate || !res[2].Duplicate || *res[2].DuplicateOf != "a" {
+		t.Fatalf("results %+v; want c a duplicate of a, the others new", res)
+	}
+	q, err := c.Query(ctx, client.Query{Text: text})
+	if err != nil || len(q.Matches) == 0 || q.Matches[0].ID != "a" {
+		t.Fatalf("query: %+v, %v; want a match of a", q, err)
+	}
+	if zipped.Load() != 2 {
+		t.Errorf("%d requests sent with gzip, want 2", zipped.Load())
+	}
+}
