@@ -68,8 +68,9 @@ func TrimExt(name string) string {
 
 // Reader reads a stream decompressed when it is compressed, and as it is
 // otherwise. Concatenated streams of one format (pigz, pbzip2, zstd's
-// multiple frames, xz -T's blocks and streams) read as one. A damaged or cut-short compressed stream
-// gives an *Error; an error of the underlying reader is returned as it is.
+// multiple frames, xz's streams) read as one. A damaged or cut-short
+// compressed stream gives an *Error; an error of the underlying reader is
+// returned as it is.
 type Reader struct {
 	format string
 	src    *srcReader
