@@ -33,6 +33,8 @@ func newIDFCmd() *cobra.Command {
 type idfBuildFlags struct {
 	out     string
 	lines   bool
+	format  string
+	in      docInput // the record formats' flags (--text-field, --on-error...)
 	minDF   int
 	shingle int
 	units   string
@@ -46,20 +48,28 @@ type idfBuildFlags struct {
 func newIDFBuildCmd() *cobra.Command {
 	var fl idfBuildFlags
 	cmd := &cobra.Command{
-		Use:   "build [--out FILE] [--lines] [FILE...]",
+		Use:   "build [--out FILE] [--lines | --format F] [FILE...]",
 		Short: "Build an IDF table from a corpus",
 		Long: `Build reads a corpus and writes an IDF table (text format "neardup-idf 2",
 see package weight) for tf-idf weighting of the default pipeline.
 
 Each FILE is one document, or, with --lines, each line of each FILE is one
 document; blank files and lines are not documents. Without FILE, or with
-FILE "-", it reads standard input. A FILE (or standard input) compressed with
-gzip, zstd, bzip2 or xz is read decompressed, the format told from its first
-bytes. Documents are analysed like the default
-pipeline (the --shingle, --units, --cjk, --html, --main-text and --fold-accents flags change that, and
-must match the pipeline the table is used with); each feature's IDF is
-ln((N+1)/(df+1)) + 1 over N documents, df of which contain it. A corpus
-without documents is refused: it has nothing to weigh. The table goes to
+FILE "-", it reads standard input. Corpora in dedup's formats are read as
+dedup reads them, one document a record: --format jsonl, csv, parquet or
+warc (the text in --text-field, or a WARC record's body; --on-error,
+--max-line and --warc-status as in dedup), or dir (each file under a
+directory one document). --format auto, the default, tells them by name:
+.jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet
+WARC, a directory is dir, and any other FILE (standard input too) is one
+document. A FILE (or standard input) compressed with gzip, zstd, bzip2 or
+xz is read decompressed, the format told from its first bytes (a .gz,
+.zst, .bz2 or .xz after the extension still names the format:
+docs.jsonl.zst is JSONL). Documents are analysed like the default pipeline
+(the --shingle, --units, --cjk, --html, --main-text and --fold-accents
+flags change that, and must match the pipeline the table is used with);
+each feature's IDF is ln((N+1)/(df+1)) + 1 over N documents, df of which
+contain it. A corpus without documents is refused: it has nothing to weigh. The table goes to
 standard output, or to --out, written whole or not at all: through a
 temporary file in the same directory, renamed over the file once the table
 is complete, and removed on any failure and on SIGINT or SIGTERM (exit
@@ -72,7 +82,12 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&fl.out, "out", "o", "", "write the table to FILE (default standard output)")
-	f.BoolVar(&fl.lines, "lines", false, "each non-blank line is a document (default: each file is one)")
+	f.BoolVar(&fl.lines, "lines", false, "each non-blank line is a document (default: each file is one); --format lines")
+	f.StringVar(&fl.format, "format", "auto", "input format: auto, file (one document), lines, jsonl, csv, parquet, warc or dir (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document)")
+	f.StringVar(&fl.in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
+	f.StringVar(&fl.in.onError, "on-error", "fail", "on a malformed JSONL, CSV, Parquet or WARC record: fail (exit 2) or skip (report it on stderr and go on)")
+	f.IntVar(&fl.in.maxLine, "max-line", 64<<20, "longest line, record or file of a directory, in bytes, read as one document")
+	f.StringVar(&fl.in.warcStatusFlag, "warc-status", defaultWARCStatus, "HTTP statuses of the WARC response records that are documents, as in dedup")
 	f.IntVar(&fl.minDF, "min-df", 1, "keep only features in at least this many documents")
 	f.IntVar(&fl.shingle, "shingle", 0, "tokens per feature (default: the default pipeline's)")
 	f.StringVar(&fl.units, "units", "", "words or chars (default: the default pipeline's)")
@@ -87,6 +102,21 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	if fl.minDF < 1 {
 		return usagef("idf build: --min-df %d must be at least 1", fl.minDF)
+	}
+	switch fl.format {
+	case "auto", "file", "lines", "jsonl", "csv", "parquet", "warc", "dir":
+	default:
+		return usagef("idf build: --format %q: want auto, file, lines, jsonl, csv, parquet, warc or dir", fl.format)
+	}
+	if fl.lines {
+		if fl.format != "auto" && fl.format != "lines" {
+			return usagef("idf build: --lines conflicts with --format %s (--lines is --format lines)", fl.format)
+		}
+		fl.format = "lines"
+	}
+	fl.in.format, fl.in.idField = "jsonl", "id" // checked here; set for each input
+	if err := fl.in.validate(); err != nil {
+		return fmt.Errorf("idf build: %w", err)
 	}
 	p := neardup.DefaultPipeline()
 	p.HTML, p.MainText, p.FoldAccents = fl.html, fl.main, fl.fold
@@ -113,8 +143,37 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		b.Add(keys)
 	}
 	for _, name := range args {
-		if err := readDocuments(cmd.InOrStdin(), name, fl.lines, add); err != nil {
+		kind, err := idfKind(name, fl.format)
+		if err != nil {
 			return err
+		}
+		if kind == "file" || kind == "lines" {
+			if err := readDocuments(cmd.InOrStdin(), name, kind == "lines", add); err != nil {
+				return err
+			}
+			continue
+		}
+		in := fl.in
+		in.format = kind
+		srcs, err := in.sources([]string{name})
+		if err != nil {
+			return fmt.Errorf("idf build: %w", err)
+		}
+		bad := func(ie *inputError) error {
+			if in.onError == "skip" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: idf build: skipped %s\n", ie)
+				return nil
+			}
+			return usagef("%s (no table written; --on-error skip passes over bad records)", ie)
+		}
+		emit := func(r *record) error {
+			if strings.TrimSpace(r.doc.Text) != "" {
+				add([]byte(r.doc.Text))
+			}
+			return nil
+		}
+		if err := in.read(cmd.InOrStdin(), srcs, emit, bad, nil); err != nil {
+			return fmt.Errorf("idf build: %w", err)
 		}
 	}
 	if b.Docs() == 0 {
@@ -326,6 +385,34 @@ func resolveOut(path string) (string, error) {
 		cur = dest
 	}
 	return "", errors.New("too many levels of symbolic links")
+}
+
+// idfKind returns how idf build reads the input name with --format
+// format: file (one document), lines, or a record format of dedup's.
+// auto tells the record formats and directories by name; anything else,
+// standard input included, is one document, as idf build read every input
+// before it read records.
+func idfKind(name, format string) (string, error) {
+	if format != "auto" {
+		return format, nil
+	}
+	if name == "-" {
+		return "file", nil
+	}
+	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
+		return "dir", nil
+	}
+	switch strings.ToLower(filepath.Ext(decompress.TrimExt(name))) {
+	case ".jsonl", ".ndjson":
+		return "jsonl", nil
+	case ".csv":
+		return "csv", nil
+	case ".parquet":
+		return "parquet", nil
+	case ".warc", ".wet":
+		return "warc", nil
+	}
+	return "file", nil
 }
 
 // readDocuments calls add for each document of the file name ("-" is in):

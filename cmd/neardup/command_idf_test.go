@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -75,17 +77,110 @@ func TestIDFBuildErrors(t *testing.T) {
 	}
 }
 
-// TestIDFBuildDirectory checks that a directory given as input is named
-// once in the error, not once by the command and again by the system call.
+// TestIDFBuildDirectory checks that a directory is read as dir by
+// default, each file a document, and that a format that reads files names
+// it once in the error, not once by the command and again by the system
+// call.
 func TestIDFBuildDirectory(t *testing.T) {
 	dir := t.TempDir()
-	for _, args := range [][]string{{"idf", "build", dir}, {"idf", "build", "--lines", dir}} {
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a b c\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte("a b d\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"idf", "build", dir}, nil, &stdout, &stderr); code != 0 || !strings.HasPrefix(stdout.String(), "neardup-idf 2\ndocs 2\n") {
+		t.Errorf("exit %d, table %q, stderr %q; want 2 documents", code, stdout.String(), stderr.String())
+	}
+	for _, args := range [][]string{{"idf", "build", "--lines", dir}, {"idf", "build", "--format", "file", dir}, {"idf", "build", "--format", "jsonl", dir}} {
 		var stdout, stderr bytes.Buffer
 		code := run(args, nil, &stdout, &stderr)
 		wantUsageError(t, stderr.String(), code, "is a directory")
 		if strings.Count(stderr.String(), dir) != 1 {
 			t.Errorf("%v: exit %d, stderr %q, want an error naming the directory once", args, code, stderr.String())
 		}
+	}
+}
+
+// TestIDFBuildRecords checks that a corpus kept as JSONL, CSV, Parquet or
+// WARC (compressed or not) gives the table of its texts, each record one
+// document, as when each text is a file of its own; and that a bad record
+// stops the run, naming where it is, or is skipped with --on-error skip.
+func TestIDFBuildRecords(t *testing.T) {
+	texts := []string{fox, "a text of two lines\nwhose second line is part of it", other, "的确是一个中文的句子"}
+	dir := t.TempDir()
+	table := func(args []string, stdin string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(append([]string{"idf", "build"}, args...), strings.NewReader(stdin), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	var files []string
+	for i, text := range texts {
+		p := filepath.Join(dir, fmt.Sprintf("doc%d.txt", i))
+		os.WriteFile(p, []byte(text), 0o644)
+		files = append(files, p)
+	}
+	want := table(files, "")
+	if !strings.HasPrefix(want, fmt.Sprintf("neardup-idf 2\ndocs %d\n", len(texts))) {
+		t.Fatalf("the table of the files: %q", want)
+	}
+
+	var jsonl, csvText, warc strings.Builder
+	cw := csv.NewWriter(&csvText)
+	cw.Write([]string{"id", "body"})
+	var rows []pqNoID
+	for i, text := range texts {
+		fmt.Fprintf(&jsonl, "{\"id\":%d,\"text\":%q}\n", i, text)
+		cw.Write([]string{fmt.Sprint(i), text})
+		warc.WriteString(warcRecord("conversion", fmt.Sprint(i), "http://x.example/", text))
+		rows = append(rows, pqNoID{Body: text})
+	}
+	cw.Flush()
+	jsonl.WriteString("{\"id\":9,\"text\":\"  \"}\n") // blank: no document
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"jsonl", []string{write("docs.jsonl", []byte(jsonl.String()))}, ""},
+		{"jsonl, zstd", []string{write("docs.jsonl.zst", compress(t, "zst", []byte(jsonl.String())))}, ""},
+		{"ndjson, xz", []string{write("docs.ndjson.xz", compress(t, "xz", []byte(jsonl.String())))}, ""},
+		{"jsonl, standard input", []string{"--format", "jsonl"}, jsonl.String()},
+		{"jsonl, another name", []string{"--format", "jsonl", write("docs.data", []byte(jsonl.String()))}, ""},
+		{"csv", []string{"--text-field", "body", write("docs.csv", []byte(csvText.String()))}, ""},
+		{"parquet", []string{"--text-field", "body", writeParquet(t, dir, "docs.parquet", rows)}, ""},
+		{"warc, gzip", []string{write("crawl.warc.gz", compress(t, "gz", []byte(warc.String())))}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := table(tc.args, tc.stdin); got != want {
+				t.Errorf("table\n%.200s...\nwant\n%.200s...", got, want)
+			}
+		})
+	}
+
+	// A bad line stops the run, or is skipped.
+	bad := write("bad.jsonl", []byte(jsonl.String()+"{\"id\":10,\"text\":\n"))
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"idf", "build", bad}, nil, &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, "idf build: "+bad+":6: ")
+	if stdout.Len() != 0 {
+		t.Errorf("a table was written: %q", stdout.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"idf", "build", "--on-error", "skip", bad}, nil, &stdout, &stderr); code != 0 || stdout.String() != want || !strings.Contains(stderr.String(), "skipped "+bad+":6") {
+		t.Errorf("--on-error skip: exit %d, stderr %q, the table of the good records: %v", code, stderr.String(), stdout.String() == want)
+	}
+	for _, args := range [][]string{{"--format", "xml"}, {"--lines", "--format", "csv"}, {"--on-error", "ignore"}, {"--warc-status", "9xx"}} {
+		stderr.Reset()
+		code := run(append([]string{"idf", "build"}, args...), strings.NewReader("a b c"), &stdout, &stderr)
+		wantUsageError(t, stderr.String(), code, "idf build: --")
 	}
 }
 
