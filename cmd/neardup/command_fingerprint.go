@@ -115,11 +115,13 @@ func newFingerprintCmd() *cobra.Command {
 	var (
 		ff      fingerprintFlags
 		lines   bool
+		format  string
+		in      docInput // the record formats' flags
 		maxLine int
 		workers int
 	)
 	cmd := &cobra.Command{
-		Use:   "fingerprint [--profile NAME] [--bits 64|128] [--algo simhash|nilsimsa] [--lines] [FILE...]",
+		Use:   "fingerprint [--profile NAME] [--bits 64|128] [--algo simhash|nilsimsa] [--lines | --format F] [FILE...]",
 		Short: "Print the fingerprint of each document",
 		Long: `Fingerprint prints one line per document: the fingerprint in lower-case hex,
 zero-padded to the full width (16, 32 or 64 digits), a tab, and the document's
@@ -138,6 +140,18 @@ stays bounded by --max-line whatever the size of the input, and a longer line
 is an error that names it. Without --lines a SimHash profile reads each
 document into memory; nilsimsa digests whole documents as they stream by.
 
+Corpora in dedup's formats are read as dedup reads them, one document a
+record named by its id: --format jsonl, csv, parquet or warc (the text in
+--text-field, the id in --id-field, or the line or row number, FILE:N when
+more than one input is given; a WARC record's body, named by its
+WARC-Record-ID; --on-error and --warc-status as in dedup), or dir (each
+file under a directory, named by its relative path). --format auto, the
+default, tells them by name: .jsonl and .ndjson are JSONL, .csv CSV,
+.parquet Parquet, .warc and .wet WARC (a .gz, .zst, .bz2 or .xz after it
+too), a directory is dir, and any other FILE (standard input too) is one
+document. 'neardup fingerprint corpus.jsonl | neardup pairs --k 3' lists
+the pairs of a corpus by id.
+
 Profiles (see neardup.Config): default (neardup's pipeline; empty text gives
 0), classic (empty text gives all ones), py-simhash (empty text gives
 e9800998ecf8427e), go-mfonda (64 bits only; empty text gives all ones),
@@ -151,6 +165,20 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 			if maxLine < 1 {
 				return usagef("--max-line must be positive, not %d", maxLine)
 			}
+			if !validKind(format) {
+				return usagef("fingerprint: --format %q: want %s", format, recordFormats)
+			}
+			if lines {
+				if format != "auto" && format != "lines" {
+					return usagef("fingerprint: --lines conflicts with --format %s (--lines is --format lines)", format)
+				}
+				format = "lines"
+			}
+			in.format, in.maxLine = "jsonl", maxLine // for validate; set for each input
+			if err := in.validate(); err != nil {
+				return fmt.Errorf("fingerprint: %w", err)
+			}
+			bad := in.badRecord(cmd.ErrOrStderr(), "fingerprint", "the fingerprints before it were written")
 			if workers < 1 || workers > maxWorkers {
 				return usagef("--workers %d: want 1 to %d", workers, maxWorkers)
 			}
@@ -162,7 +190,22 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 			}
 			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 			for _, name := range args {
-				if lines {
+				switch kind := inputKind(name, format); kind {
+				case "file", "lines":
+				default:
+					rin := in
+					rin.format = kind
+					var srcs []source
+					if srcs, err = rin.sources([]string{name}); err == nil {
+						err = fingerprintRecords(&rin, cmd.InOrStdin(), srcs[0], len(args) > 1, workers, fp, out, bad)
+					}
+					if err != nil {
+						out.Flush()
+						return fmt.Errorf("fingerprint: %w", err)
+					}
+					continue
+				}
+				if format == "lines" {
 					prefix := ""
 					if len(args) > 1 {
 						prefix = name + ":"
@@ -190,16 +233,19 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 	}
 	ff.register(cmd)
 	cmd.Flags().BoolVar(&lines, "lines", false, "each line of the input is a document, named by its line number")
-	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, in bytes")
+	cmd.Flags().StringVar(&format, "format", "auto", "input format: "+recordFormats+" (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document; file: the whole input one document)")
+	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, or record or file of a directory, in bytes")
+	in.addRecordFlags(cmd.Flags(), true)
 	cmd.Flags().IntVar(&workers, "workers", min(runtime.GOMAXPROCS(0), maxWorkers), fmt.Sprintf("goroutines fingerprinting --lines documents, 1 to %d (output stays in input order)", maxWorkers))
 	return cmd
 }
 
 // lineBatch is a run of consecutive lines fingerprinted together.
 type lineBatch struct {
-	buf   []byte // the lines' bytes, back to back
-	ends  []int  // where each line ends in buf
-	first int    // the number of the first line
+	buf   []byte   // the lines' bytes, back to back
+	ends  []int    // where each line ends in buf
+	first int      // the number of the first line
+	names []string // the documents' names, when they are not line numbers
 	fps   []neardup.Fingerprint
 	done  chan struct{} // closed when fps is filled
 }
@@ -210,11 +256,30 @@ const (
 	batchBytes = 1 << 20
 )
 
-// fingerprintLines prints the fingerprint of every line of r, computed by
-// workers goroutines and printed in input order. Memory stays bounded: at
-// most 2*workers+1 batches are in flight, each of about batchBytes bytes or
-// one line of up to maxLine bytes.
+// fingerprintLines prints the fingerprint of every line of r, named by
+// prefix and its line number.
 func fingerprintLines(r io.Reader, name, prefix string, maxLine, workers int, fp neardup.Fingerprinter, out *bufio.Writer) error {
+	return fingerprintEach(workers, fp, out, false, prefix, func(add func(n int, name string, text []byte) error) error {
+		return eachLine(r, name, maxLine, func(n int, line []byte) error { return add(n, "", line) })
+	})
+}
+
+// fingerprintRecords prints the fingerprint of every record of the source
+// s, read by in (one of several inputs when multi), named by its id.
+func fingerprintRecords(in *docInput, stdin io.Reader, s source, multi bool, workers int, fp neardup.Fingerprinter, out *bufio.Writer, bad func(*inputError) error) error {
+	return fingerprintEach(workers, fp, out, true, "", func(add func(n int, name string, text []byte) error) error {
+		return in.readSource(stdin, s, multi, func(r *record) error {
+			return add(0, r.doc.ID, []byte(r.doc.Text))
+		}, bad, nil)
+	})
+}
+
+// fingerprintEach prints the fingerprint of every document that each
+// gives to add, computed by workers goroutines and printed in input
+// order: named by name when named is set, else by prefix and its line
+// number n. Memory stays bounded: at most 2*workers+1 batches are in
+// flight, each of about batchBytes bytes or one document.
+func fingerprintEach(workers int, fp neardup.Fingerprinter, out *bufio.Writer, named bool, prefix string, each func(add func(n int, name string, text []byte) error) error) error {
 	nbatch := 2*workers + 1
 	free := make(chan *lineBatch, nbatch)
 	for range nbatch {
@@ -256,18 +321,21 @@ func fingerprintLines(r io.Reader, name, prefix string, maxLine, workers int, fp
 				return false
 			}
 		}
-		err := eachLine(r, name, maxLine, func(n int, line []byte) error {
+		err := each(func(n int, name string, line []byte) error {
 			if b == nil {
 				select {
 				case b = <-free:
 				case <-stop:
 					return errStopped
 				}
-				b.buf, b.ends, b.first = b.buf[:0], b.ends[:0], n
+				b.buf, b.ends, b.first, b.names = b.buf[:0], b.ends[:0], n, b.names[:0]
 				b.done = make(chan struct{})
 			}
 			b.buf = append(b.buf, line...)
 			b.ends = append(b.ends, len(b.buf))
+			if named {
+				b.names = append(b.names, name)
+			}
 			if (len(b.ends) >= batchLines || len(b.buf) >= batchBytes) && !send() {
 				return errStopped
 			}
@@ -284,7 +352,13 @@ func fingerprintLines(r io.Reader, name, prefix string, maxLine, workers int, fp
 		<-b.done
 		for i, f := range b.fps {
 			if printErr == nil {
-				printErr = printFingerprint(out, f, prefix+strconv.Itoa(b.first+i))
+				var name string
+				if named {
+					name = b.names[i]
+				} else {
+					name = prefix + strconv.Itoa(b.first+i)
+				}
+				printErr = printFingerprint(out, f, name)
 				if printErr != nil {
 					close(stop)
 				}

@@ -197,14 +197,24 @@ func TestFingerprintNilsimsaStream(t *testing.T) {
 	}
 }
 
-// TestFingerprintDirectory checks that a directory given as a document is
-// a usage error that names it once.
+// TestFingerprintDirectory checks that a directory is read as dir by
+// default, each file a document named by its relative path, and that a
+// format that reads files makes it a usage error that names it once.
 func TestFingerprintDirectory(t *testing.T) {
 	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte(fox), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.txt"), []byte(other), 0o644)
+	f, _ := neardup.NewFingerprinter(neardup.Config{Profile: "default", Bits: 64})
+	want := f.Fingerprint([]byte(fox)).String() + "\ta.txt\n" + f.Fingerprint([]byte(other)).String() + "\tsub/b.txt\n"
+	if out, errOut, code := runFP(t, "", "fingerprint", dir); code != 0 || out != want {
+		t.Errorf("exit %d, stderr %q, output %q; want %q", code, errOut, out, want)
+	}
 	for _, args := range [][]string{
-		{"fingerprint", dir},
-		{"fingerprint", "--algo", "nilsimsa", dir},
+		{"fingerprint", "--format", "file", dir},
+		{"fingerprint", "--format", "file", "--algo", "nilsimsa", dir},
 		{"fingerprint", "--lines", dir},
+		{"fingerprint", "--format", "jsonl", dir},
 	} {
 		out, errOut, code := runFP(t, "", args...)
 		if out != "" {
@@ -214,6 +224,73 @@ func TestFingerprintDirectory(t *testing.T) {
 		if n := strings.Count(errOut, dir); n != 1 {
 			t.Errorf("%v: stderr %q names the directory %d times, want once", args, errOut, n)
 		}
+	}
+}
+
+// TestFingerprintRecords checks that the records of a JSONL, CSV or
+// Parquet corpus are fingerprinted as their texts are, named by their ids
+// (or FILE:N line numbers when several inputs are given), in input order
+// with any number of workers; that pairs reads the output; and that a bad
+// record stops the run after the fingerprints before it, or is skipped.
+func TestFingerprintRecords(t *testing.T) {
+	f, _ := neardup.NewFingerprinter(neardup.Config{Profile: "default", Bits: 64})
+	hex := func(text string) string { return f.Fingerprint([]byte(text)).String() }
+	texts := []string{fox, other, fox2, "一个中文的句子，和另一个"}
+	var jsonl, noIDs strings.Builder
+	var rows []pqNoID
+	for i, text := range texts {
+		fmt.Fprintf(&jsonl, "{\"id\":\"doc-%d\",\"text\":%q}\n", i, text)
+		fmt.Fprintf(&noIDs, "{\"text\":%q}\n", text)
+		rows = append(rows, pqNoID{Body: text})
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "docs.jsonl.zst")
+	os.WriteFile(path, compress(t, "zst", []byte(jsonl.String())), 0o644)
+	var want strings.Builder
+	for i, text := range texts {
+		fmt.Fprintf(&want, "%s\tdoc-%d\n", hex(text), i)
+	}
+	for _, workers := range []string{"1", "3"} {
+		if out, errOut, code := runFP(t, "", "fingerprint", "--workers", workers, path); code != 0 || out != want.String() {
+			t.Errorf("--workers %s: exit %d, stderr %q, output\n%s\nwant\n%s", workers, code, errOut, out, want.String())
+		}
+	}
+	if out, errOut, code := runFP(t, jsonl.String(), "fingerprint", "--format", "jsonl"); code != 0 || out != want.String() {
+		t.Errorf("standard input: exit %d, stderr %q, output %q", code, errOut, out)
+	}
+
+	// Without ids, by line number, after the input's name when there are
+	// several; Parquet rows by row number.
+	a := writeFile(t, "a.jsonl", noIDs.String())
+	pq := writeParquet(t, dir, "docs.parquet", rows)
+	out, errOut, code := runFP(t, "", "fingerprint", "--text-field", "body", pq, "--format", "parquet")
+	if code != 0 || !strings.HasPrefix(out, hex(texts[0])+"\t1\n"+hex(texts[1])+"\t2\n") {
+		t.Errorf("parquet: exit %d, stderr %q, output %q", code, errOut, out)
+	}
+	out, errOut, code = runFP(t, "", "fingerprint", a, path)
+	if code != 0 || !strings.HasPrefix(out, hex(texts[0])+"\t"+a+":1\n"+hex(texts[1])+"\t"+a+":2\n") || !strings.HasSuffix(out, want.String()) {
+		t.Errorf("two inputs: exit %d, stderr %q, output %q", code, errOut, out)
+	}
+
+	// pairs reads the output: fox and fox2 are near.
+	fps := writeFile(t, "fps.tsv", want.String())
+	if out, errOut, code := runFP(t, "", "pairs", "--k", "6", fps); code != 0 || !strings.Contains(out, "doc-0\tdoc-2\t") {
+		t.Errorf("pairs: exit %d, stderr %q, output %q; want doc-0 and doc-2", code, errOut, out)
+	}
+
+	bad := writeFile(t, "bad.jsonl", jsonl.String()+"{\"text\": 7}\n"+noIDs.String())
+	out, errOut, code = runFP(t, "", "fingerprint", bad)
+	wantUsageError(t, errOut, code, "fingerprint: "+bad+":5: ")
+	if out != want.String() {
+		t.Errorf("the fingerprints before the bad record: %q", out)
+	}
+	out, errOut, code = runFP(t, "", "fingerprint", "--on-error", "skip", bad)
+	if code != 0 || !strings.HasPrefix(out, want.String()) || strings.Count(out, "\n") != 2*len(texts) || !strings.Contains(errOut, "skipped "+bad+":5") {
+		t.Errorf("--on-error skip: exit %d, stderr %q, output %q", code, errOut, out)
+	}
+	for _, args := range [][]string{{"--format", "xml"}, {"--lines", "--format", "csv"}, {"--on-error", "ignore"}} {
+		_, errOut, code := runFP(t, "a b c", append([]string{"fingerprint"}, args...)...)
+		wantUsageError(t, errOut, code, "--")
 	}
 }
 

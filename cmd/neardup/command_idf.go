@@ -83,11 +83,9 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 	f := cmd.Flags()
 	f.StringVarP(&fl.out, "out", "o", "", "write the table to FILE (default standard output)")
 	f.BoolVar(&fl.lines, "lines", false, "each non-blank line is a document (default: each file is one); --format lines")
-	f.StringVar(&fl.format, "format", "auto", "input format: auto, file (one document), lines, jsonl, csv, parquet, warc or dir (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document)")
-	f.StringVar(&fl.in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
-	f.StringVar(&fl.in.onError, "on-error", "fail", "on a malformed JSONL, CSV, Parquet or WARC record: fail (exit 2) or skip (report it on stderr and go on)")
-	f.IntVar(&fl.in.maxLine, "max-line", 64<<20, "longest line, record or file of a directory, in bytes, read as one document")
-	f.StringVar(&fl.in.warcStatusFlag, "warc-status", defaultWARCStatus, "HTTP statuses of the WARC response records that are documents, as in dedup")
+	f.StringVar(&fl.format, "format", "auto", "input format: "+recordFormats+" (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document; file: the whole input one document)")
+	f.IntVar(&fl.in.maxLine, "max-line", defaultMaxLine, "longest line, record or file of a directory, in bytes, read as one document")
+	fl.in.addRecordFlags(f, false)
 	f.IntVar(&fl.minDF, "min-df", 1, "keep only features in at least this many documents")
 	f.IntVar(&fl.shingle, "shingle", 0, "tokens per feature (default: the default pipeline's)")
 	f.StringVar(&fl.units, "units", "", "words or chars (default: the default pipeline's)")
@@ -103,10 +101,8 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	if fl.minDF < 1 {
 		return usagef("idf build: --min-df %d must be at least 1", fl.minDF)
 	}
-	switch fl.format {
-	case "auto", "file", "lines", "jsonl", "csv", "parquet", "warc", "dir":
-	default:
-		return usagef("idf build: --format %q: want auto, file, lines, jsonl, csv, parquet, warc or dir", fl.format)
+	if !validKind(fl.format) {
+		return usagef("idf build: --format %q: want %s", fl.format, recordFormats)
 	}
 	if fl.lines {
 		if fl.format != "auto" && fl.format != "lines" {
@@ -114,7 +110,7 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		}
 		fl.format = "lines"
 	}
-	fl.in.format, fl.in.idField = "jsonl", "id" // checked here; set for each input
+	fl.in.format = "jsonl" // for validate; set for each input
 	if err := fl.in.validate(); err != nil {
 		return fmt.Errorf("idf build: %w", err)
 	}
@@ -143,10 +139,7 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		b.Add(keys)
 	}
 	for _, name := range args {
-		kind, err := idfKind(name, fl.format)
-		if err != nil {
-			return err
-		}
+		kind := inputKind(name, fl.format)
 		if kind == "file" || kind == "lines" {
 			if err := readDocuments(cmd.InOrStdin(), name, kind == "lines", add); err != nil {
 				return err
@@ -159,13 +152,7 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		if err != nil {
 			return fmt.Errorf("idf build: %w", err)
 		}
-		bad := func(ie *inputError) error {
-			if in.onError == "skip" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: idf build: skipped %s\n", ie)
-				return nil
-			}
-			return usagef("%s (no table written; --on-error skip passes over bad records)", ie)
-		}
+		bad := in.badRecord(cmd.ErrOrStderr(), "idf build", "no table written")
 		emit := func(r *record) error {
 			if strings.TrimSpace(r.doc.Text) != "" {
 				add([]byte(r.doc.Text))
@@ -385,34 +372,6 @@ func resolveOut(path string) (string, error) {
 		cur = dest
 	}
 	return "", errors.New("too many levels of symbolic links")
-}
-
-// idfKind returns how idf build reads the input name with --format
-// format: file (one document), lines, or a record format of dedup's.
-// auto tells the record formats and directories by name; anything else,
-// standard input included, is one document, as idf build read every input
-// before it read records.
-func idfKind(name, format string) (string, error) {
-	if format != "auto" {
-		return format, nil
-	}
-	if name == "-" {
-		return "file", nil
-	}
-	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		return "dir", nil
-	}
-	switch strings.ToLower(filepath.Ext(decompress.TrimExt(name))) {
-	case ".jsonl", ".ndjson":
-		return "jsonl", nil
-	case ".csv":
-		return "csv", nil
-	case ".parquet":
-		return "parquet", nil
-	case ".warc", ".wet":
-		return "warc", nil
-	}
-	return "file", nil
 }
 
 // readDocuments calls add for each document of the file name ("-" is in):
