@@ -941,7 +941,9 @@ or already in the --db store (then "duplicate_of" is its own id). FILE is
 created once the store is open, so a run that finds the store in use leaves
 an earlier report as it is. If writing it fails, dedup exits with status 1
 once the batch's output is written; that batch stays stored. A progress
-bar is shown on standard error when it is a terminal.`,
+bar is shown on standard error when it is a terminal, and a run that ends
+well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
+(written), 759 duplicates (12.6%)", and how many bad lines it skipped.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
 				return err
@@ -1050,6 +1052,9 @@ bar is shown on standard error when it is a terminal.`,
 					err = fmt.Errorf("dedup: writing report: %w", cerr)
 				}
 			}
+			if err == nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: %s\n", d.summary())
+			}
 			return err
 		},
 	}
@@ -1146,6 +1151,22 @@ type deduper struct {
 
 	errMu   sync.Mutex // the reader and the decider both report skips
 	skipped int
+}
+
+// summary is the line that ends a run on standard error: how many
+// documents were decided, how many of them were unique (and written) and
+// how many duplicates, and how many bad lines were skipped (those the
+// engine refused, such as an id seen with another text, among them).
+func (d *deduper) summary() string {
+	n := d.written + d.dups
+	s := fmt.Sprintf("%s, %d unique (written), %s", plural(n, "document"), d.written, plural(d.dups, "duplicate"))
+	if n > 0 {
+		s += fmt.Sprintf(" (%.1f%%)", 100*float64(d.dups)/float64(n))
+	}
+	if d.skipped > 0 {
+		s += fmt.Sprintf("; %s skipped", plural(d.skipped, "bad line"))
+	}
+	return s
 }
 
 // skip reports a skipped bad line on standard error.

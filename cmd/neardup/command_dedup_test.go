@@ -368,7 +368,11 @@ func TestDedupCSVBadQuote(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, strings.NewReader(""), &out, &errb)
-		if code != tc.code || out.String() != tc.out || !strings.Contains(errb.String(), tc.inStderr) || strings.Count(errb.String(), "\n") != 1 {
+		stderr := errb.String()
+		if tc.args[0] == "dedup" && code == 0 {
+			stderr = noSummary(stderr) // a run that ends says how it went
+		}
+		if code != tc.code || out.String() != tc.out || !strings.Contains(stderr, tc.inStderr) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, one line of stderr with %q", tc.args, code, out.String(), errb.String(), tc.code, tc.out, tc.inStderr)
 		}
 	}
@@ -447,7 +451,7 @@ func TestDedupUnreadableInDir(t *testing.T) {
 	code = run([]string{"dedup", "--on-error", "skip", tree}, strings.NewReader(""), &out, &errb)
 	wantErr := "neardup: dedup: skipped " + badDir + ": cannot list: file name too long\n" +
 		"neardup: dedup: skipped " + badFile + ": cannot read: file name too long\n"
-	if code != 0 || out.String() != "a.txt\nz.txt\n" || errb.String() != wantErr {
+	if code != 0 || out.String() != "a.txt\nz.txt\n" || noSummary(errb.String()) != wantErr {
 		t.Errorf("--on-error skip: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 
@@ -606,7 +610,7 @@ func TestDedupLongLine(t *testing.T) {
 		if eol == "" {
 			wantOut = ""
 		}
-		if code != 0 || out.String() != wantOut || errb.String() != "neardup: dedup: skipped standard input:1: line of 3000000 bytes is longer than --max-line 1000000\n" {
+		if code != 0 || out.String() != wantOut || noSummary(errb.String()) != "neardup: dedup: skipped standard input:1: line of 3000000 bytes is longer than --max-line 1000000\n" {
 			t.Errorf("end of line %q: exit %d, stdout %q, stderr %q", eol, code, out.String(), errb.String())
 		}
 	}
@@ -798,6 +802,37 @@ func TestDedupReportRepeat(t *testing.T) {
 	}
 }
 
+// summaryLine matches the line that ends a dedup run on standard error.
+var summaryLine = regexp.MustCompile(`(?m)^neardup: dedup: \d+ documents?, \d+ unique \(written\), \d+ duplicates?( \([0-9.]+%\))?(; \d+ bad lines? skipped)?\n`)
+
+// noSummary returns stderr without the summary line of a dedup run,
+// checked to be there once.
+func noSummary(stderr string) string {
+	if n := len(summaryLine.FindAllString(stderr, -1)); n != 1 {
+		return fmt.Sprintf("%d summary lines in %q", n, stderr)
+	}
+	return summaryLine.ReplaceAllString(stderr, "")
+}
+
+// TestDedupSummary checks the line that ends a run: the documents
+// decided, the unique ones written, the duplicates and their share, and
+// the bad lines skipped.
+func TestDedupSummary(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{fox + "\n" + fox2 + "\n" + other + "\n", "neardup: dedup: 3 documents, 2 unique (written), 1 duplicate (33.3%)\n"},
+		{"", "neardup: dedup: 0 documents, 0 unique (written), 0 duplicates\n"},
+		{fox + "\n" + strings.Repeat("x", 200) + "\n" + fox + "\n", "neardup: dedup: 2 documents, 1 unique (written), 1 duplicate (50.0%); 1 bad line skipped\n"},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"dedup", "--lines", "--max-line", "100", "--on-error", "skip"}, strings.NewReader(tc.in), &out, &errb)
+		if got := errb.String(); code != 0 || !strings.HasSuffix(got, tc.want) || noSummary(got) == got {
+			t.Errorf("%q: exit %d, stderr %q; want it to end with %q", tc.in, code, got, tc.want)
+		}
+	}
+}
+
 // TestDedupSkipConflict checks the line that --on-error skip writes for an
 // id seen again with another text: the package is named once, as in the
 // message of --on-error fail.
@@ -805,7 +840,9 @@ func TestDedupSkipConflict(t *testing.T) {
 	var out, errb bytes.Buffer
 	in := fmt.Sprintf("{\"id\":\"x\",\"text\":%q}\n{\"id\":\"x\",\"text\":%q}\n", fox, other)
 	code := run([]string{"dedup", "--on-error", "skip"}, strings.NewReader(in), &out, &errb)
-	if want := "neardup: dedup: skipped standard input:2: id already stored with another text: \"x\"\n"; code != 0 || errb.String() != want {
+	want := "neardup: dedup: skipped standard input:2: id already stored with another text: \"x\"\n" +
+		"neardup: dedup: 1 document, 1 unique (written), 0 duplicates (0.0%); 1 bad line skipped\n"
+	if code != 0 || errb.String() != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, errb.String(), want)
 	}
 }
@@ -838,7 +875,7 @@ func TestDedupMinFree(t *testing.T) {
 	}
 	out.Reset()
 	errb.Reset()
-	if code := run([]string{"dedup", "--lines", "--db", db, "--min-free", "0"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != in || errb.Len() != 0 {
+	if code := run([]string{"dedup", "--lines", "--db", db, "--min-free", "0"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != in || noSummary(errb.String()) != "" {
 		t.Fatalf("--min-free 0: exit %d, stdout %q, stderr %q; want both lines and nothing said", code, out.String(), errb.String())
 	}
 }
