@@ -45,7 +45,8 @@ first among the members; groups are numbered from 1 in the order of their
 representatives. Documents in no group are not listed. As in dedup, an id
 seen again with another text is a bad line (exit status 2, or skipped with
 --on-error skip), and the same id with the same text again is the same
-document, listed once.
+document, listed once. A run that ends well says on standard error how many
+documents it read and how many groups hold how many of them.
 
 Pairs are found with the multi-table index (all pairs within the default
 policy's distance, the wider short-text distance among short texts, and the
@@ -142,16 +143,22 @@ all, and giving it --max-candidates too is an error.`,
 			groups := clusterDocs(docs, fp, cfg, policy, !noVerify, strict, most)
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := newJSONEncoder(w)
+			grouped := 0
 			for i, g := range groups {
 				line := clusterLine{Cluster: i + 1, Representative: docs[g.Representative].ID}
 				for _, m := range g.Members {
 					line.Members = append(line.Members, docs[m].ID)
 				}
+				grouped += len(g.Members)
 				if err := enc.Encode(line); err != nil {
 					return err
 				}
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "neardup: cluster: %s, %s of near-duplicates holding %d of them\n", plural(len(docs), "document"), plural(len(groups), "group"), grouped)
+			return nil
 		},
 	}
 	in.addFlags(cmd)

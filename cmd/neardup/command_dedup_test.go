@@ -369,7 +369,7 @@ func TestDedupCSVBadQuote(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(tc.args, strings.NewReader(""), &out, &errb)
 		stderr := errb.String()
-		if tc.args[0] == "dedup" && code == 0 {
+		if code == 0 {
 			stderr = noSummary(stderr) // a run that ends says how it went
 		}
 		if code != tc.code || out.String() != tc.out || !strings.Contains(stderr, tc.inStderr) || strings.Count(stderr, "\n") != 1 {
@@ -802,11 +802,12 @@ func TestDedupReportRepeat(t *testing.T) {
 	}
 }
 
-// summaryLine matches the line that ends a dedup run on standard error.
-var summaryLine = regexp.MustCompile(`(?m)^neardup: dedup: \d+ documents?, \d+ unique \(written\), \d+ duplicates?( \([0-9.]+%\))?(; \d+ bad lines? skipped)?\n`)
+// summaryLine matches the line that ends a dedup or cluster run on
+// standard error.
+var summaryLine = regexp.MustCompile(`(?m)^neardup: (dedup: \d+ documents?, \d+ unique \(written\), \d+ duplicates?( \([0-9.]+%\))?(; \d+ bad lines? skipped)?|cluster: \d+ documents?, \d+ groups? of near-duplicates holding \d+ of them)\n`)
 
-// noSummary returns stderr without the summary line of a dedup run,
-// checked to be there once.
+// noSummary returns stderr without the summary line of a dedup or cluster
+// run, checked to be there once.
 func noSummary(stderr string) string {
 	if n := len(summaryLine.FindAllString(stderr, -1)); n != 1 {
 		return fmt.Sprintf("%d summary lines in %q", n, stderr)
@@ -830,6 +831,16 @@ func TestDedupSummary(t *testing.T) {
 		if got := errb.String(); code != 0 || !strings.HasSuffix(got, tc.want) || noSummary(got) == got {
 			t.Errorf("%q: exit %d, stderr %q; want it to end with %q", tc.in, code, got, tc.want)
 		}
+	}
+}
+
+// TestClusterSummary checks the line that ends a cluster run.
+func TestClusterSummary(t *testing.T) {
+	var out, errb bytes.Buffer
+	in := fox + "\n" + fox2 + "\n" + other + "\n" + fox + "!\n"
+	code := run([]string{"cluster", "--lines"}, strings.NewReader(in), &out, &errb)
+	if want := "neardup: cluster: 4 documents, 1 group of near-duplicates holding 3 of them\n"; code != 0 || errb.String() != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out.String(), errb.String(), want)
 	}
 }
 
