@@ -236,7 +236,7 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 	cmd.Flags().StringVar(&format, "format", "auto", "input format: "+recordFormats+" (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document; file: the whole input one document)")
 	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest line --lines accepts, or record or file of a directory, in bytes")
 	in.addRecordFlags(cmd.Flags(), true)
-	cmd.Flags().IntVar(&workers, "workers", min(runtime.GOMAXPROCS(0), maxWorkers), fmt.Sprintf("goroutines fingerprinting --lines documents, 1 to %d (output stays in input order)", maxWorkers))
+	cmd.Flags().IntVar(&workers, "workers", min(runtime.GOMAXPROCS(0), maxWorkers), fmt.Sprintf("goroutines fingerprinting the documents of --lines and of the record formats, 1 to %d (output stays in input order)", maxWorkers))
 	return cmd
 }
 

@@ -69,13 +69,13 @@ docs.jsonl.zst is JSONL). Documents are analysed like the default pipeline
 (the --shingle, --units, --cjk, --html, --main-text and --fold-accents
 flags change that, and must match the pipeline the table is used with);
 each feature's IDF is ln((N+1)/(df+1)) + 1 over N documents, df of which
-contain it. A corpus without documents is refused: it has nothing to weigh. The table goes to
-standard output, or to --out, written whole or not at all: through a
-temporary file in the same directory, renamed over the file once the table
-is complete, and removed on any failure and on SIGINT or SIGTERM (exit
-status 130 or 143), so that an existing file is left as it was. A symbolic
-link is followed (the file it points to is replaced, the link stays); a
-FIFO or a device (such as /dev/stdout) is written directly.`,
+contain it. A corpus without documents is refused: it has nothing to weigh.
+The table goes to standard output, or to --out, written whole or not at
+all: through a temporary file in the same directory, renamed over the file
+once the table is complete, and removed on any failure and on SIGINT or
+SIGTERM (exit status 130 or 143), so that an existing file is left as it
+was. A symbolic link is followed (the file it points to is replaced, the
+link stays); a FIFO or a device (such as /dev/stdout) is written directly.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runIDFBuild(cmd, fl, args)
 		},
@@ -84,7 +84,7 @@ FIFO or a device (such as /dev/stdout) is written directly.`,
 	f.StringVarP(&fl.out, "out", "o", "", "write the table to FILE (default standard output)")
 	f.BoolVar(&fl.lines, "lines", false, "each non-blank line is a document (default: each file is one); --format lines")
 	f.StringVar(&fl.format, "format", "auto", "input format: "+recordFormats+" (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document; file: the whole input one document)")
-	f.IntVar(&fl.in.maxLine, "max-line", defaultMaxLine, "longest line, record or file of a directory, in bytes, read as one document")
+	f.IntVar(&fl.in.maxLine, "max-line", defaultMaxLine, "longest record (a JSONL line, a CSV row...) or file of a directory, in bytes, read as one document")
 	fl.in.addRecordFlags(f, false)
 	f.IntVar(&fl.minDF, "min-df", 1, "keep only features in at least this many documents")
 	f.IntVar(&fl.shingle, "shingle", 0, "tokens per feature (default: the default pipeline's)")
