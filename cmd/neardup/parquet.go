@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/internal/pqread"
 )
 
 // Parquet inputs: a file of rows whose --text-field column holds the
@@ -75,7 +77,7 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 	if err != nil {
 		return usageError{err}
 	}
-	pf, err := openParquet(f, info.Size())
+	pf, err := pqread.Open(f, info.Size())
 	if err != nil {
 		return usageError{&stopError{name, fmt.Errorf("not a Parquet file that can be read: %w", err)}}
 	}
@@ -91,55 +93,13 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 			return usageError{&stopError{name, fmt.Errorf("the Parquet schema differs from the one of %s, the first Parquet input; dedup them separately", in.parquetSchemaOf)}}
 		}
 	}
-	n := 0 // rows read
-	buf := make([]parquet.Row, 256)
-	for _, rg := range pf.RowGroups() {
-		rows := rg.Rows()
-		for {
-			k, err := readRows(rows, buf)
-			for _, row := range buf[:k] {
-				n++
-				if err := in.parquetRow(row, cols, schema, name, idPrefix, n, emit, bad); err != nil {
-					rows.Close()
-					return err
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				rows.Close()
-				return usageError{&stopError{fmt.Sprintf("%s:%d", name, n+1), fmt.Errorf("cannot read: %w", err)}}
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return usageError{&stopError{fmt.Sprintf("%s:%d", name, n), fmt.Errorf("cannot read: %w", err)}}
-		}
+	err = pqread.Rows(pf, func(n int, row parquet.Row) error {
+		return in.parquetRow(row, cols, schema, name, idPrefix, n, emit, bad)
+	})
+	if re, ok := errors.AsType[*pqread.ReadError](err); ok {
+		return usageError{&stopError{fmt.Sprintf("%s:%d", name, re.Row), fmt.Errorf("cannot read: %w", re.Err)}}
 	}
-	return nil
-}
-
-// openParquet opens the Parquet file f of size bytes. The decoder is
-// another library's, reading a file that may be damaged: a panic of its
-// is the file's error, not the end of the run.
-func openParquet(f io.ReaderAt, size int64) (pf *parquet.File, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("damaged: %v", r)
-		}
-	}()
-	return parquet.OpenFile(f, size)
-}
-
-// readRows reads the next rows of a row group into buf, as ReadRows does,
-// with a panic of the decoder returned as an error (see openParquet).
-func readRows(rows parquet.Rows, buf []parquet.Row) (n int, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			n, err = 0, fmt.Errorf("damaged: %v", r)
-		}
-	}()
-	return rows.ReadRows(buf)
+	return err
 }
 
 // parquetRow emits the document of row, the n-th of the file name.

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/neardup/neardup/internal/pqread"
 )
 
 // pqDoc is a row of the Parquet test files: an id, a text that may be
@@ -45,16 +47,8 @@ type pqNoID struct {
 // writeParquet writes rows to a new file name in dir and returns its path.
 func writeParquet[T any](t *testing.T, dir, name string, rows []T) string {
 	t.Helper()
-	var b bytes.Buffer
-	w := parquet.NewGenericWriter[T](&b)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
 	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+	if err := pqread.WriteFile(p, rows); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -243,19 +237,5 @@ func TestDedupParquetDamaged(t *testing.T) {
 		if code != 0 && (code != 2 || !strings.Contains(errb.String(), path)) {
 			t.Errorf("trial %d: exit %d, stderr %q", trial, code, errb.String())
 		}
-	}
-}
-
-// panicRows is a row reader whose decoder panics, as a damaged file could
-// make one do.
-type panicRows struct{ parquet.Rows }
-
-func (panicRows) ReadRows([]parquet.Row) (int, error) { panic("index out of range") }
-
-// TestReadRowsPanic checks that a panic of the decoder is the file's
-// error, not the end of the run.
-func TestReadRowsPanic(t *testing.T) {
-	if n, err := readRows(panicRows{}, make([]parquet.Row, 1)); n != 0 || err == nil || !strings.Contains(err.Error(), "damaged: index out of range") {
-		t.Errorf("readRows = %d, %v; want 0 and the panic as an error", n, err)
 	}
 }
