@@ -36,12 +36,14 @@ const (
 
 // TextOptions says how to read a text collection.
 type TextOptions struct {
-	// Format is FormatJSONL, FormatFortunes, FormatLines or FormatFiles;
-	// empty means: FormatFiles for a directory of .txt files, FormatFortunes
-	// for a directory of other files or a file with "%" separator lines,
-	// FormatJSONL for .jsonl, FormatLines otherwise.
+	// Format is FormatJSONL, FormatFortunes, FormatLines, FormatFiles or
+	// FormatParquet; empty means: FormatFiles for a directory of .txt
+	// files, FormatFortunes for a directory of other files or a file with
+	// "%" separator lines, FormatJSONL for .jsonl, FormatParquet for a
+	// Parquet file (by its first bytes), FormatLines otherwise.
 	Format string
-	// Field is the JSON field holding the text; empty means "text".
+	// Field is the JSON field or Parquet column holding the text; empty
+	// means "text".
 	Field string
 	// MinRunes drops texts shorter than this many characters (after
 	// trimming space); 0 keeps all non-empty texts.
@@ -51,10 +53,10 @@ type TextOptions struct {
 // Validate reports an unknown format.
 func (o TextOptions) Validate() error {
 	switch o.Format {
-	case "", FormatJSONL, FormatFortunes, FormatLines, FormatFiles:
+	case "", FormatJSONL, FormatFortunes, FormatLines, FormatFiles, FormatParquet:
 		return nil
 	}
-	return fmt.Errorf("eval: unknown text format %q (want jsonl, fortunes, lines or files)", o.Format)
+	return fmt.Errorf("eval: unknown text format %q (want jsonl, fortunes, lines, files or parquet)", o.Format)
 }
 
 // ReadTexts reads the texts at path (a file, compressed with gzip, zstd,
@@ -99,6 +101,10 @@ func ReadTexts(path string, o TextOptions) ([]string, error) {
 			}
 			texts = append(texts, ts...)
 		}
+	} else if o.Format == FormatParquet || o.Format == "" && isParquet(path) {
+		if texts, err = parquetTexts(path, o.Field); err != nil {
+			return nil, err
+		}
 	} else {
 		b, err := readAll(path)
 		if err != nil {
@@ -123,6 +129,27 @@ func ReadTexts(path string, o TextOptions) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parquetTexts returns the texts of the column field ("text" if empty)
+// of the Parquet file at path, one a row.
+func parquetTexts(path, field string) ([]string, error) {
+	if field == "" {
+		field = "text"
+	}
+	table, err := parquetTable(path)
+	if err != nil {
+		return nil, err
+	}
+	c := slices.Index(table[0], field)
+	if c < 0 {
+		return nil, fmt.Errorf("%w: %s: no column %q among %q", ErrFormat, path, field, table[0])
+	}
+	texts := make([]string, 0, len(table)-1)
+	for _, r := range table[1:] {
+		texts = append(texts, r[c])
+	}
+	return texts, nil
 }
 
 func allSuffix(names []string, suffix string) bool {
@@ -250,12 +277,13 @@ const (
 
 // PairOptions says how to read labelled pairs.
 type PairOptions struct {
-	// Format is FormatTSV, FormatCSV, FormatJSONL or FormatClough; empty
-	// means by the file name (.tsv, .csv, .jsonl, each optionally .gz, .zst, .bz2 or .xz, or a
-	// directory for clough), tsv otherwise.
+	// Format is FormatTSV, FormatCSV, FormatJSONL, FormatParquet or
+	// FormatClough; empty means by the file name (.tsv, .csv, .jsonl, each
+	// optionally .gz, .zst, .bz2 or .xz, a directory for clough), or a
+	// Parquet file by its first bytes, tsv otherwise.
 	Format string
-	// ACol, BCol and LabelCol name the columns (or JSON fields) of the two
-	// texts and the label: a header name, or a 0-based column number for
+	// ACol, BCol and LabelCol name the columns (or JSON fields, or Parquet
+	// columns) of the two texts and the label: a header name, or a 0-based column number for
 	// files without a header. Defaults: "sentence1", "sentence2", "label".
 	ACol, BCol, LabelCol string
 	// LabelThreshold: a pair is positive when its label is >= this.
@@ -281,10 +309,10 @@ func (o *PairOptions) defaults() {
 // Validate reports an unknown format.
 func (o PairOptions) Validate() error {
 	switch o.Format {
-	case "", FormatTSV, FormatCSV, FormatJSONL, FormatClough:
+	case "", FormatTSV, FormatCSV, FormatJSONL, FormatParquet, FormatClough:
 		return nil
 	}
-	return fmt.Errorf("eval: unknown pair format %q (want tsv, csv, jsonl or clough)", o.Format)
+	return fmt.Errorf("eval: unknown pair format %q (want tsv, csv, jsonl, parquet or clough)", o.Format)
 }
 
 // ReadPairs reads labelled pairs from path. Positives with a score label
@@ -317,9 +345,12 @@ func ReadPairs(path string, o PairOptions) (*Dataset, error) {
 	if format == FormatClough {
 		return d, readClough(path, add)
 	}
-	b, err := readAll(path)
-	if err != nil {
-		return nil, err
+	var b []byte
+	if format != FormatParquet {
+		var err error
+		if b, err = readAll(path); err != nil {
+			return nil, err
+		}
 	}
 	label := func(where, s string) (bool, []Tag, error) {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -360,7 +391,13 @@ func ReadPairs(path string, o PairOptions) (*Dataset, error) {
 		})
 		return d, err
 	}
-	rows, err := splitRows(path, b, format)
+	var rows [][]string
+	var err error
+	if format == FormatParquet {
+		rows, err = parquetTable(path)
+	} else {
+		rows, err = splitRows(path, b, format)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -388,6 +425,9 @@ func ReadPairs(path string, o PairOptions) (*Dataset, error) {
 	}
 	for i := start; i < len(rows); i++ {
 		where := fmt.Sprintf("%s:%d", path, i+1)
+		if format == FormatParquet {
+			where = fmt.Sprintf("%s: row %d", path, i)
+		}
 		r := rows[i]
 		if len(r) == 1 && strings.TrimSpace(r[0]) == "" {
 			continue
@@ -421,6 +461,8 @@ func sniffPairFormat(path string) string {
 		return FormatCSV
 	case strings.HasSuffix(base, ".jsonl"):
 		return FormatJSONL
+	case strings.HasSuffix(path, ".parquet") || isParquet(path):
+		return FormatParquet
 	}
 	return FormatTSV
 }

@@ -77,15 +77,35 @@ func TestReadTexts(t *testing.T) {
 	}
 }
 
+// pairCase is a file of labelled pairs, how to read it, and the labels
+// and first texts of the pairs it holds.
+type pairCase struct {
+	name    string
+	path    string
+	o       PairOptions
+	wantPos []bool
+	wantA   []string
+}
+
+// check reads the pairs of tc and compares them with what it wants.
+func (tc pairCase) check(t *testing.T) {
+	d, err := ReadPairs(tc.path, tc.o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Pairs) != len(tc.wantPos) {
+		t.Fatalf("%d pairs, want %d", len(d.Pairs), len(tc.wantPos))
+	}
+	for i, p := range d.Pairs {
+		if p.Positive != tc.wantPos[i] || d.Texts[p.A] != tc.wantA[i] {
+			t.Errorf("pair %d = %v %q, want %v %q", i, p.Positive, d.Texts[p.A], tc.wantPos[i], tc.wantA[i])
+		}
+	}
+}
+
 func TestReadPairs(t *testing.T) {
 	dir := t.TempDir()
-	for _, tc := range []struct {
-		name    string
-		path    string
-		o       PairOptions
-		wantPos []bool
-		wantA   []string
-	}{
+	for _, tc := range []pairCase{
 		{"mrpc tsv with BOM and header", write(t, dir, "m.tsv", "\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA \"q\" b\tc\n0\t3\t4\td\te\n"),
 			PairOptions{ACol: "#1 String", BCol: "#2 String", LabelCol: "Quality"}, []bool{true, false}, []string{"A \"q\" b", "d"}},
 		{"sts gz with threshold", write(t, dir, "s.tsv.gz", "split\tscore\tsentence1\tsentence2\ntrain\t4.2\ta\tb\ntrain\t3.9\tc\td\n"),
@@ -97,20 +117,7 @@ func TestReadPairs(t *testing.T) {
 		{"jsonl", write(t, dir, "p.jsonl", `{"a":"p","b":"q","y":true}`+"\n"+`{"a":"r","b":"s","y":0}`),
 			PairOptions{ACol: "a", BCol: "b", LabelCol: "y"}, []bool{true, false}, []string{"p", "r"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d, err := ReadPairs(tc.path, tc.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(d.Pairs) != len(tc.wantPos) {
-				t.Fatalf("%d pairs, want %d", len(d.Pairs), len(tc.wantPos))
-			}
-			for i, p := range d.Pairs {
-				if p.Positive != tc.wantPos[i] || d.Texts[p.A] != tc.wantA[i] {
-					t.Errorf("pair %d = %v %q, want %v %q", i, p.Positive, d.Texts[p.A], tc.wantPos[i], tc.wantA[i])
-				}
-			}
-		})
+		t.Run(tc.name, tc.check)
 	}
 	for name, content := range map[string]string{
 		"nolabel.tsv": "sentence1\tsentence2\tlabel\na\tb\tyes\n",

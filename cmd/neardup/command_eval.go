@@ -105,7 +105,7 @@ func newEvalPairsCmd() *cobra.Command {
 	var po eval.PairOptions
 	cmd := &cobra.Command{
 		Use:   "pairs --input FILE",
-		Short: "Evaluate on labelled pairs (tsv, csv, jsonl, .gz, or a Clough directory)",
+		Short: "Evaluate on labelled pairs (tsv, csv, jsonl, parquet, compressed or not, or a Clough directory)",
 		Args:  evalNoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.check(cmd); err != nil {
@@ -132,8 +132,8 @@ func newEvalPairsCmd() *cobra.Command {
 	}
 	f.register(cmd, true)
 	fl := cmd.Flags()
-	fl.StringVar(&po.Format, "format", "", "tsv, csv, jsonl or clough (default: by file name; a directory is clough)")
-	fl.StringVar(&po.ACol, "a-col", "sentence1", "column (header name or 0-based number) or JSON field of the first text")
+	fl.StringVar(&po.Format, "format", "", "tsv, csv, jsonl, parquet or clough (default: by file name, a Parquet file by its first bytes; a directory is clough)")
+	fl.StringVar(&po.ACol, "a-col", "sentence1", "column (header name or 0-based number), JSON field or Parquet column of the first text")
 	fl.StringVar(&po.BCol, "b-col", "sentence2", "column or field of the second text")
 	fl.StringVar(&po.LabelCol, "label-col", "label", "column or field of the label")
 	fl.Float64Var(&po.LabelThreshold, "label-threshold", 0.5, "a pair is a near-duplicate when its label is >= this (e.g. 4 for STS scores)")
@@ -179,8 +179,8 @@ func newEvalEditsCmd() *cobra.Command {
 	}
 	f.register(cmd, true)
 	fl := cmd.Flags()
-	fl.StringVar(&to.Format, "format", "", "jsonl, fortunes, lines or files (default: by name and content; a directory of .txt files is files, of other files fortunes)")
-	fl.StringVar(&to.Field, "field", "text", "JSON field holding the text (jsonl)")
+	fl.StringVar(&to.Format, "format", "", "jsonl, fortunes, lines, files or parquet (default: by name and content; a directory of .txt files is files, of other files fortunes)")
+	fl.StringVar(&to.Field, "field", "text", "JSON field or Parquet column holding the text (jsonl, parquet)")
 	fl.IntVar(&to.MinRunes, "min-length", 20, "skip texts shorter than this many characters")
 	fl.IntVar(&passage, "passage", 0, "cut each text to its first N characters (at a word end); 0 keeps whole texts")
 	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+"; also accents, which takes the accents off a fraction of the words that have any, and furniture, which puts the text in a page with site furniture in its nav, header, aside and footer)")
@@ -244,8 +244,8 @@ func newEvalCorpusCmd() *cobra.Command {
 	}
 	f.register(cmd, false)
 	fl := cmd.Flags()
-	fl.StringVar(&to.Format, "format", "", "jsonl, fortunes, lines or files (default: by name and content)")
-	fl.StringVar(&to.Field, "field", "text", "JSON field holding the text (jsonl)")
+	fl.StringVar(&to.Format, "format", "", "jsonl, fortunes, lines, files or parquet (default: by name and content)")
+	fl.StringVar(&to.Field, "field", "text", "JSON field or Parquet column holding the text (jsonl, parquet)")
 	fl.IntVar(&to.MinRunes, "min-length", 1, "skip texts shorter than this many characters")
 	fl.IntVar(&po.Originals, "originals", 0, "texts that get planted copies (default 10% of the texts)")
 	fl.IntVar(&po.Copies, "copies", 2, "planted copies per original")

@@ -259,3 +259,50 @@ func TestEvalStdin(t *testing.T) {
 		t.Errorf("%d temporary files left in TMPDIR", len(left))
 	}
 }
+
+// pairRow is a labelled pair as a Parquet row.
+type pairRow struct {
+	S1    string `parquet:"sentence1"`
+	S2    string `parquet:"sentence2"`
+	Label int64  `parquet:"label"`
+}
+
+// TestEvalPairsParquet checks that eval pairs reads labelled pairs kept as
+// Parquet, from a file or standard input, into the report it makes of the
+// same pairs as TSV.
+func TestEvalPairsParquet(t *testing.T) {
+	rows := []pairRow{
+		{fox, fox2, 1},
+		{fox, other, 0},
+		{"the cat sat on the mat today", "the cat sat on the mat today!", 1},
+		{"stocks fell sharply on monday", "the weather was mild in spring", 0},
+	}
+	dir := t.TempDir()
+	var tsv strings.Builder
+	tsv.WriteString("sentence1\tsentence2\tlabel\n")
+	for _, r := range rows {
+		fmt.Fprintf(&tsv, "%s\t%s\t%d\n", r.S1, r.S2, r.Label)
+	}
+	tsvPath := filepath.Join(dir, "p.tsv")
+	os.WriteFile(tsvPath, []byte(tsv.String()), 0o644)
+	pq := writeParquet(t, dir, "p.parquet", rows)
+	report := func(input string, stdin []byte) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"eval", "pairs", "--input", input, "--name", "p", "--profiles", "default", "--measures", "jaccard", "--json"}, bytes.NewReader(stdin), &stdout, &stderr)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", input, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	want := report(tsvPath, nil)
+	if !strings.Contains(want, "\"pairs\": 4,\n  \"positives\": 2,") {
+		t.Fatalf("the TSV report: %s", want)
+	}
+	b, _ := os.ReadFile(pq)
+	for name, got := range map[string]string{"file": report(pq, nil), "standard input": report("-", b)} {
+		if got != want {
+			t.Errorf("%s: the Parquet report differs from the TSV one:\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
