@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -88,6 +89,9 @@ func (l *limitListener) closeIdle() {
 // connState is the http.Server's ConnState hook: it marks the connections
 // idle between requests.
 func (l *limitListener) connState(c net.Conn, st http.ConnState) {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
 	if lc, ok := c.(*limitConn); ok {
 		lc.idle.Store(st == http.StateIdle)
 	}

@@ -26,6 +26,11 @@ type Config struct {
 	// from Engine's when zero, so /v1/compare judges as the engine does,
 	// and its RuleScoreOnly is set when Engine's is.
 	Server Options
+	// TLSCert and TLSKey, when set (both or neither), are PEM files of
+	// the certificate (or chain) and key Run serves HTTPS with, read again
+	// when they change (see TLSConfig). Unset: plain HTTP, or
+	// Server.TLS when that is set.
+	TLSCert, TLSKey string
 	// Ready, if not nil, is called with the listening address once the
 	// engine is open and requests are served.
 	Ready func(addr net.Addr)
@@ -57,6 +62,14 @@ func Run(ctx context.Context, c Config) (err error) {
 		p.Long.MaxDistance = c.Engine.K
 		c.Server.Policy = &p
 	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("server: TLS needs both a certificate file and a key file")
+	}
+	if c.TLSCert != "" {
+		if c.Server.TLS, err = TLSConfig(c.TLSCert, c.TLSKey, log); err != nil {
+			return err
+		}
+	}
 	s, err := New(c.Server)
 	if err != nil {
 		return err
@@ -73,7 +86,11 @@ func Run(ctx context.Context, c Config) (err error) {
 	if c.Engine.InMemory || c.Dir == "" {
 		data = "(in-memory)" // nothing is kept in Dir
 	}
-	log.Info("listening, opening the store", "addr", ln.Addr().String(), "data", data)
+	scheme := "http"
+	if c.Server.TLS != nil {
+		scheme = "https"
+	}
+	log.Info("listening, opening the store", "addr", ln.Addr().String(), "scheme", scheme, "data", data)
 
 	opts := c.Engine
 	type opened struct {
@@ -128,7 +145,7 @@ func Run(ctx context.Context, c Config) (err error) {
 		log.Warn("deleted the records whose texts are missing from the store's text files: a commit that a stopped machine never finished, or, if many, text files cut short or removed",
 			"records", st.MissingTexts, "data", data)
 	}
-	log.Info("ready", "url", "http://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds,
+	log.Info("ready", "url", scheme+"://"+ln.Addr().String()+"/", "documents", st.Documents, "open_seconds", st.OpenSeconds,
 		"bit_tests", index.Kernel())
 	watched := make(chan struct{})
 	go func() {

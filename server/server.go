@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -99,6 +100,10 @@ type Options struct {
 	// engine's options. Default false: every score is sent as the engine
 	// gives it.
 	RuleScoreOnly bool
+	// TLS, when not nil, makes Serve serve HTTPS (HTTP/1.1 over TLS)
+	// with it; Run sets it from Config.TLSCert and TLSKey. Default nil:
+	// plain HTTP, for loopback or behind a proxy that ends TLS.
+	TLS *tls.Config
 	// Logger receives one line per request that failed with 500 and the server's
 	// lifecycle events; nil discards them.
 	Logger *slog.Logger
@@ -283,8 +288,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	ll := newLimitListener(ln, s.opts.MaxConns)
 	hs.ConnState = ll.connState
+	var served net.Listener = ll
+	if s.opts.TLS != nil {
+		// Over the limit, so that the connections counted are the TCP
+		// ones, and net/http sees *tls.Conn: it then bounds the
+		// handshake by its timeouts and answers plain HTTP sent to the
+		// TLS port with a 400 that says so.
+		served = tls.NewListener(ll, s.opts.TLS)
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ll) }()
+	go func() { errc <- hs.Serve(served) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)

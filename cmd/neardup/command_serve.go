@@ -54,6 +54,8 @@ func newServeCmd() *cobra.Command {
 		{"idf", "NEARDUP_IDF"},
 		{"pipeline", "NEARDUP_PIPELINE"},
 		{"allowed-hosts", "NEARDUP_ALLOWED_HOSTS"},
+		{"tls-cert", "NEARDUP_TLS_CERT"},
+		{"tls-key", "NEARDUP_TLS_KEY"},
 	}
 	var pipe pipelineFlags
 	var policy policyFlags
@@ -61,6 +63,7 @@ func newServeCmd() *cobra.Command {
 		addr, data, profile, durability string
 		compression, scores             string
 		allowedHosts                    string
+		tlsCert, tlsKey                 string
 		maxBody                         byteSize   = server.DefaultMaxBody
 		maxBodyMemory                   byteSize   = server.DefaultMaxBodyMemory
 		minFree                         freeMargin = neardup.DefaultMinFreeBytes
@@ -80,10 +83,12 @@ HTTP: the JSON API under /v1 (documented at /v1/openapi.json), a web page at
 With no flags it listens on 127.0.0.1:8080 and keeps its store in
 ./neardup-data. On a loopback address it answers only requests whose Host
 is localhost or a loopback address, against DNS rebinding: --allowed-hosts
-adds names. Each flag not given is read from the environment variable
-named in its help, if set. SIGTERM or SIGINT (after --drain-delay, during
-which /readyz answers 503) stops accepting connections,
-finishes the requests in flight, flushes the store and exits 0.`,
+adds names. With --tls-cert and --tls-key it serves HTTPS, reading the
+files again when they change (a renewed certificate needs no restart).
+Each flag not given is read from the environment variable named in its
+help, if set. SIGTERM or SIGINT (after --drain-delay, during which /readyz
+answers 503) stops accepting connections, finishes the requests in flight,
+flushes the store and exits 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fromEnv, err := applyEnv(cmd.Flags(), env)
@@ -162,6 +167,9 @@ finishes the requests in flight, flushes the store and exits 0.`,
 				if err != nil {
 					return eopts, sopts, err
 				}
+				if err := checkTLSFiles(tlsCert, tlsKey); err != nil {
+					return eopts, sopts, err
+				}
 				sopts = server.Options{
 					MaxBody:       int64(maxBody),
 					MaxBodyMemory: int64(maxBodyMemory),
@@ -188,7 +196,7 @@ finishes the requests in flight, flushes the store and exits 0.`,
 			eopts.MemoryLimit = memLimit.apply(sopts.Logger)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return server.Run(ctx, server.Config{Addr: addr, Dir: data, Engine: eopts, Server: sopts})
+			return server.Run(ctx, server.Config{Addr: addr, Dir: data, Engine: eopts, Server: sopts, TLSCert: tlsCert, TLSKey: tlsKey})
 		},
 	}
 	f := cmd.Flags()
@@ -208,6 +216,8 @@ finishes the requests in flight, flushes the store and exits 0.`,
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others null, not computed: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")
 	f.StringVar(&allowedHosts, "allowed-hosts", "", "host names, comma-separated, that requests may give in their Host header besides localhost and loopback addresses: a name, *.domain (every name under it) or an IP address; * alone for any. Others get 403 host_not_allowed, against DNS rebinding. When not given, a loopback --addr serves only localhost and loopback addresses, another address any name (NEARDUP_ALLOWED_HOSTS)")
+	f.StringVar(&tlsCert, "tls-cert", "", "PEM file of the certificate (or chain, the server's first) to serve HTTPS with; needs --tls-key (NEARDUP_TLS_CERT)")
+	f.StringVar(&tlsKey, "tls-key", "", "PEM file of the certificate's private key; needs --tls-cert (NEARDUP_TLS_KEY)")
 	f.DurationVar(&drainDelay, "drain-delay", 0, "on SIGTERM, answer 503 on /readyz but keep serving this long before closing (NEARDUP_DRAIN_DELAY)")
 	f.Var(&minFree, "min-free", "free disk space the store keeps: with less, posts get 507 insufficient_storage and store nothing until there is room again; 0 never refuses (NEARDUP_MIN_FREE)")
 	f.Var(&memLimit, "memory-limit", "soft limit of the Go heap, which the garbage collector keeps to by collecting more often as it nears it: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off (or 0), or a size of at least 64MiB such as 20GiB (NEARDUP_MEMORY_LIMIT)")
@@ -296,6 +306,24 @@ func parseDurability(s string) (neardup.Durability, error) {
 		return neardup.NoSync, nil
 	}
 	return 0, usagef("--durability %q: want group, sync or nosync", s)
+}
+
+// checkTLSFiles checks --tls-cert and --tls-key: both or neither, and a
+// pair that loads, so that a mistyped path is a usage error naming the
+// flags before the store is opened.
+func checkTLSFiles(cert, key string) error {
+	switch {
+	case cert == "" && key == "":
+		return nil
+	case key == "":
+		return usagef("--tls-cert needs --tls-key: the certificate's private key")
+	case cert == "":
+		return usagef("--tls-key needs --tls-cert: the certificate to serve")
+	}
+	if _, err := server.TLSConfig(cert, key, nil); err != nil {
+		return usagef("--tls-cert %s, --tls-key %s: %s", cert, key, strings.TrimPrefix(err.Error(), "server: "))
+	}
+	return nil
 }
 
 // parseAllowedHosts parses --allowed-hosts: names separated by commas,

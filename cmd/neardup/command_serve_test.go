@@ -210,6 +210,10 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--drain-delay", "-1s"}, nil, "--drain-delay -1s is negative"},
 		{[]string{"--allowed-hosts", "neardup.example:8080"}, nil, `--allowed-hosts "neardup.example:8080": allowed host "neardup.example:8080": want a host name without a port`},
 		{nil, map[string]string{"NEARDUP_ALLOWED_HOSTS": "*, neardup.example"}, `NEARDUP_ALLOWED_HOSTS="*, neardup.example": --allowed-hosts "*, neardup.example": allowed host "*" allows every host`},
+		{[]string{"--tls-cert", "/nonexistent/cert.pem"}, nil, "--tls-cert needs --tls-key"},
+		{[]string{"--tls-key", "/nonexistent/key.pem"}, nil, "--tls-key needs --tls-cert"},
+		{[]string{"--tls-cert", "/nonexistent/cert.pem", "--tls-key", "/nonexistent/key.pem"}, nil, "--tls-cert /nonexistent/cert.pem, --tls-key /nonexistent/key.pem: TLS: stat /nonexistent/cert.pem: no such file or directory"},
+		{nil, map[string]string{"NEARDUP_TLS_CERT": "/nonexistent/c.pem", "NEARDUP_TLS_KEY": "/nonexistent/k.pem"}, `NEARDUP_TLS_CERT="/nonexistent/c.pem": --tls-cert /nonexistent/c.pem`},
 		// The command line wins over the variable, and is named alone.
 		{[]string{"--k", "40"}, map[string]string{"NEARDUP_K": "5"}, "neardup: --k 40: want 0 to 32"},
 		{[]string{"--compression", "gzip"}, nil, `neardup: --compression "gzip"`},
