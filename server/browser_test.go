@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -1081,5 +1083,69 @@ func TestBrowserCompareMatchRefused(t *testing.T) {
 	unchanged("a match deleted since the check", typedA+" More.", typedB)
 	if focus := get(t, ctx, chromedp.Evaluate[string](`document.activeElement.className`)); focus != "compare-match" {
 		t.Errorf("after the message, the focus is on %q, want the match's Compare button", focus)
+	}
+}
+
+// TestBrowserOpenFile opens two files into the texts to compare and one
+// into the document to add, as the page's "Open a file" buttons do, and
+// checks that the texts are the files' (UTF-8, Chinese included), that the
+// comparison is the API's, that the opened document is added, and that a
+// file that is no text is refused with a message naming it.
+func TestBrowserOpenFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	a, b, want := comparePair(t, c)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	doc := "一个中文的文件，从页面打开：neardup 检查它是否与已存的文档相近。"
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("compare-btn")),
+		chromedp.SetUploadFiles(chromedp.ID("file-a"), []string{write("a.txt", a)}),
+		chromedp.SetUploadFiles(chromedp.ID("file-b"), []string{write("b.md", b)}),
+	)
+	waitFor(t, ctx, fmt.Sprintf(`document.getElementById("text-a").value === %s && document.getElementById("text-b").value === %s`, mustJSON(a), mustJSON(b)), "the files in the text boxes")
+	if note := get(t, ctx, chromedp.Text(chromedp.ID("compare-note"))); !strings.Contains(note, "Opened b.md") {
+		t.Errorf("note %q, want it to name the file opened", note)
+	}
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	if d := get(t, ctx, chromedp.Text(chromedp.ID("distance"))); d != fmt.Sprint(want.Distance) {
+		t.Errorf("page shows distance %q for the files, API says %d", d, want.Distance)
+	}
+
+	// A file that is no text: refused, the text box left as it was.
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("file-a"), []string{write("image.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}))
+	waitFor(t, ctx, `!document.getElementById("compare-error").hidden`, "the error for a file that is no text")
+	if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); !strings.Contains(msg, "image.png is not a text file") {
+		t.Errorf("error %q, want it to name the file", msg)
+	}
+	if v := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("text-a").value`)); v != a {
+		t.Errorf("text A is now %q, want it left as it was", v)
+	}
+
+	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("file-doc"), []string{write("doc.txt", doc)}))
+	waitFor(t, ctx, fmt.Sprintf(`document.getElementById("doc-text").value === %s`, mustJSON(doc)), "the file in the document box")
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("add-btn")),
+		chromedp.WaitVisible(chromedp.ID("doc-result")),
+	)
+	st, err := c.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Documents != 1 {
+		t.Errorf("%d documents stored after adding the opened file, want 1", st.Documents)
 	}
 }

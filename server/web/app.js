@@ -680,7 +680,69 @@ async function checkReady() {
   if (statsMissing) loadStats();
 }
 
+// maxFileBytes is the largest file the page opens into a text box: more
+// than any request the server takes by default, and little enough that
+// the page stays quick.
+const maxFileBytes = 16 << 20;
+
+// openFile puts the text of file into the text box target, as pasting it
+// would, or says in the box's section why it cannot.
+async function openFile(file, target) {
+  if (!file) return;
+  const sec = target.id === "doc-text" ? sections.doc : sections.compare;
+  const fail = (message) => {
+    clearSection(sec);
+    showError($(sec.error), message);
+  };
+  if (file.size > maxFileBytes) {
+    fail(`${file.name} is ${formatBytes(file.size)}: the page opens files of up to ${formatBytes(maxFileBytes)}.`);
+    return;
+  }
+  let text;
+  try {
+    text = await file.text();
+  } catch (e) {
+    fail(`${file.name} could not be read (${e.message || e}).`);
+    return;
+  }
+  if (text.includes("\u0000")) {
+    fail(`${file.name} is not a text file (it holds zero bytes): open a text, HTML or Markdown file.`);
+    return;
+  }
+  target.value = text;
+  // As typing would: the results of the text before go.
+  target.dispatchEvent(new Event("input"));
+  showNote($(sec.note), `Opened ${file.name} (${formatBytes(file.size)}).`);
+  target.focus();
+}
+
+// fileInputs wires the "Open a file" buttons to their file inputs, and
+// lets a file be dropped on each text box.
+function fileInputs() {
+  for (const btn of document.querySelectorAll("button.open-file")) {
+    const input = $(btn.dataset.file);
+    btn.addEventListener("click", () => input.click());
+    input.addEventListener("change", async () => {
+      await openFile(input.files[0], $(input.dataset.into));
+      input.value = ""; // so that the same file can be opened again
+    });
+  }
+  for (const id of ["text-a", "text-b", "doc-text"]) {
+    const box = $(id);
+    box.addEventListener("dragover", (ev) => {
+      if ([...ev.dataTransfer.types].includes("Files")) ev.preventDefault();
+    });
+    box.addEventListener("drop", (ev) => {
+      const file = ev.dataTransfer.files[0];
+      if (!file) return; // dropped text: the box takes it as it is
+      ev.preventDefault();
+      openFile(file, box);
+    });
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  fileInputs();
   $("compare-form").addEventListener("submit", compare);
   $("doc-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
