@@ -70,7 +70,7 @@ func (in *docInput) addFlags(cmd *cobra.Command) {
 	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, warc, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, .warc and .wet WARC, a directory is dir, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
 	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field, Parquet column or WARC header field (default there WARC-Record-ID) holding the document id (missing: the line or row number)")
-	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
+	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text; a.b is field b of object a (JSONL) or column b of group a (Parquet) when none is named a.b itself")
 	f.StringVar(&in.onError, "on-error", "fail", "on a malformed line: fail (exit 2) or skip (report it on stderr and go on)")
 	f.IntVar(&in.maxLine, "max-line", 64<<20, "longest line or file, in bytes, accepted as one document")
 	f.StringVar(&in.warcStatusFlag, "warc-status", defaultWARCStatus, "HTTP statuses of the WARC response records that are documents: codes (200) and classes (2xx) separated by commas, or all; the others (redirects, 404 pages) are neither decided nor written")
@@ -451,7 +451,7 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 	if obj == nil {
 		return doc, &notObjectError{msg: "want a JSON object, got null"}
 	}
-	if v, ok := obj[in.idField]; ok {
+	if v, ok := jsonField(obj, in.idField); ok {
 		switch k := jsonKind(v); k {
 		case "null":
 		case "a string":
@@ -474,7 +474,7 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 			return doc, fmt.Errorf("field %q is %s; want a string or a number", in.idField, k)
 		}
 	}
-	v, ok := obj[in.textField]
+	v, ok := jsonField(obj, in.textField)
 	if !ok {
 		return doc, fmt.Errorf("no %q field", in.textField)
 	}
@@ -485,6 +485,29 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 		return doc, fmt.Errorf("field %q: %w", in.textField, err)
 	}
 	return doc, nil
+}
+
+// jsonField returns the member of obj that field names: the member of
+// that name, or, when there is none and field holds dots, the member its
+// path names through nested objects ("data.text": the text member of the
+// data object), as tweets and API exports nest their texts.
+func jsonField(obj map[string]json.RawMessage, field string) (json.RawMessage, bool) {
+	if v, ok := obj[field]; ok || !strings.Contains(field, ".") {
+		return v, ok
+	}
+	parts := strings.Split(field, ".")
+	for _, p := range parts[:len(parts)-1] {
+		v, ok := obj[p]
+		if !ok || jsonKind(v) != "an object" {
+			return nil, false
+		}
+		obj = nil
+		if json.Unmarshal(v, &obj) != nil {
+			return nil, false
+		}
+	}
+	v, ok := obj[parts[len(parts)-1]]
+	return v, ok
 }
 
 // loneSurrogate returns the first escape of a UTF-16 surrogate that is not
@@ -833,30 +856,32 @@ near-duplicates of an earlier document, in the input's own format and order.
 
 Inputs (standard input when none is given):
   JSONL      one JSON object a line; --id-field and --text-field (default id and
-             text) name its fields; a missing or null id is the line number
-             (file:line with several inputs). The text must be a string, the id
-             a string (of valid UTF-8, without an escaped lone surrogate such
-             as \ud800) or a number; a number id is read as its decimal text,
-             as written, so 5 and "5" are the same id. Blank lines are skipped.
-             Output: the line as is, but for its line end: a line ending in
-             CRLF is written with LF. A first line that is not JSON (a .txt
-             file without --lines) gets a hint in its error to use --lines.
+             text) name its fields, a.b the field b of its object a when it
+             has no field named a.b (tweets' data.text); a missing or null id
+             is the line number (file:line with several inputs). The text must
+             be a string, the id a string (of valid UTF-8, without an escaped
+             lone surrogate such as \ud800) or a number; a number id is read
+             as its decimal text, as written, so 5 and "5" are the same id.
+             Blank lines are skipped. Output: the line as is, but for its
+             line end: a line ending in CRLF is written with LF. A first line
+             that is not JSON (a .txt file without --lines) gets a hint in its
+             error to use --lines.
   CSV        a .csv file (or --format csv) with a header line naming the fields;
              a missing or empty id is the line number, as for JSONL. All CSV
              inputs of a run must have the same header: one that differs stops
              the run at its line 1, before any of its records is read. Output:
              the header once, then the unique records.
   Parquet    a .parquet file (or --format parquet), one document a row: the
-             --text-field column holds the text (a string column at the top
-             of the schema), the --id-field column, if any, the id (a string
-             or an integer); a row without one gets its row number, as a
-             JSONL line gets its line number. A null text is malformed. Output:
-             a Parquet file of the input's schema and column compression,
-             written to standard output, the rows kept, every column as it
-             was. All Parquet inputs of a run must have one schema, and none
-             may be mixed with other formats or used with --db (a Parquet
-             file is readable only once it is complete, so a run that died
-             could not be taken back). Not from standard input (a Parquet
+             --text-field column holds the text (a string column that holds
+             one value a row; a.b is column b of group a), the --id-field
+             column, if any, the id (a string or an integer); a row without one
+             gets its row number, as a JSONL line gets its line number. A null
+             text is malformed. Output: a Parquet file of the input's schema and
+             column compression, written to standard output, the rows kept,
+             every column as it was. All Parquet inputs of a run must have one
+             schema, and none may be mixed with other formats or used with --db
+             (a Parquet file is readable only once it is complete, so a run that
+             died could not be taken back). Not from standard input (a Parquet
              file is read from its end).
   WARC       a .warc or .wet file (or --format warc), as crawlers and Common
              Crawl write them: its conversion and resource records are

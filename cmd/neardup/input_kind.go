@@ -30,7 +30,7 @@ func validKind(format string) bool {
 // --on-error, --warc-status, and --id-field when ids name the output
 // (without it, the documents' ids are their line or row numbers).
 func (in *docInput) addRecordFlags(fs *pflag.FlagSet, ids bool) {
-	fs.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text")
+	fs.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text; a.b is field b of object a (JSONL) or column b of group a (Parquet) when none is named a.b itself")
 	if ids {
 		fs.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field, Parquet column or WARC header field (default there WARC-Record-ID) naming each document (missing: its line or row number)")
 	} else {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -29,7 +30,10 @@ type parquetColumns struct {
 // integers.
 func (in *docInput) parquetColumnsOf(schema *parquet.Schema) (parquetColumns, error) {
 	c := parquetColumns{id: -1}
-	text, ok := schema.Lookup(in.textField)
+	text, ok := parquetLookup(schema, in.textField)
+	if !ok && parquetGroup(schema, in.textField) {
+		return c, fmt.Errorf("column %q is a list or a group, not a column of strings (see --text-field; a.b names column b of group a)", in.textField)
+	}
 	if !ok {
 		return c, fmt.Errorf("the Parquet schema has no column %q (see --text-field)", in.textField)
 	}
@@ -37,7 +41,7 @@ func (in *docInput) parquetColumnsOf(schema *parquet.Schema) (parquetColumns, er
 		return c, err
 	}
 	c.text = text.ColumnIndex
-	if id, ok := schema.Lookup(in.idField); ok {
+	if id, ok := parquetLookup(schema, in.idField); ok {
 		if err := topLevel(id, in.idField, parquet.ByteArray, parquet.Int32, parquet.Int64); err != nil {
 			return c, err
 		}
@@ -46,11 +50,41 @@ func (in *docInput) parquetColumnsOf(schema *parquet.Schema) (parquetColumns, er
 	return c, nil
 }
 
-// topLevel reports an error unless col, named name, is a column of the
-// top level of the schema, not repeated, of one of the kinds.
+// parquetLookup returns the leaf column of schema that name names: the
+// top-level column of that name, or, when there is none and name holds
+// dots, the column its path names through groups ("meta.text": column
+// text of group meta).
+func parquetLookup(schema *parquet.Schema, name string) (parquet.LeafColumn, bool) {
+	if col, ok := schema.Lookup(name); ok || !strings.Contains(name, ".") {
+		return col, ok
+	}
+	return schema.Lookup(strings.Split(name, ".")...)
+}
+
+// parquetGroup reports whether name (a.b for a group's member) is a
+// group or a list in schema rather than a column.
+func parquetGroup(schema *parquet.Schema, name string) bool {
+	var node parquet.Node = schema
+	for _, p := range strings.Split(name, ".") {
+		var next parquet.Node
+		for _, f := range node.Fields() {
+			if f.Name() == p {
+				next = f
+			}
+		}
+		if next == nil {
+			return false
+		}
+		node = next
+	}
+	return !node.Leaf()
+}
+
+// topLevel reports an error unless col, named name, is a column that
+// holds one value a row (not a list, nor inside one), of one of the kinds.
 func topLevel(col parquet.LeafColumn, name string, kinds ...parquet.Kind) error {
-	if len(col.Path) != 1 || col.Node.Repeated() {
-		return fmt.Errorf("column %q is a list or inside a group; it must be a column of its own at the top of the schema", name)
+	if col.MaxRepetitionLevel != 0 {
+		return fmt.Errorf("column %q is a list or inside one; it must hold one value a row", name)
 	}
 	for _, k := range kinds {
 		if col.Node.Type().Kind() == k {

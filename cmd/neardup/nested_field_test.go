@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNestedFields checks that --text-field and --id-field a.b name field
+// b of object a in JSONL (as tweets and API exports nest their texts) and
+// column b of group a in Parquet, that a field named a.b itself comes
+// first, and that a path that leads nowhere is a bad line naming it.
+func TestNestedFields(t *testing.T) {
+	dir := t.TempDir()
+	var jsonl strings.Builder
+	for i, text := range []string{fox, other, fox2} {
+		fmt.Fprintf(&jsonl, "{\"data\":{\"id\":\"t%d\",\"text\":%q,\"lang\":\"en\"},\"meta\":{\"n\":%d}}\n", i, text, i)
+	}
+	in := filepath.Join(dir, "tweets.jsonl")
+	os.WriteFile(in, []byte(jsonl.String()), 0o644)
+	run1 := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(""), &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	out, errOut, code := run1("dedup", "--text-field", "data.text", "--id-field", "data.id", "--report", filepath.Join(dir, "rep.jsonl"), in)
+	if code != 0 || strings.Count(out, "\n") != 2 {
+		t.Fatalf("dedup: exit %d, stderr %q, output %q; want the two unique lines", code, errOut, out)
+	}
+	if rep, _ := os.ReadFile(filepath.Join(dir, "rep.jsonl")); !strings.Contains(string(rep), `"id":"t2","duplicate_of":"t0"`) {
+		t.Errorf("report %s; want t2 a duplicate of t0, by the nested ids", rep)
+	}
+	if out, _, code := run1("fingerprint", "--text-field", "data.text", "--id-field", "data.id", in); code != 0 || !strings.Contains(out, "\tt0\n") || !strings.Contains(out, "\tt2\n") {
+		t.Errorf("fingerprint: exit %d, output %q; want names t0 to t2", code, out)
+	}
+
+	// A member named with the dot itself is the field.
+	flat := filepath.Join(dir, "flat.jsonl")
+	os.WriteFile(flat, fmt.Appendf(nil, "{\"data.text\":%q,\"data\":{\"text\":%q}}\n", fox, other), 0o644)
+	if out, _, code := run1("fingerprint", "--text-field", "data.text", flat); code != 0 || !strings.HasPrefix(out, fingerprintHex(t, fox)) {
+		t.Errorf("a member named data.text: exit %d, output %q; want the fingerprint of its text", code, out)
+	}
+
+	for _, field := range []string{"data.body", "meta.n.text", "data.text.x"} {
+		_, errOut, code := run1("dedup", "--text-field", field, in)
+		if code != 2 || !strings.Contains(errOut, in+":1: no \""+field+"\" field") {
+			t.Errorf("--text-field %s: exit %d, stderr %q; want the bad line named", field, code, errOut)
+		}
+	}
+
+	// Parquet: a column of a group.
+	type meta struct {
+		Text string `parquet:"text"`
+		Lang string `parquet:"lang"`
+	}
+	type row struct {
+		ID   string   `parquet:"id"`
+		Meta meta     `parquet:"meta"`
+		Tags []string `parquet:"tags,list"`
+	}
+	pq := writeParquet(t, dir, "nested.parquet", []row{{"a", meta{fox, "en"}, nil}, {"b", meta{other, "en"}, nil}, {"c", meta{fox2, "en"}, []string{"x"}}})
+	out, errOut, code = run1("fingerprint", "--text-field", "meta.text", pq)
+	if want := fingerprintHex(t, fox) + "\ta\n"; code != 0 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 3 {
+		t.Errorf("parquet meta.text: exit %d, stderr %q, output %q; want 3 lines starting %q", code, errOut, out, want)
+	}
+	if _, errOut, code := run1("dedup", "--text-field", "tags", pq); code != 2 || !strings.Contains(errOut, `column "tags" is a list or a group`) {
+		t.Errorf("a list column as the text: exit %d, stderr %q", code, errOut)
+	}
+	if _, errOut, code := run1("dedup", "--text-field", "meta", pq); code != 2 || !strings.Contains(errOut, `column "meta" is a list or a group`) {
+		t.Errorf("a group as the text: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// fingerprintHex is the default fingerprint of text in hex, as the
+// fingerprint command prints it.
+func fingerprintHex(t *testing.T, text string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run([]string{"fingerprint"}, strings.NewReader(text), &out, &errb); code != 0 {
+		t.Fatalf("fingerprint: exit %d, %s", code, errb.String())
+	}
+	hex, _, _ := strings.Cut(out.String(), "\t")
+	return hex
+}
