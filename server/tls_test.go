@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 // writeCert writes a new self-signed certificate for 127.0.0.1 and
 // localhost, named cn, and its key, as PEM files in dir, and returns the
 // certificate and the files' paths.
-func writeCert(t *testing.T, dir, cn string) (*x509.Certificate, string, string) {
+func writeCert(t testing.TB, dir, cn string) (*x509.Certificate, string, string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -169,5 +170,66 @@ func TestTLSConfigErrors(t *testing.T) {
 	}
 	if err := Run(t.Context(), Config{Addr: "127.0.0.1:0", TLSCert: certPath}); err == nil || !strings.Contains(err.Error(), "both a certificate file and a key file") {
 		t.Errorf("Run with a certificate alone: %v", err)
+	}
+}
+
+// BenchmarkServeTLS measures single-document posts to Serve over plain
+// HTTP and over TLS (keep-alive connections, so TLS costs its record
+// encryption, not handshakes), 64 clients, with a fake engine: the cost
+// that --tls-cert adds to the HTTP layer. http is the baseline.
+func BenchmarkServeTLS(b *testing.B) {
+	cert, certPath, keyPath := writeCert(b, b.TempDir(), "bench")
+	for _, scheme := range []string{"http", "https"} {
+		b.Run(scheme, func(b *testing.B) {
+			opts := Options{}
+			tr := &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64, DisableCompression: true}
+			if scheme == "https" {
+				cfg, err := TLSConfig(certPath, keyPath, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				opts.TLS = cfg
+				pool := x509.NewCertPool()
+				pool.AddCert(cert)
+				tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+			}
+			s, err := New(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.SetEngine(newFakeEngine())
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, stop := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- s.Serve(ctx, ln) }()
+			defer func() {
+				stop()
+				<-done
+			}()
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Transport: tr}
+			url := scheme + "://" + ln.Addr().String() + "/v1/documents"
+			bodies := make([]string, b.N)
+			for i := range bodies {
+				bodies[i] = benchBody(int64(i))
+			}
+			var n atomic.Int64
+			b.SetParallelism(32) // 64 clients on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					resp, err := hc.Post(url, "application/json", strings.NewReader(bodies[n.Add(1)-1]))
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+		})
 	}
 }
