@@ -67,7 +67,7 @@ type docInput struct {
 // addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, warc, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, .warc and .wet WARC, a directory is dir, anything else JSONL; plain text needs --lines)")
+	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, warc, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, .warc and .wet WARC, a directory is dir, or its files when all are shards of those formats, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
 	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field, Parquet column or WARC header field (default there WARC-Record-ID) holding the document id (missing: the line or row number)")
 	f.StringVar(&in.textField, "text-field", "text", "JSONL/CSV field or Parquet column holding the text; a.b is field b of object a (JSONL) or column b of group a (Parquet) when none is named a.b itself")
@@ -169,6 +169,12 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			}
 			s.size = info.Size()
 		}
+		if in.format == "auto" && !in.lines && info != nil && info.IsDir() {
+			if shards := recordFiles(a); len(shards) > 0 {
+				out = append(out, shards...)
+				continue
+			}
+		}
 		switch {
 		case in.lines:
 			s.kind = "lines"
@@ -202,6 +208,61 @@ func (in *docInput) sources(args []string) ([]source, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// recordFiles returns the files under dir, in name order, as sources of
+// their formats when dir is a corpus kept in shards: every file that is
+// not hidden (named with a leading "." or "_", as Spark's _SUCCESS and
+// .crc files are) is JSONL (.jsonl, .ndjson or .json), CSV, Parquet or
+// WARC by its name, compressed or not, and there is one at least. For any
+// other directory it returns none, and the directory is read one document
+// a file.
+func recordFiles(dir string) []source {
+	var out []source
+	shards := true
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// Unlisted: read as a directory of documents, which says
+			// what it cannot list.
+			shards = false
+			return filepath.SkipAll
+		}
+		if path != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		kind := ""
+		switch strings.ToLower(filepath.Ext(decompress.TrimExt(path))) {
+		case ".jsonl", ".ndjson", ".json":
+			kind = "jsonl"
+		case ".csv":
+			kind = "csv"
+		case ".warc", ".wet":
+			kind = "warc"
+		}
+		if strings.EqualFold(filepath.Ext(path), ".parquet") {
+			kind = "parquet"
+		}
+		if kind == "" {
+			shards = false
+			return filepath.SkipAll
+		}
+		s := source{name: path, kind: kind}
+		if info, err := d.Info(); err == nil && kind != "parquet" {
+			s.size = info.Size()
+		}
+		out = append(out, s)
+		return nil
+	})
+	if !shards {
+		return nil
+	}
+	return out
 }
 
 // read calls emit for every document of the sources, in order. A malformed
@@ -905,7 +966,11 @@ Inputs (standard input when none is given):
   lines      --lines: plain text, one document per line, id = line number.
              Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the
-             relative paths of the unique files, one a line.
+             relative paths of the unique files, one a line. A directory of
+             shards, whose every file (but hidden ones, named with a leading
+             "." or "_", such as Spark's _SUCCESS) is JSONL (.jsonl, .ndjson,
+             .json), CSV, Parquet or WARC by its name, compressed or not, is
+             read as those files instead, in name order (unless --format dir).
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
 not written). An input compressed with gzip, zstd, bzip2 or xz (a file,
 standard input, or a file of a directory) is read decompressed: the format is

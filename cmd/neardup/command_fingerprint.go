@@ -148,7 +148,8 @@ WARC-Record-ID; --on-error and --warc-status as in dedup), or dir (each
 file under a directory, named by its relative path). --format auto, the
 default, tells them by name: .jsonl and .ndjson are JSONL, .csv CSV,
 .parquet Parquet, .warc and .wet WARC (a .gz, .zst, .bz2 or .xz after it
-too), a directory is dir, and any other FILE (standard input too) is one
+too), a directory is dir (or, as in dedup, its files when all are shards of
+those formats), and any other FILE (standard input too) is one
 document. 'neardup fingerprint corpus.jsonl | neardup pairs --k 3' lists
 the pairs of a corpus by id.
 
@@ -195,9 +196,16 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 				default:
 					rin := in
 					rin.format = kind
+					if kind == "dir" && format == "auto" {
+						rin.format = "auto" // a directory of shards is read as its files
+					}
 					var srcs []source
 					if srcs, err = rin.sources([]string{name}); err == nil {
-						err = fingerprintRecords(&rin, cmd.InOrStdin(), srcs[0], len(args) > 1, workers, fp, out, bad)
+						for _, src := range srcs {
+							if err = fingerprintRecords(&rin, cmd.InOrStdin(), src, len(args) > 1 || len(srcs) > 1, workers, fp, out, bad); err != nil {
+								break
+							}
+						}
 					}
 					if err != nil {
 						out.Flush()

@@ -61,7 +61,8 @@ warc (the text in --text-field, or a WARC record's body; --on-error,
 --max-line and --warc-status as in dedup), or dir (each file under a
 directory one document). --format auto, the default, tells them by name:
 .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet
-WARC, a directory is dir, and any other FILE (standard input too) is one
+WARC, a directory is dir (or, as in dedup, its files when all are shards
+of those formats), and any other FILE (standard input too) is one
 document. A FILE (or standard input) compressed with gzip, zstd, bzip2 or
 xz is read decompressed, the format told from its first bytes (a .gz,
 .zst, .bz2 or .xz after the extension still names the format:
@@ -148,6 +149,9 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 		}
 		in := fl.in
 		in.format = kind
+		if kind == "dir" && fl.format == "auto" {
+			in.format = "auto" // a directory of shards is read as its files
+		}
 		srcs, err := in.sources([]string{name})
 		if err != nil {
 			return fmt.Errorf("idf build: %w", err)

@@ -85,3 +85,43 @@ func fingerprintHex(t *testing.T, text string) string {
 	hex, _, _ := strings.Cut(out.String(), "\t")
 	return hex
 }
+
+// TestShardDirectory checks that a directory whose files are all shards
+// of a record format (hidden ones aside: Spark's _SUCCESS and .crc files)
+// is read as those files, in name order, by dedup, fingerprint and idf
+// build; and that one holding other files too is read one document a
+// file, as before.
+func TestShardDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	lines := []string{
+		fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n", fox),
+		fmt.Sprintf("{\"id\":\"b\",\"text\":%q}\n", other),
+		fmt.Sprintf("{\"id\":\"c\",\"text\":%q}\n", fox2),
+	}
+	os.WriteFile(filepath.Join(dir, "part-0.jsonl.zst"), compress(t, "zst", []byte(lines[0]+lines[1])), 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "part-1.json"), []byte(lines[2]), 0o644)
+	os.WriteFile(filepath.Join(dir, "_SUCCESS"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, ".part-0.jsonl.zst.crc"), []byte("\x00\x01"), 0o644)
+	run1 := func(args ...string) (string, string, int) {
+		var out, errb bytes.Buffer
+		code := run(args, strings.NewReader(""), &out, &errb)
+		return out.String(), errb.String(), code
+	}
+	if out, errOut, code := run1("dedup", dir); code != 0 || out != lines[0]+lines[1] || !strings.Contains(errOut, "3 documents, 2 unique (written), 1 duplicate") {
+		t.Errorf("dedup: exit %d, stderr %q, output %q; want a and b, c a duplicate", code, errOut, out)
+	}
+	if out, _, code := run1("fingerprint", dir); code != 0 || !strings.HasSuffix(out, "\tc\n") || strings.Count(out, "\n") != 3 {
+		t.Errorf("fingerprint: exit %d, output %q; want a, b and c", code, out)
+	}
+	if out, _, code := run1("idf", "build", dir); code != 0 || !strings.HasPrefix(out, "neardup-idf 2\ndocs 3\n") {
+		t.Errorf("idf build: exit %d, table %.40q; want 3 documents", code, out)
+	}
+	if out, _, code := run1("dedup", "--format", "dir", dir); code != 0 || !strings.Contains(out, ".part-0.jsonl.zst.crc\npart-0.jsonl.zst\n") {
+		t.Errorf("--format dir: exit %d, output %q; want each file a document", code, out)
+	}
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte("How the shards were made."), 0o644)
+	if out, _, code := run1("dedup", dir); code != 0 || !strings.Contains(out, "README.md\n") || !strings.Contains(out, "part-0.jsonl.zst\n") {
+		t.Errorf("with a README: exit %d, output %q; want each file a document", code, out)
+	}
+}
