@@ -25,9 +25,9 @@ type parquetColumns struct {
 }
 
 // parquetColumnsOf finds the --text-field and --id-field columns of
-// schema: top-level columns that are not repeated, the text one of byte
-// arrays (STRING or plain BYTE_ARRAY), the id one of byte arrays or
-// integers.
+// schema (see parquetLookup): columns that hold one value a row, the text
+// one of byte arrays (STRING or plain BYTE_ARRAY), the id one of byte
+// arrays or integers.
 func (in *docInput) parquetColumnsOf(schema *parquet.Schema) (parquetColumns, error) {
 	c := parquetColumns{id: -1}
 	text, ok := parquetLookup(schema, in.textField)
