@@ -417,6 +417,72 @@ func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
 	return postBatch[Result](ctx, c, "/v1/documents/batch", ds, "documents")
 }
 
+// The server's default limits of a batch request (neardup serve's
+// --max-batch and --max-body), which BatchAll keeps to when given 0.
+const (
+	DefaultMaxBatch = 10000
+	DefaultMaxBody  = 4 << 20
+)
+
+// BatchAll checks and inserts ds in order, as Batch does, in as many
+// requests as the server's limits need: each of at most maxDocs documents
+// and maxBytes bytes of JSON as sent (the server's --max-batch and
+// --max-body; 0 means their defaults), posted one after another, so that
+// any number of documents can be given at once. It returns the results in
+// order. At the first request that fails it stops and returns the results
+// of the requests before it with the error: the documents from len(results)
+// on were not decided. A document whose JSON alone is over maxBytes is an
+// error before anything is sent.
+func (c *Client) BatchAll(ctx context.Context, ds []Document, maxDocs, maxBytes int) ([]Result, error) {
+	if maxDocs <= 0 {
+		maxDocs = DefaultMaxBatch
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBody
+	}
+	// Where each batch ends in ds. A batch's body is a JSON array: its
+	// documents, a comma between each two, and the brackets.
+	var ends []int
+	count, size := 0, 2
+	for i, d := range ds {
+		if err := checkUTF8("document", i, "id", d.ID, "text", d.Text); err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, fmt.Errorf("client: encoding document %d: %w", i, err)
+		}
+		n := len(b)
+		if n+2 > maxBytes {
+			return nil, fmt.Errorf("client: document %d is %d bytes of JSON, more than a request of %d bytes can hold", i, n, maxBytes)
+		}
+		if count > 0 && (count == maxDocs || size+1+n > maxBytes) {
+			ends = append(ends, i)
+			count, size = 0, 2
+		}
+		if count > 0 {
+			size++ // the comma
+		}
+		size += n
+		count++
+	}
+	ends = append(ends, len(ds))
+	var out []Result
+	start := 0
+	for _, end := range ends {
+		if start == end {
+			continue
+		}
+		rs, err := postBatch[Result](ctx, c, "/v1/documents/batch", ds[start:end], "documents")
+		if err != nil {
+			return out, fmt.Errorf("%w (documents %d to %d of %d; the %d before were decided)", err, start, end-1, len(ds), start)
+		}
+		out = append(out, rs...)
+		start = end
+	}
+	return out, nil
+}
+
 // checkID checks an id to get or delete: no document has the empty id (its
 // path would be another route's), and JSON cannot carry one that is not
 // valid UTF-8.

@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -59,5 +61,50 @@ func TestGzipServer(t *testing.T) {
 	}
 	if zipped.Load() != 2 {
 		t.Errorf("%d requests sent with gzip, want 2", zipped.Load())
+	}
+}
+
+// TestBatchAllServer checks BatchAll against a server with small limits:
+// every document is decided, in order, and a near-copy in a later request
+// is found a duplicate of one sent in an earlier one.
+func TestBatchAllServer(t *testing.T) {
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	engine, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	s, err := server.New(server.Options{MaxBatch: 40, MaxBody: 16 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(engine)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	var ds []client.Document
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		var b strings.Builder
+		for range 30 {
+			for range 3 + r.IntN(6) {
+				b.WriteByte(byte('a' + r.IntN(26)))
+			}
+			b.WriteByte(' ')
+		}
+		ds = append(ds, client.Document{ID: fmt.Sprint("d", i), Text: b.String()})
+	}
+	first := strings.Repeat("A text that is posted early and copied much later, near the end of the run. ", 2)
+	ds[5].Text, ds[290].Text = first, first+"Again."
+	res, err := client.New(srv.URL, nil).BatchAll(context.Background(), ds, 40, 16<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(ds) || res[290].DuplicateOf == nil || *res[290].DuplicateOf != "d5" {
+		t.Fatalf("%d results; d290's: %+v; want all and d290 a duplicate of d5", len(res), res[290])
+	}
+	st, err := client.New(srv.URL, nil).Stats(context.Background())
+	if err != nil || st.Documents != 299 {
+		t.Errorf("%d documents stored (%v), want 299", st.Documents, err)
 	}
 }
