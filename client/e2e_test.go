@@ -15,24 +15,31 @@ import (
 	"github.com/neardup/neardup/server"
 )
 
-// TestGzipServer checks that a neardup server answers a client made by
-// Gzip as it answers one that does not compress: a batch with a near-copy
-// in it, and a query for it.
-func TestGzipServer(t *testing.T) {
-	opts := neardup.DefaultOptions()
-	opts.InMemory = true
-	engine, err := neardup.Open("", &opts)
+// memHandler returns the handler of a server of opts over an in-memory
+// engine, closed when the test ends.
+func memHandler(t *testing.T, opts server.Options) http.Handler {
+	t.Helper()
+	eopts := neardup.DefaultOptions()
+	eopts.InMemory = true
+	engine, err := neardup.Open("", &eopts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer engine.Close()
-	s, err := server.New(server.Options{})
+	t.Cleanup(func() { engine.Close() })
+	s, err := server.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.SetEngine(engine)
+	return s.Handler()
+}
+
+// TestGzipServer checks that a neardup server answers a client made by
+// Gzip as it answers one that does not compress: a batch with a near-copy
+// in it, and a query for it.
+func TestGzipServer(t *testing.T) {
 	var zipped atomic.Int64
-	h := s.Handler()
+	h := memHandler(t, server.Options{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Content-Encoding") == "gzip" {
 			zipped.Add(1)
@@ -68,19 +75,7 @@ func TestGzipServer(t *testing.T) {
 // every document is decided, in order, and a near-copy in a later request
 // is found a duplicate of one sent in an earlier one.
 func TestBatchAllServer(t *testing.T) {
-	opts := neardup.DefaultOptions()
-	opts.InMemory = true
-	engine, err := neardup.Open("", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer engine.Close()
-	s, err := server.New(server.Options{MaxBatch: 40, MaxBody: 16 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetEngine(engine)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(memHandler(t, server.Options{MaxBatch: 40, MaxBody: 16 << 10}))
 	defer srv.Close()
 	var ds []client.Document
 	r := rand.New(rand.NewPCG(3, 4))
