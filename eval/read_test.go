@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/neardup/neardup/internal/pqread"
 )
 
 func write(t *testing.T, dir, name, content string) string {
@@ -152,8 +154,22 @@ func FuzzReadPairs(f *testing.F) {
 	f.Add([]byte("sentence1\tsentence2\tlabel\na\tb\t1\n"), "tsv")
 	f.Add([]byte("sentence1,sentence2,label\n\"x,\"\"y\",z,0\n"), "csv")
 	f.Add([]byte(`{"sentence1":"a","sentence2":"b","label":1}`), "jsonl")
+	type row struct {
+		S1    string  `parquet:"sentence1"`
+		S2    string  `parquet:"sentence2"`
+		Label float64 `parquet:"label"`
+	}
+	seed := filepath.Join(f.TempDir(), "seed.parquet")
+	if err := pqread.WriteFile(seed, []row{{"a", "b", 1}, {"c", "d", 0}}); err != nil {
+		f.Fatal(err)
+	}
+	pq, err := os.ReadFile(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pq, "parquet")
 	f.Fuzz(func(t *testing.T, data []byte, format string) {
-		if format != "tsv" && format != "csv" && format != "jsonl" {
+		if format != "tsv" && format != "csv" && format != "jsonl" && format != "parquet" {
 			return
 		}
 		p := filepath.Join(t.TempDir(), "in."+format)

@@ -8,6 +8,7 @@ package pqread
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,24 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// Open opens the Parquet file f of size bytes.
+// Open opens the Parquet file f of size bytes. The length of the footer
+// that the file's last bytes give is checked against its size first: the
+// decoder would allocate it whole, so a damaged one (a byte changed) could
+// ask for gigabytes.
 func Open(f io.ReaderAt, size int64) (pf *parquet.File, err error) {
+	if size < 12 {
+		return nil, fmt.Errorf("damaged: %d bytes, too few for a Parquet file", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(tail[4:], []byte("PAR1")) {
+		return nil, errors.New("damaged: it does not end with PAR1 (cut short, or no Parquet file)")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return nil, fmt.Errorf("damaged: its footer would be %d bytes, in a file of %d", n, size)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("damaged: %v", r)

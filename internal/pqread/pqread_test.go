@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -81,5 +82,48 @@ func TestRows(t *testing.T) {
 	})
 	if err != stop || seen != 300 {
 		t.Errorf("%d rows, %v; want 300 and the function's error", seen, err)
+	}
+}
+
+// TestOpenDamagedFooter checks that a file whose footer length is damaged
+// (more than the file holds) or that is cut short is refused before the
+// decoder allocates the footer: a byte changed there asked it for
+// gigabytes.
+func TestOpenDamagedFooter(t *testing.T) {
+	type row struct {
+		Text string `parquet:"text"`
+	}
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	if err := WriteFile(path, []row{{"a"}, {"b"}}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(bytes.NewReader(good), int64(len(good))); err != nil {
+		t.Fatalf("the file as written: %v", err)
+	}
+	huge := bytes.Clone(good)
+	copy(huge[len(huge)-8:], []byte{0x59, 0x01, 0x00, 0xfd}) // 4.2 GB
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"footer length", huge, "footer would be 4244635993 bytes"},
+		{"cut short", good[:len(good)-3], "does not end with PAR1"},
+		{"too short", good[:8], "too few for a Parquet file"},
+	} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := Open(bytes.NewReader(tc.b), int64(len(tc.b)))
+		runtime.ReadMemStats(&m1)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error saying %q", tc.name, err, tc.want)
+		}
+		if d := m1.TotalAlloc - m0.TotalAlloc; d > 1<<20 {
+			t.Errorf("%s: %d bytes allocated to refuse it", tc.name, d)
+		}
 	}
 }
