@@ -13,13 +13,19 @@ import (
 )
 
 // TestBatchAll checks that BatchAll splits documents into requests within
-// both limits, posts them in order and returns every result in order; that
+// both limits (given, or the server's own when it says them), posts them
+// in order and returns every result in order; that
 // a document too large for any request is refused before anything is
 // sent; and that a failed request stops it, with the results before it.
 func TestBatchAll(t *testing.T) {
 	var sizes, counts []int
 	failAt := -1
+	stats := `{}` // a server that does not say its limits
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/stats" {
+			w.Write([]byte(stats))
+			return
+		}
 		body, _ := io.ReadAll(r.Body)
 		var ds []Document
 		if err := json.Unmarshal(body, &ds); err != nil {
@@ -72,6 +78,13 @@ func TestBatchAll(t *testing.T) {
 	if _, err := c.BatchAll(context.Background(), ds[:130], 50, 0); err != nil || !slices.Equal(counts, []int{50, 50, 30}) {
 		t.Errorf("130 documents, 50 a request: requests of %v, %v", counts, err)
 	}
+
+	// Limits of 0: the server's own, from its stats.
+	sizes, counts, stats = nil, nil, `{"max_batch":25,"max_body_bytes":1000000}`
+	if _, err := c.BatchAll(context.Background(), ds[:60], 0, 0); err != nil || !slices.Equal(counts, []int{25, 25, 10}) {
+		t.Errorf("60 documents to a server of 25 a batch: requests of %v, %v", counts, err)
+	}
+	stats = `{}`
 
 	big := []Document{{ID: "big", Text: strings.Repeat("word ", 1000)}}
 	sizes, counts = nil, nil

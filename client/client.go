@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -304,6 +305,11 @@ type Stats struct {
 	// insufficient_storage for want of it.
 	FreeBytes int64 `json:"free_bytes"`
 	DiskFull  bool  `json:"disk_full"`
+	// MaxBatch and MaxBodyBytes are the server's limits of a request
+	// (--max-batch and --max-body), which BatchAll keeps to; 0 from a
+	// server that does not say.
+	MaxBatch     int   `json:"max_batch"`
+	MaxBodyBytes int64 `json:"max_body_bytes"`
 }
 
 // Client calls one neardup server. It is safe for concurrent use.
@@ -418,7 +424,8 @@ func (c *Client) Batch(ctx context.Context, ds []Document) ([]Result, error) {
 }
 
 // The server's default limits of a batch request (neardup serve's
-// --max-batch and --max-body), which BatchAll keeps to when given 0.
+// --max-batch and --max-body), which BatchAll keeps to when given 0 and
+// the server does not say its own.
 const (
 	DefaultMaxBatch = 10000
 	DefaultMaxBody  = 4 << 20
@@ -427,13 +434,26 @@ const (
 // BatchAll checks and inserts ds in order, as Batch does, in as many
 // requests as the server's limits need: each of at most maxDocs documents
 // and maxBytes bytes of JSON as sent (the server's --max-batch and
-// --max-body; 0 means their defaults), posted one after another, so that
-// any number of documents can be given at once. It returns the results in
+// --max-body; 0 asks the server for its own, in its Stats, or takes the
+// defaults when it does not say), posted one after another, so that any
+// number of documents can be given at once. It returns the results in
 // order. At the first request that fails it stops and returns the results
 // of the requests before it with the error: the documents from len(results)
 // on were not decided. A document whose JSON alone is over maxBytes is an
 // error before anything is sent.
 func (c *Client) BatchAll(ctx context.Context, ds []Document, maxDocs, maxBytes int) ([]Result, error) {
+	if len(ds) > 0 && (maxDocs <= 0 || maxBytes <= 0) {
+		st, err := c.Stats(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("client: asking the server for its limits of a batch: %w", err)
+		}
+		if maxDocs <= 0 {
+			maxDocs = st.MaxBatch
+		}
+		if maxBytes <= 0 {
+			maxBytes = int(min(st.MaxBodyBytes, math.MaxInt32))
+		}
+	}
 	if maxDocs <= 0 {
 		maxDocs = DefaultMaxBatch
 	}

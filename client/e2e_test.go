@@ -71,9 +71,10 @@ func TestGzipServer(t *testing.T) {
 	}
 }
 
-// TestBatchAllServer checks BatchAll against a server with small limits:
-// every document is decided, in order, and a near-copy in a later request
-// is found a duplicate of one sent in an earlier one.
+// TestBatchAllServer checks BatchAll against a server with small limits,
+// which it learns from the server's stats: every document is decided, in
+// order, and a near-copy in a later request is found a duplicate of one
+// sent in an earlier one.
 func TestBatchAllServer(t *testing.T) {
 	srv := httptest.NewServer(memHandler(t, server.Options{MaxBatch: 40, MaxBody: 16 << 10}))
 	defer srv.Close()
@@ -91,7 +92,7 @@ func TestBatchAllServer(t *testing.T) {
 	}
 	first := strings.Repeat("A text that is posted early and copied much later, near the end of the run. ", 2)
 	ds[5].Text, ds[290].Text = first, first+"Again."
-	res, err := client.New(srv.URL, nil).BatchAll(context.Background(), ds, 40, 16<<10)
+	res, err := client.New(srv.URL, nil).BatchAll(context.Background(), ds, 0, 0) // the server's limits
 	if err != nil {
 		t.Fatal(err)
 	}

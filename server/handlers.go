@@ -591,8 +591,17 @@ func perDocument(res []neardup.Result, err error, n int) ([]error, error) {
 }
 
 func (s *Server) handleStats(w http.ResponseWriter, r *http.Request, e Engine) error {
-	s.writeJSON(w, http.StatusOK, e.Stats())
+	s.writeJSON(w, http.StatusOK, statsOut{Stats: e.Stats(), MaxBatch: s.opts.MaxBatch, MaxBodyBytes: s.opts.MaxBody})
 	return nil
+}
+
+// statsOut is the answer of /v1/stats: the engine's statistics, and the
+// server's limits of a request, by which a client sizes its batches
+// (client.BatchAll does).
+type statsOut struct {
+	neardup.Stats
+	MaxBatch     int   `json:"max_batch"`
+	MaxBodyBytes int64 `json:"max_body_bytes"`
 }
 
 // handleHealth answers 200 while the process serves, and 503 store_failed

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/neardup/neardup"
 	"github.com/neardup/neardup/api"
 )
 
@@ -120,8 +119,8 @@ func TestOpenAPIErrorCodes(t *testing.T) {
 }
 
 // TestOpenAPIStats checks that the Stats schema lists exactly the fields
-// of the engine's Stats that /v1/stats answers, and requires only those
-// that are never omitted.
+// that /v1/stats answers (the engine's Stats and the server's limits),
+// and requires only those that are never omitted.
 func TestOpenAPIStats(t *testing.T) {
 	var doc struct {
 		Components struct {
@@ -137,14 +136,24 @@ func TestOpenAPIStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := doc.Components.Schemas.Stats
-	typ := reflect.TypeFor[neardup.Stats]()
 	fields := map[string]bool{} // name: omitted when empty
-	for f := range typ.Fields() {
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
-			continue
+	var collect func(reflect.Type)
+	collect = func(typ reflect.Type) {
+		for f := range typ.Fields() {
+			if f.Anonymous {
+				collect(f.Type) // the engine's Stats, inside the answer's
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			fields[name] = strings.Contains(opts, "omit")
 		}
-		fields[name] = strings.Contains(opts, "omit")
+	}
+	collect(reflect.TypeFor[statsOut]())
+	if _, ok := fields["max_batch"]; !ok {
+		t.Fatal("the answer's own fields are not found")
 	}
 	if len(fields) == 0 {
 		t.Fatal("no fields found in neardup.Stats")

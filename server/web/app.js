@@ -509,6 +509,8 @@ async function submitDoc(insert) {
 // value's title.
 const statLabels = {
   store_bytes: "store size",
+  max_batch: "largest batch, documents",
+  max_body_bytes: "largest request",
   index_bytes: "index memory",
   free_bytes: "free disk",
   retention_seconds: "retention",
