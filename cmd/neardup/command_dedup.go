@@ -1238,6 +1238,7 @@ type deduper struct {
 	last     string // where the last of them is
 	written  int
 	dups     int
+	repeats  int // of the dups, the same documents again (id and text)
 
 	errMu   sync.Mutex // the reader and the decider both report skips
 	skipped int
@@ -1245,13 +1246,19 @@ type deduper struct {
 
 // summary is the line that ends a run on standard error: how many
 // documents were decided, how many of them were unique (and written) and
-// how many duplicates, and how many bad lines were skipped (those the
-// engine refused, such as an id seen with another text, among them).
+// how many duplicates (and of those, the same documents again: their id
+// with the same text, earlier in the input or in the --db store), and how
+// many bad lines were skipped (those the engine refused, such as an id
+// seen with another text, among them).
 func (d *deduper) summary() string {
 	n := d.written + d.dups
 	s := fmt.Sprintf("%s, %d unique (written), %s", plural(n, "document"), d.written, plural(d.dups, "duplicate"))
 	if n > 0 {
-		s += fmt.Sprintf(" (%.1f%%)", 100*float64(d.dups)/float64(n))
+		s += fmt.Sprintf(" (%.1f%%", 100*float64(d.dups)/float64(n))
+		if d.repeats > 0 {
+			s += fmt.Sprintf(", %d of them the same documents again", d.repeats)
+		}
+		s += ")"
 	}
 	if d.skipped > 0 {
 		s += fmt.Sprintf("; %s skipped", plural(d.skipped, "bad line"))
@@ -1499,6 +1506,9 @@ func (d *deduper) flush(ctx context.Context) error {
 		}
 		if res.Duplicate {
 			d.dups++
+			if repeat {
+				d.repeats++
+			}
 			if d.rep != nil {
 				writeJSONLine(d.rep, dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
 			}

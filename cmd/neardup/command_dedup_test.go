@@ -804,7 +804,7 @@ func TestDedupReportRepeat(t *testing.T) {
 
 // summaryLine matches the line that ends a dedup or cluster run on
 // standard error.
-var summaryLine = regexp.MustCompile(`(?m)^neardup: (dedup: \d+ documents?, \d+ unique \(written\), \d+ duplicates?( \([0-9.]+%\))?(; \d+ bad lines? skipped)?|cluster: \d+ documents?, \d+ groups? of near-duplicates holding \d+ of them)\n`)
+var summaryLine = regexp.MustCompile(`(?m)^neardup: (dedup: \d+ documents?, \d+ unique \(written\), \d+ duplicates?( \([0-9.]+%(, \d+ of them the same documents again)?\))?(; \d+ bad lines? skipped)?|cluster: \d+ documents?, \d+ groups? of near-duplicates holding \d+ of them)\n`)
 
 // noSummary returns stderr without the summary line of a dedup or cluster
 // run, checked to be there once.
@@ -816,18 +816,22 @@ func noSummary(stderr string) string {
 }
 
 // TestDedupSummary checks the line that ends a run: the documents
-// decided, the unique ones written, the duplicates and their share, and
-// the bad lines skipped.
+// decided, the unique ones written, the duplicates, their share and how
+// many are the same documents again, and the bad lines skipped.
 func TestDedupSummary(t *testing.T) {
+	lines := []string{"--lines", "--max-line", "100", "--on-error", "skip"}
+	jsonl := fmt.Sprintf("{\"id\":\"x\",\"text\":%q}\n{\"id\":\"x\",\"text\":%q}\n{\"id\":\"y\",\"text\":%q}\n", fox, fox, fox2)
 	for _, tc := range []struct {
+		args     []string
 		in, want string
 	}{
-		{fox + "\n" + fox2 + "\n" + other + "\n", "neardup: dedup: 3 documents, 2 unique (written), 1 duplicate (33.3%)\n"},
-		{"", "neardup: dedup: 0 documents, 0 unique (written), 0 duplicates\n"},
-		{fox + "\n" + strings.Repeat("x", 200) + "\n" + fox + "\n", "neardup: dedup: 2 documents, 1 unique (written), 1 duplicate (50.0%); 1 bad line skipped\n"},
+		{lines, fox + "\n" + fox2 + "\n" + other + "\n", "neardup: dedup: 3 documents, 2 unique (written), 1 duplicate (33.3%)\n"},
+		{lines, "", "neardup: dedup: 0 documents, 0 unique (written), 0 duplicates\n"},
+		{nil, jsonl, "neardup: dedup: 3 documents, 1 unique (written), 2 duplicates (66.7%, 1 of them the same documents again)\n"},
+		{lines, fox + "\n" + strings.Repeat("x", 200) + "\n" + fox + "\n", "neardup: dedup: 2 documents, 1 unique (written), 1 duplicate (50.0%); 1 bad line skipped\n"},
 	} {
 		var out, errb bytes.Buffer
-		code := run([]string{"dedup", "--lines", "--max-line", "100", "--on-error", "skip"}, strings.NewReader(tc.in), &out, &errb)
+		code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(tc.in), &out, &errb)
 		if got := errb.String(); code != 0 || !strings.HasSuffix(got, tc.want) || noSummary(got) == got {
 			t.Errorf("%q: exit %d, stderr %q; want it to end with %q", tc.in, code, got, tc.want)
 		}
