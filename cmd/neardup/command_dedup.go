@@ -213,13 +213,14 @@ func (in *docInput) sources(args []string) ([]source, error) {
 // recordFiles returns the files under dir, in name order, as sources of
 // their formats when dir is a corpus kept in shards: every file that is
 // not hidden (named with a leading "." or "_", as Spark's _SUCCESS and
-// .crc files are) is JSONL (.jsonl, .ndjson or .json), CSV, Parquet or
-// WARC by its name, compressed or not, and there is one at least. For any
+// .crc files are) is JSONL (.jsonl, .ndjson, or .json when the first
+// such file's first line is a JSON object), CSV, Parquet or WARC by its
+// name, compressed or not, and there is one at least. For any
 // other directory it returns none, and the directory is read one document
 // a file.
 func recordFiles(dir string) []source {
 	var out []source
-	shards := true
+	shards, jsonChecked := true, false
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// Unlisted: read as a directory of documents, which says
@@ -238,8 +239,15 @@ func recordFiles(dir string) []source {
 		}
 		kind := ""
 		switch strings.ToLower(filepath.Ext(decompress.TrimExt(path))) {
-		case ".jsonl", ".ndjson", ".json":
+		case ".jsonl", ".ndjson":
 			kind = "jsonl"
+		case ".json":
+			// JSON Lines too, as many datasets name them, unless the
+			// first one is a JSON document of several lines (one a
+			// file, as API dumps keep them).
+			if jsonChecked || firstLineJSON(path) {
+				kind, jsonChecked = "jsonl", true
+			}
 		case ".csv":
 			kind = "csv"
 		case ".warc", ".wet":
@@ -263,6 +271,27 @@ func recordFiles(dir string) []source {
 		return nil
 	}
 	return out
+}
+
+// firstLineJSON reports whether the first line of the file at path
+// (decompressed) is a JSON object whole, as a JSONL file's is.
+func firstLineJSON(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	z, err := decompress.NewReader(f)
+	if err != nil {
+		return false
+	}
+	defer z.Close()
+	line, err := bufio.NewReaderSize(z, 64<<10).ReadSlice('\n')
+	if err != nil && err != io.EOF {
+		return false
+	}
+	line = bytes.TrimSpace(bytes.TrimPrefix(line, []byte(utf8BOM)))
+	return len(line) > 0 && line[0] == '{' && json.Valid(line)
 }
 
 // read calls emit for every document of the sources, in order. A malformed
@@ -969,8 +998,9 @@ Inputs (standard input when none is given):
              relative paths of the unique files, one a line. A directory of
              shards, whose every file (but hidden ones, named with a leading
              "." or "_", such as Spark's _SUCCESS) is JSONL (.jsonl, .ndjson,
-             .json), CSV, Parquet or WARC by its name, compressed or not, is
-             read as those files instead, in name order (unless --format dir).
+             or .json with a JSON object on its first line), CSV, Parquet or
+             WARC by its name, compressed or not, is read as those files
+             instead, in name order (unless --format dir).
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
 not written). An input compressed with gzip, zstd, bzip2 or xz (a file,
 standard input, or a file of a directory) is read decompressed: the format is

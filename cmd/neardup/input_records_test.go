@@ -120,6 +120,16 @@ func TestShardDirectory(t *testing.T) {
 	if out, _, code := run1("dedup", "--format", "dir", dir); code != 0 || !strings.Contains(out, ".part-0.jsonl.zst.crc\npart-0.jsonl.zst\n") {
 		t.Errorf("--format dir: exit %d, output %q; want each file a document", code, out)
 	}
+	// JSON documents of several lines, one a file (an API's dump): each
+	// file a document.
+	docs := t.TempDir()
+	for i, text := range []string{fox, other} {
+		os.WriteFile(filepath.Join(docs, fmt.Sprintf("doc%d.json", i)), fmt.Appendf(nil, "{\n  \"id\": %d,\n  \"text\": %q\n}\n", i, text), 0o644)
+	}
+	if out, errOut, code := run1("dedup", docs); code != 0 || out != "doc0.json\ndoc1.json\n" {
+		t.Errorf("a directory of JSON documents: exit %d, stderr %q, output %q; want each file a document", code, errOut, out)
+	}
+
 	os.WriteFile(filepath.Join(dir, "README.md"), []byte("How the shards were made."), 0o644)
 	if out, _, code := run1("dedup", dir); code != 0 || !strings.Contains(out, "README.md\n") || !strings.Contains(out, "part-0.jsonl.zst\n") {
 		t.Errorf("with a README: exit %d, output %q; want each file a document", code, out)
