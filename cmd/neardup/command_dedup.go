@@ -182,14 +182,10 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			s.kind = in.format
 		case info != nil && info.IsDir():
 			s.kind = "dir"
-		case strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".csv"):
-			s.kind = "csv"
-		case strings.EqualFold(filepath.Ext(a), ".parquet"):
-			s.kind = "parquet"
-		case strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".warc"), strings.EqualFold(filepath.Ext(decompress.TrimExt(a)), ".wet"):
-			s.kind = "warc"
+		case recordKind(a) != "":
+			s.kind = recordKind(a)
 		default:
-			s.kind = "jsonl"
+			s.kind = "jsonl" // .jsonl, or any other name
 		}
 		if s.kind == "parquet" {
 			if a == "-" {
@@ -237,24 +233,12 @@ func recordFiles(dir string) []source {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		kind := ""
-		switch strings.ToLower(filepath.Ext(decompress.TrimExt(path))) {
-		case ".jsonl", ".ndjson":
-			kind = "jsonl"
-		case ".json":
+		kind := recordKind(path)
+		if kind == "" && strings.EqualFold(filepath.Ext(decompress.TrimExt(path)), ".json") && (jsonChecked || firstLineJSON(path)) {
 			// JSON Lines too, as many datasets name them, unless the
 			// first one is a JSON document of several lines (one a
 			// file, as API dumps keep them).
-			if jsonChecked || firstLineJSON(path) {
-				kind, jsonChecked = "jsonl", true
-			}
-		case ".csv":
-			kind = "csv"
-		case ".warc", ".wet":
-			kind = "warc"
-		}
-		if strings.EqualFold(filepath.Ext(path), ".parquet") {
-			kind = "parquet"
+			kind, jsonChecked = "jsonl", true
 		}
 		if kind == "" {
 			shards = false

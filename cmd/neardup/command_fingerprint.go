@@ -166,18 +166,9 @@ U+FFFD by the text profiles; nilsimsa hashes bytes as they are.`,
 			if maxLine < 1 {
 				return usagef("--max-line must be positive, not %d", maxLine)
 			}
-			if !validKind(format) {
-				return usagef("fingerprint: --format %q: want %s", format, recordFormats)
-			}
-			if lines {
-				if format != "auto" && format != "lines" {
-					return usagef("fingerprint: --lines conflicts with --format %s (--lines is --format lines)", format)
-				}
-				format = "lines"
-			}
-			in.format, in.maxLine = "jsonl", maxLine // for validate; set for each input
-			if err := in.validate(); err != nil {
-				return fmt.Errorf("fingerprint: %w", err)
+			in.maxLine = maxLine
+			if format, err = in.checkFormat("fingerprint", format, lines); err != nil {
+				return err
 			}
 			bad := in.badRecord(cmd.ErrOrStderr(), "fingerprint", "the fingerprints before it were written")
 			if workers < 1 || workers > maxWorkers {

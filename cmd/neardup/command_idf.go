@@ -102,19 +102,11 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	if fl.minDF < 1 {
 		return usagef("idf build: --min-df %d must be at least 1", fl.minDF)
 	}
-	if !validKind(fl.format) {
-		return usagef("idf build: --format %q: want %s", fl.format, recordFormats)
+	format, err := fl.in.checkFormat("idf build", fl.format, fl.lines)
+	if err != nil {
+		return err
 	}
-	if fl.lines {
-		if fl.format != "auto" && fl.format != "lines" {
-			return usagef("idf build: --lines conflicts with --format %s (--lines is --format lines)", fl.format)
-		}
-		fl.format = "lines"
-	}
-	fl.in.format = "jsonl" // for validate; set for each input
-	if err := fl.in.validate(); err != nil {
-		return fmt.Errorf("idf build: %w", err)
-	}
+	fl.format = format
 	p := neardup.DefaultPipeline()
 	p.HTML, p.MainText, p.FoldAccents = fl.html, fl.main, fl.fold
 	if fl.shingle != 0 {

@@ -42,6 +42,45 @@ func (in *docInput) addRecordFlags(fs *pflag.FlagSet, ids bool) {
 	fs.StringVar(&in.warcStatusFlag, "warc-status", defaultWARCStatus, "HTTP statuses of the WARC response records that are documents, as in dedup")
 }
 
+// recordKind returns the record format that name says by its extension,
+// a compression extension after it aside (docs.csv.gz is CSV): jsonl for
+// .jsonl and .ndjson, csv, parquet (not compressed: a Parquet file is read
+// from its end), or warc for .warc and .wet; "" for any other name.
+func recordKind(name string) string {
+	if strings.EqualFold(filepath.Ext(name), ".parquet") {
+		return "parquet"
+	}
+	switch strings.ToLower(filepath.Ext(decompress.TrimExt(name))) {
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".csv":
+		return "csv"
+	case ".warc", ".wet":
+		return "warc"
+	}
+	return ""
+}
+
+// checkFormat checks the --format and --lines of fingerprint and idf
+// build (command) and in's record flags, and returns the format the input
+// kinds are chosen by (--lines is --format lines).
+func (in *docInput) checkFormat(command, format string, lines bool) (string, error) {
+	if !validKind(format) {
+		return "", usagef("%s: --format %q: want %s", command, format, recordFormats)
+	}
+	if lines {
+		if format != "auto" && format != "lines" {
+			return "", usagef("%s: --lines conflicts with --format %s (--lines is --format lines)", command, format)
+		}
+		format = "lines"
+	}
+	in.format = "jsonl" // for validate; set for each input
+	if err := in.validate(); err != nil {
+		return "", fmt.Errorf("%s: %w", command, err)
+	}
+	return format, nil
+}
+
 // inputKind returns how fingerprint and idf build read the input name
 // with --format format: "file" (the whole input one document), "lines",
 // or one of dedup's record formats (jsonl, csv, parquet, warc, dir). auto
@@ -59,15 +98,8 @@ func inputKind(name, format string) string {
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 		return "dir"
 	}
-	switch strings.ToLower(filepath.Ext(decompress.TrimExt(name))) {
-	case ".jsonl", ".ndjson":
-		return "jsonl"
-	case ".csv":
-		return "csv"
-	case ".parquet":
-		return "parquet"
-	case ".warc", ".wet":
-		return "warc"
+	if k := recordKind(name); k != "" {
+		return k
 	}
 	return "file"
 }
