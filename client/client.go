@@ -464,6 +464,7 @@ func (c *Client) BatchAll(ctx context.Context, ds []Document, maxDocs, maxBytes 
 	// documents, a comma between each two, and the brackets.
 	var ends []int
 	count, size := 0, 2
+	enc := make([]json.RawMessage, len(ds)) // each encoded once, sized and then sent
 	for i, d := range ds {
 		if err := checkUTF8("document", i, "id", d.ID, "text", d.Text); err != nil {
 			return nil, err
@@ -472,6 +473,7 @@ func (c *Client) BatchAll(ctx context.Context, ds []Document, maxDocs, maxBytes 
 		if err != nil {
 			return nil, fmt.Errorf("client: encoding document %d: %w", i, err)
 		}
+		enc[i] = b
 		n := len(b)
 		if n+2 > maxBytes {
 			return nil, fmt.Errorf("client: document %d is %d bytes of JSON, more than a request of %d bytes can hold", i, n, maxBytes)
@@ -493,7 +495,7 @@ func (c *Client) BatchAll(ctx context.Context, ds []Document, maxDocs, maxBytes 
 		if start == end {
 			continue
 		}
-		rs, err := postBatch[Result](ctx, c, "/v1/documents/batch", ds[start:end], "documents")
+		rs, err := postBatch[Result](ctx, c, "/v1/documents/batch", enc[start:end], "documents")
 		if err != nil {
 			return out, fmt.Errorf("%w (documents %d to %d of %d; the %d before were decided)", err, start, end-1, len(ds), start)
 		}
