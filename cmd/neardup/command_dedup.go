@@ -1127,6 +1127,9 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 				defer signal.Reset(syscall.SIGPIPE)
 			}
 			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
+			if rep != nil {
+				d.repEnc = newJSONEncoder(rep)
+			}
 			err = d.run(ctx, cmd.InOrStdin(), srcs)
 			if cerr := e.Close(); cerr != nil {
 				var se *neardup.SnapshotError
@@ -1240,6 +1243,7 @@ type deduper struct {
 	e        *neardup.Engine
 	out      *recordWriter
 	rep      *bufio.Writer
+	repEnc   *json.Encoder // writes rep's lines; an error stays in rep until Flush
 	in       *docInput
 	stderr   io.Writer
 	db       string // --db, "" in memory
@@ -1524,7 +1528,7 @@ func (d *deduper) flush(ctx context.Context) error {
 				d.repeats++
 			}
 			if d.rep != nil {
-				writeJSONLine(d.rep, dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
+				d.repEnc.Encode(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
 			}
 			continue
 		}

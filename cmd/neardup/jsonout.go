@@ -16,10 +16,3 @@ func newJSONEncoder(w io.Writer) *json.Encoder {
 	enc.SetEscapeHTML(false)
 	return enc
 }
-
-// writeJSONLine writes v to w as one line of JSON, as newJSONEncoder
-// does. An error of w is left for w to report (a bufio.Writer keeps it
-// until Flush).
-func writeJSONLine(w io.Writer, v any) {
-	newJSONEncoder(w).Encode(v)
-}
