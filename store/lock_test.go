@@ -151,3 +151,47 @@ func TestFatalExits(t *testing.T) {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }
+
+// TestOpenMustExist checks that MustExist refuses a missing directory and
+// an empty one with ErrNoStore, creating nothing in either, and opens a
+// store that is there.
+func TestOpenMustExist(t *testing.T) {
+	base := t.TempDir()
+	missing, empty := filepath.Join(base, "missing"), filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{missing, empty} {
+		db, err := Open(dir, &Options{MustExist: true})
+		if !errors.Is(err, ErrNoStore) || !strings.Contains(err.Error(), dir) {
+			if db != nil {
+				db.Close()
+			}
+			t.Fatalf("Open of %s with MustExist: %v, want ErrNoStore naming it", dir, err)
+		}
+		if Exists(dir) {
+			t.Errorf("Exists(%s) after the refusal", dir)
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the missing directory after the refusal: %v, want it still missing", err)
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Errorf("the empty directory holds %d entries after the refusal", len(ents))
+	}
+	db, err := Open(empty, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !Exists(empty) {
+		t.Fatalf("Exists(%s) false after a store was made there", empty)
+	}
+	db, err = Open(empty, &Options{MustExist: true})
+	if err != nil {
+		t.Fatalf("Open of a store with MustExist: %v", err)
+	}
+	db.Close()
+}

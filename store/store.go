@@ -57,6 +57,9 @@ var (
 	// ErrInUse is returned by Open for a directory whose store another
 	// process (or this one) has open.
 	ErrInUse = errors.New("store: in use")
+	// ErrNoStore is returned by Open with MustExist for a directory that
+	// holds no store (or does not exist).
+	ErrNoStore = errors.New("store: no store")
 	// ErrNotStore is returned by Open for a directory that holds files a
 	// store does not make: opening it would take it over, and pebble
 	// deletes the files of its own kinds it does not know (a user's
@@ -79,6 +82,21 @@ func checkDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// Exists reports whether dir holds a store: pebble's manifest, which a
+// store writes when it is created. It writes nothing.
+func Exists(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, "MANIFEST-") || strings.HasPrefix(n, "marker.manifest.") {
+			return true
+		}
+	}
+	return false
 }
 
 // storeFile reports whether name is that of a file or directory a store
@@ -232,6 +250,10 @@ type Options struct {
 	// Compression says how texts (and files) are compressed. Default
 	// MinLZ.
 	Compression Compression
+	// MustExist makes Open fail with ErrNoStore, writing nothing, when dir
+	// holds no store, instead of creating one: for tools that read a store
+	// that should be there (an export, a migration's source).
+	MustExist bool
 }
 
 // DefaultCommitDelay is the default Options.CommitDelay. Measured with
@@ -643,6 +665,8 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, errors.New("store: empty directory (set InMemory for an in-memory store)")
 	} else if err := checkDir(dir); err != nil {
 		return nil, err
+	} else if o.MustExist && !Exists(dir) {
+		return nil, fmt.Errorf("%w in %s: want the directory a neardup store was written in (by neardup serve --data or dedup --db)", ErrNoStore, dir)
 	}
 	pdb, err := pebble.Open(dir, po)
 	if lockHeld(err) {
@@ -1297,16 +1321,21 @@ func (v *View) TextPlace() TextPlace { return TextPlace{v.text} }
 // TextAt is Text for a record whose TextPlace a scan gave: a text in the
 // text log is read without looking its record up again.
 func (s *DB) TextAt(seq uint64, at TextPlace) (text []byte, err error) {
+	text, _, err = s.TextMetaAt(seq, at)
+	return text, err
+}
+
+// TextMetaAt is TextAt with the document's metadata too, as Text returns
+// them.
+func (s *DB) TextMetaAt(seq uint64, at TextPlace) (text, meta []byte, err error) {
 	if at.ref.n == 0 {
-		text, _, err = s.Text(seq)
-		return text, err
+		return s.Text(seq)
 	}
 	if err := s.enter(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.leave()
-	text, _, err = s.log.read(seq, at.ref)
-	return text, err
+	return s.log.read(seq, at.ref)
 }
 
 // TextMissing reports whether the text of the record v, stored before the

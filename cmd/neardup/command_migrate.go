@@ -75,7 +75,7 @@ again: migrate stops at the first and names it.`,
 			if err != nil {
 				return err
 			}
-			if st, err := os.Stat(from); err != nil || !st.IsDir() {
+			if st, err := os.Stat(from); err != nil || !st.IsDir() || !store.Exists(from) {
 				return usagef("migrate: --from %s: no store there (want the directory a neardup store was written in)", from)
 			}
 			created, err := newStoreDir(to)
@@ -175,7 +175,7 @@ func removeContents(dir string) {
 // stored. A cancelled ctx stops the copy after the chunk in progress.
 func migrate(ctx context.Context, from, to string, o *neardup.Options, retention time.Duration, progress func(int)) (migrated, error) {
 	var n migrated
-	db, err := store.Open(from, nil)
+	db, err := store.Open(from, &store.Options{MustExist: true})
 	if err != nil {
 		return n, fmt.Errorf("migrate: --from %s: %w", from, err)
 	}

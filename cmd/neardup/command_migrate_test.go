@@ -132,6 +132,7 @@ func TestMigrateErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	fresh := filepath.Join(t.TempDir(), "new")
+	emptyFrom := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		msg  string
@@ -139,6 +140,7 @@ func TestMigrateErrors(t *testing.T) {
 		{[]string{"migrate", "--to", fresh}, "--from is required"},
 		{[]string{"migrate", "--from", old}, "--to is required"},
 		{[]string{"migrate", "--from", filepath.Join(t.TempDir(), "nothing"), "--to", fresh}, "no store there"},
+		{[]string{"migrate", "--from", emptyFrom, "--to", fresh}, "no store there"},
 		{[]string{"migrate", "--from", old, "--to", full}, "is not empty"},
 		{[]string{"migrate", "--from", old, "--to", fresh, "--profile", "nilsimsa"}, "--profile"},
 		{[]string{"migrate", "--from", old, "--to", fresh, "--bits", "32"}, "--bits 32"},
@@ -153,6 +155,9 @@ func TestMigrateErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused run left %s: %v", fresh, err)
+	}
+	if ents, _ := os.ReadDir(emptyFrom); len(ents) != 0 {
+		t.Errorf("a refused run made %d entries in the empty --from", len(ents))
 	}
 
 	// A store without texts cannot be fingerprinted again: the run fails,
