@@ -52,6 +52,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newDedupCmd(),
 		newClusterCmd(),
 		newMigrateCmd(),
+		newExportCmd(),
 	)
 	return root
 }
