@@ -89,7 +89,7 @@ func engineError(err error) *apiError {
 		return storeFailed(m)
 	case errors.Is(err, neardup.ErrDiskFull):
 		return newError(http.StatusInsufficientStorage, "insufficient_storage", m)
-	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth):
+	case errors.Is(err, neardup.ErrProfile), errors.Is(err, neardup.ErrHex), errors.Is(err, neardup.ErrWidth), errors.Is(err, neardup.ErrBadCursor):
 		return badRequest(m)
 	case errors.Is(err, context.DeadlineExceeded):
 		return errTimeout

@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +119,34 @@ func (f *fakeEngine) Delete(id string) error {
 	delete(f.docs, id)
 	delete(f.byText, fold(d.Text))
 	return nil
+}
+
+// List pages through the documents in the order of their ids; a cursor
+// is the index of the last one given, in hex.
+func (f *fakeEngine) List(_ context.Context, o neardup.ListOptions) ([]neardup.StoredDocument, string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := slices.Sorted(maps.Keys(f.docs))
+	from := 0
+	if o.After != "" {
+		n, err := strconv.ParseUint(o.After, 16, 32)
+		if err != nil {
+			return nil, "", fmt.Errorf("fake: %w", neardup.ErrBadCursor)
+		}
+		from = int(n) + 1
+	}
+	var out []neardup.StoredDocument
+	for i := from; i < len(ids) && len(out) < o.Limit; i++ {
+		d := f.docs[ids[i]]
+		if o.NoText {
+			d.Text, d.Meta = "", nil
+		}
+		out = append(out, neardup.StoredDocument{Document: d, Fingerprint: neardup.FromUint64(uint64(i))})
+	}
+	if from+len(out) < len(ids) {
+		return out, fmt.Sprintf("%016x", from+len(out)-1), nil
+	}
+	return out, "", nil
 }
 
 func (f *fakeEngine) Stats() neardup.Stats {

@@ -32,6 +32,8 @@ func FuzzHandler(f *testing.F) {
 		{0, "/v1/compare", "", `{"a":"x y z","b":"x y","profile":"classic","bits":128}`},
 		{0, "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa"}`},
 		{1, "/v1/documents/a", "", ``},
+		{1, "/v1/documents?limit=2&after=0000000000000001", "", ``},
+		{1, "/v1/documents?text=false&after=ffffffffffffffff", "", ``},
 		{2, "/v1/documents/a", "", ``},
 		{1, "/v1/stats", "", ``},
 		{1, "/static/../server.go", "", ``},

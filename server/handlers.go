@@ -323,6 +323,68 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, e Engine) err
 	return nil
 }
 
+// defaultListLimit is the page size of GET /v1/documents without a limit.
+const defaultListLimit = 100
+
+// listOut is the response to GET /v1/documents.
+type listOut struct {
+	Documents []listedDoc `json:"documents"`
+	// Next is the cursor of the next page: null on the last.
+	Next *string `json:"next"`
+}
+
+// listedDoc is one document of listOut.
+type listedDoc struct {
+	ID          string          `json:"id"`
+	Time        time.Time       `json:"time"`
+	Fingerprint string          `json:"fingerprint"`
+	Text        *string         `json:"text,omitempty"`
+	Meta        json.RawMessage `json:"meta,omitempty"`
+}
+
+// handleList serves GET /v1/documents?after=CURSOR&limit=N&text=false: a
+// page of the stored documents, in the store's order (Engine.List).
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, e Engine) error {
+	q := r.URL.Query()
+	for name := range q {
+		if name != "after" && name != "limit" && name != "text" {
+			return badRequest(fmt.Sprintf("unknown query parameter %q: want after, limit or text", name))
+		}
+	}
+	o := neardup.ListOptions{After: q.Get("after"), Limit: defaultListLimit}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > neardup.MaxListLimit {
+			return badRequest(fmt.Sprintf("limit %q: want a number from 1 to %d", v, neardup.MaxListLimit))
+		}
+		o.Limit = n
+	}
+	if v := q.Get("text"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return badRequest(fmt.Sprintf("text %q: want true or false", v))
+		}
+		o.NoText = !b
+	}
+	docs, next, err := e.List(r.Context(), o)
+	if err != nil {
+		return err
+	}
+	out := listOut{Documents: make([]listedDoc, len(docs))}
+	for i, d := range docs {
+		l := listedDoc{ID: d.ID, Time: d.Time.UTC(), Fingerprint: d.Fingerprint.String(), Meta: d.Meta}
+		if !o.NoText {
+			l.Text = &docs[i].Text
+		}
+		out.Documents[i] = l
+	}
+	if next != "" {
+		out.Next = &next
+	}
+	s.writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, e Engine) error {
 	id := r.PathValue("id")
 	if err := e.Delete(id); err != nil {

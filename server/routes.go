@@ -34,6 +34,7 @@ func (s *Server) buildHandler() http.Handler {
 	}
 	api("POST /v1/documents", s.handleInsert)
 	api("POST /v1/documents/batch", s.handleBatch)
+	api("GET /v1/documents", s.handleList)
 	api("GET /v1/documents/{id}", s.handleGet)
 	api("DELETE /v1/documents/{id}", s.handleDelete)
 	api("POST /v1/query", s.handleQuery)

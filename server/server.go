@@ -24,6 +24,7 @@ type Engine interface {
 	Check(ctx context.Context, d neardup.Document) (neardup.Result, error)
 	Get(id string) (neardup.Document, error)
 	Delete(id string) error
+	List(ctx context.Context, o neardup.ListOptions) ([]neardup.StoredDocument, string, error)
 	Stats() neardup.Stats
 }
 

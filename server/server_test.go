@@ -124,7 +124,7 @@ func TestErrors(t *testing.T) {
 		{"fingerprint bad width", "POST", "/v1/fingerprint", "", `{"text":"x","bits":100}`, 400, "bad_request"},
 		{"fingerprint contradiction", "POST", "/v1/fingerprint", "", `{"text":"x","algo":"nilsimsa","profile":"classic"}`, 400, "bad_request"},
 		{"unknown route", "GET", "/v2/nothing", "", ``, 404, "no_route"},
-		{"wrong method", "GET", "/v1/documents", "", ``, 405, "method_not_allowed"},
+		{"wrong method", "PATCH", "/v1/documents", "", ``, 405, "method_not_allowed"},
 		{"wrong method on id", "PUT", "/v1/documents/x", "", ``, 405, "method_not_allowed"},
 	}
 	// How some messages must begin: the value and the field at fault, in

@@ -435,6 +435,9 @@ func (nullEngine) Get(string) (neardup.Document, error) {
 }
 func (nullEngine) Delete(string) error  { return neardup.ErrNotFound }
 func (nullEngine) Stats() neardup.Stats { return neardup.Stats{} }
+func (nullEngine) List(context.Context, neardup.ListOptions) ([]neardup.StoredDocument, string, error) {
+	return nil, "", nil
+}
 
 // checkLoopback refuses URLs that are not plain http (the load generator
 // speaks HTTP/1.1 on bare TCP) or whose host is not a loopback address:
