@@ -19,7 +19,7 @@
 //	400 missing_text          "text" is absent or empty, or has nothing visible
 //	400 invalid_utf8          the body is not valid UTF-8
 //	400 bad_gzip              a body sent with Content-Encoding gzip does not decompress
-//	400 bad_encoding          a body sent with Content-Encoding zstd or br does not decompress
+//	400 bad_encoding          a body sent with Content-Encoding deflate, zstd or br does not decompress
 //	400 id_too_long           an id is longer than the engine takes
 //	400 expired               a document's time is before the retention window
 //	400 future_time           a document's time is too far ahead
@@ -33,7 +33,7 @@
 //	413 body_too_large        the body exceeds Options.MaxBody (sent, or decompressed)
 //	413 batch_too_large       a batch has more than Options.MaxBatch documents
 //	413 text_too_large        a text is longer than the route or the engine takes
-//	415 unsupported_encoding  a Content-Encoding other than gzip, zstd, br or identity
+//	415 unsupported_encoding  a Content-Encoding other than gzip, deflate, zstd, br or identity
 //	429 overloaded            Options.MaxInFlight requests are already being served
 //	501 not_implemented       the engine cannot answer a query by fingerprint
 //	503 unavailable           the server is starting (no engine yet) or draining

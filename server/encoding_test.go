@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -39,8 +41,27 @@ func brOf(b []byte) []byte {
 	return buf.Bytes()
 }
 
-// TestZstdBrotliBodies posts bodies sent with Content-Encoding zstd and
-// br: each is read as the same JSON sent plain, on the single and the
+// zlibOf returns b compressed in the zlib format, Content-Encoding
+// deflate as RFC 9110 has it.
+func zlibOf(b []byte) []byte {
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// rawDeflateOf returns b compressed as raw deflate.
+func rawDeflateOf(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.BestSpeed)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestZstdBrotliBodies posts bodies sent with Content-Encoding zstd, br
+// and deflate (zlib, and raw deflate): each is read as the same JSON sent plain, on the single and the
 // batch routes; a body that is not in its coding, or is cut short, is a
 // 400 bad_encoding naming the coding; one that decompresses past MaxBody
 // is a 413 although it is small as sent; a zstd frame that needs a window
@@ -67,10 +88,11 @@ func TestZstdBrotliBodies(t *testing.T) {
 		return m
 	}
 	codings := map[string]func([]byte) []byte{
-		"zstd": func(b []byte) []byte { return zstdOf(t, b) },
-		"br":   brOf,
+		"zstd":    func(b []byte) []byte { return zstdOf(t, b) },
+		"br":      brOf,
+		"deflate": zlibOf,
 	}
-	for _, enc := range []string{"zstd", "br"} {
+	for _, enc := range []string{"zstd", "br", "deflate"} {
 		pack := codings[enc]
 		doc := []byte(fmt.Sprintf(`{"id":"%s1","text":"a text sent compressed with %s, as a crawler might send its pages"}`, enc, enc))
 		if code, v, body := post("/v1/documents", enc, pack(doc)); code != 200 || v["id"] != enc+"1" {
@@ -97,6 +119,11 @@ func TestZstdBrotliBodies(t *testing.T) {
 		if code, v, body := post("/v1/documents", enc, big); code != 413 || errorCode(v) != "body_too_large" || !strings.Contains(message(v), "decompresses") {
 			t.Errorf("%s over the limit once decompressed: %d %s", enc, code, body)
 		}
+	}
+	// deflate as some clients send it: raw, without zlib's header.
+	raw := []byte(`{"id":"raw1","text":"a text sent as raw deflate, without the zlib header"}`)
+	if code, v, body := post("/v1/documents", "deflate", rawDeflateOf(raw)); code != 200 || v["id"] != "raw1" {
+		t.Errorf("raw deflate document: %d %s", code, body)
 	}
 	// A frame without a content size whose window descriptor asks for
 	// 16 MiB (exponent 14, mantissa 0), holding one raw block: more than
@@ -154,7 +181,7 @@ func TestZstdBodiesConcurrent(t *testing.T) {
 }
 
 // FuzzCompressedBody posts arbitrary bytes as a body sent with
-// Content-Encoding gzip, zstd or br: whatever they hold, the answer is a
+// Content-Encoding gzip, zstd, br or deflate: whatever they hold, the answer is a
 // JSON object (an error one with a code, when it is not a 200), never a
 // 500 or a crash, and never more than MaxBody decoded.
 func FuzzCompressedBody(f *testing.F) {
@@ -169,13 +196,15 @@ func FuzzCompressedBody(f *testing.F) {
 	f.Add(uint8(1), []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70, 0x09, 0, 0, 'x'})
 	f.Add(uint8(2), brOf(doc))
 	f.Add(uint8(2), []byte{0x0b, 0xff})
+	f.Add(uint8(3), zlibOf(doc))
+	f.Add(uint8(3), rawDeflateOf(doc))
 	srv, err := New(Options{MaxBody: 1 << 16, MaxBatch: 50})
 	if err != nil {
 		f.Fatal(err)
 	}
 	srv.SetEngine(newFakeEngine())
 	h := srv.Handler()
-	codings := []string{"gzip", "zstd", "br"}
+	codings := []string{"gzip", "zstd", "br", "deflate"}
 	f.Fuzz(func(t *testing.T, coding uint8, body []byte) {
 		enc := codings[int(coding)%len(codings)]
 		req := httptest.NewRequest("POST", "/v1/documents/batch", bytes.NewReader(body))

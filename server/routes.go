@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -241,17 +244,19 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // readBody reads the whole request body, at most MaxBody bytes, and checks
-// that it is valid UTF-8. A body sent with Content-Encoding gzip, zstd or
-// br is decompressed (gzip as it arrives, the others once read whole: see
-// decoders), and MaxBody bounds it both as sent and as decompressed; any
-// other encoding is refused.
+// that it is valid UTF-8. A body sent with Content-Encoding gzip, deflate,
+// zstd or br is decompressed (gzip and deflate as they arrive, the others
+// once read whole: see decoders), and MaxBody bounds it both as sent and
+// as decompressed; any other encoding is refused. deflate is the zlib
+// format (RFC 9110), or, as some clients send it, raw deflate, told apart
+// by the zlib header.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	limit := s.opts.MaxBody
 	if r.ContentLength > limit {
 		return nil, tooLarge(limit)
 	}
 	var body io.Reader = http.MaxBytesReader(w, r.Body, limit)
-	gzipped := false
+	gzipped, deflated := false, false
 	late := "" // zstd or br
 	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
 	case "", "identity":
@@ -263,10 +268,16 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		// One byte past the limit tells a body that decompresses to
 		// more than MaxBody from one that fills it exactly.
 		body, gzipped = io.LimitReader(zr, limit+1), true
+	case "deflate":
+		zr, err := deflateReader(body)
+		if err != nil {
+			return nil, encodingError(enc, err)
+		}
+		body, deflated = io.LimitReader(zr, limit+1), true
 	case "zstd", "br":
 		late = enc
 	default:
-		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip, zstd or br", enc))
+		return nil, newError(http.StatusUnsupportedMediaType, "unsupported_encoding", fmt.Sprintf("Content-Encoding %q is not supported; send the body uncompressed, or with gzip, deflate, zstd or br", enc))
 	}
 	sw, _ := w.(*statusWriter)
 	if late != "" {
@@ -310,6 +321,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 			// readError names these, whatever the coding.
 		case gzipped:
 			return nil, gzipError(err)
+		case deflated:
+			return nil, encodingError("deflate", err)
 		case late != "":
 			return nil, encodingError(late, err)
 		}
@@ -367,6 +380,17 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 		b.sw.bodyBytes += int64(n)
 	}
 	return n, err
+}
+
+// deflateReader returns a reader of body decoded as Content-Encoding
+// deflate: the zlib format when body starts with a zlib header (a method
+// of 8, deflate, and a check that divides by 31), raw deflate otherwise.
+func deflateReader(body io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(body)
+	if h, _ := br.Peek(2); len(h) == 2 && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+		return zlib.NewReader(br)
+	}
+	return flate.NewReader(br), nil
 }
 
 // gzipError is the answer to a body sent as gzip that is not.
