@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/neardup/neardup/client"
 	"github.com/neardup/neardup/store"
 	"github.com/spf13/cobra"
 )
@@ -19,9 +20,10 @@ func newExportCmd() *cobra.Command {
 	var (
 		fingerprints, noText bool
 		retention            time.Duration
+		url                  string
 	)
 	cmd := &cobra.Command{
-		Use:   "export [flags] DIR",
+		Use:   "export [flags] DIR | --url URL",
 		Short: "Write the documents a store keeps, one JSON line each",
 		Long: `Export writes to standard output every document the store in DIR keeps (a
 directory that neardup serve --data or dedup --db wrote), one JSON line
@@ -46,23 +48,36 @@ texts and metadata, which is also faster: only the records are read.
 --retention leaves out the documents older than that, as a server with that
 window would have expired them.
 
-The store is opened as a store, so it must not be open in a running neardup
-(stop neardup serve first, or copy the directory while it is stopped); the
-documents are only read. A directory that holds no store is refused and
+The store is opened as a store, so it must not be open in a running neardup:
+for a running server give --url instead of DIR (http://127.0.0.1:8080), and
+export reads the same lines from its GET /v1/documents, a page of 1,000 at a
+time, while it goes on serving (documents stored meanwhile are written or
+not by where they fall in the store's order). Otherwise the documents are
+only read. A directory that holds no store is refused and
 left as it is. A store that a dedup --db run left with a batch stored but
 not written (the process died) still holds that batch, and export writes
 it: export says so on standard error, and the next dedup --db run on the
 store takes the batch back out. On success export says on standard error
 how many documents it wrote. SIGINT or SIGTERM stops it after the line in
 progress, with exit status 130 or 143.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
+			dir := ""
+			if len(args) == 1 {
+				dir = args[0]
+			}
 			switch {
+			case dir == "" && url == "":
+				return usagef("export: want the directory of a store, or --url of a running server")
+			case dir != "" && url != "":
+				return usagef("export: give the directory of a store or --url of a running server, not both")
 			case retention < 0:
 				return usagef("export: --retention %v is negative; 0 keeps every document", retention)
 			case fingerprints && noText:
 				return usagef("export: --fingerprints writes no texts already; give one of --fingerprints and --no-text")
+			}
+			if url != "" {
+				return exportURL(cmd, url, fingerprints, noText, retention)
 			}
 			if st, err := os.Stat(dir); err != nil || !st.IsDir() || !store.Exists(dir) {
 				return usagef("export: %s: no store there (want the directory a neardup store was written in, by serve --data or dedup --db)", dir)
@@ -101,6 +116,7 @@ progress, with exit status 130 or 143.`,
 	f.BoolVar(&fingerprints, "fingerprints", false, "write HEX<TAB>ID lines, as neardup fingerprint does, instead of JSON")
 	f.BoolVar(&noText, "no-text", false, "leave the texts and metadata out of the JSON lines (only the records are read)")
 	f.DurationVar(&retention, "retention", 0, "leave out documents older than this (0: every document)")
+	f.StringVar(&url, "url", "", "read the documents from the running server at this base URL (GET /v1/documents) instead of a store's directory")
 	return cmd
 }
 
@@ -187,3 +203,63 @@ func (x *exporter) write(db *store.DB, v *store.View) error {
 	}
 	return x.enc.Encode(d)
 }
+
+// exportURL is export from the running server at url, through its GET
+// /v1/documents.
+func exportURL(cmd *cobra.Command, url string, fingerprints, noText bool, retention time.Duration) error {
+	ctx, stop := notifyInterrupt(cmd.Context())
+	defer stop()
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+	enc := newJSONEncoder(out)
+	cutoff := time.Time{}
+	if retention > 0 {
+		cutoff = time.Now().Add(-retention)
+	}
+	written, older := 0, 0
+	var err error
+	for d, derr := range client.New(url, nil).Documents(ctx, exportPage, noText || fingerprints) {
+		if err = derr; err != nil {
+			break
+		}
+		if d.Time.Before(cutoff) {
+			older++
+			continue
+		}
+		if fingerprints {
+			out.WriteString(d.Fingerprint)
+			out.WriteByte('\t')
+			out.WriteString(tsvField(d.ID))
+			err = out.WriteByte('\n')
+		} else {
+			line := exportDoc{ID: d.ID, Time: d.Time.UTC(), Fingerprint: d.Fingerprint, Meta: d.Meta}
+			if !noText {
+				line.Text = &d.Text
+			}
+			err = enc.Encode(line)
+		}
+		if err != nil {
+			break
+		}
+		written++
+	}
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("export: writing the output: %w", ferr)
+	}
+	if ctx.Err() != nil {
+		ie, how := interruptedBy(ctx)
+		ie.msg = fmt.Sprintf("export: %s after %s", how, plural(written, "document"))
+		return ie
+	}
+	if err != nil {
+		return fmt.Errorf("export: %s after %s: %w", url, plural(written, "document"), err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "neardup: export: %s from %s", plural(written, "document"), url)
+	if older > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), ", %s older than --retention left out", plural(older, "document"))
+	}
+	fmt.Fprintln(cmd.ErrOrStderr())
+	return nil
+}
+
+// exportPage is the page size export asks a server for.
+const exportPage = 1000

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/server"
 )
 
 // exportLine is a JSON line of export, as a reader decodes it.
@@ -236,5 +238,45 @@ func TestExportDroppedTexts(t *testing.T) {
 		if d := migrateDocs[i]; l.ID != d.ID || l.Text != nil || string(l.Meta) != string(d.Meta) || len(l.Fingerprint) != 16 {
 			t.Errorf("line %d: %+v, want id %q with a fingerprint, its meta %s and no text", i+1, l, d.ID, d.Meta)
 		}
+	}
+}
+
+// TestExportURL checks that export --url writes, from a running server,
+// the same lines as export of its store's directory once it is stopped,
+// and that DIR and --url are asked for one at a time.
+func TestExportURL(t *testing.T) {
+	dir := exportStore(t)
+	e := openStore(t, dir, "default")
+	s, err := server.New(server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	srv := httptest.NewServer(s.Handler())
+	for _, args := range [][]string{nil, {"--no-text"}, {"--fingerprints"}, {"--retention", "48h"}} {
+		out, errOut, code := runFP(t, "", append([]string{"export", "--url", srv.URL}, args...)...)
+		if code != 0 || !strings.Contains(errOut, "from "+srv.URL) {
+			t.Fatalf("export --url %q: status %d, stderr %q", args, code, errOut)
+		}
+		// Compared once the server is stopped and the store closed.
+		defer func(args []string, out string) {
+			want, errOut, code := runFP(t, "", append([]string{"export", dir}, args...)...)
+			if code != 0 || out != want || strings.Count(want, "\n") < 3 {
+				t.Errorf("export --url %q wrote %q; export of the stopped store's directory %q (status %d, %q)", args, out, want, code, errOut)
+			}
+		}(args, out)
+	}
+	srv.Close()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	_, errOut, code := runFP(t, "", "export")
+	wantUsageError(t, errOut, code, "want the directory of a store, or --url of a running server")
+	_, errOut, code = runFP(t, "", "export", "--url", srv.URL, dir)
+	wantUsageError(t, errOut, code, "not both")
+	_, errOut, code = runFP(t, "", "export", "--url", srv.URL)
+	if code != 1 || !strings.Contains(errOut, srv.URL) {
+		t.Errorf("export --url of a stopped server: status %d, stderr %q", code, errOut)
 	}
 }
