@@ -16,6 +16,11 @@ var ErrBadCursor = errors.New("neardup: bad cursor")
 // MaxListLimit is the most documents one List call returns.
 const MaxListLimit = 10000
 
+// maxListBytes bounds the texts and metadata of one page of List: a page
+// ends early, with a next cursor, once they reach it, so that a page of
+// long texts takes no more memory than a few large requests.
+const maxListBytes = 16 << 20
+
 // StoredDocument is a document as the engine keeps it (List).
 type StoredDocument struct {
 	Document
@@ -42,9 +47,10 @@ type ListOptions struct {
 // Documents stored or deleted while the pages are read appear or not by
 // where they lie against the cursor; every document stored before the
 // first call and kept until the last is listed once. Texts are empty when
-// the engine keeps none (Options.DropText). A cursor that is not one of
-// List's form (16 hex digits) returns ErrBadCursor, a Limit out of range
-// an error naming it.
+// the engine keeps none (Options.DropText). A page ends early, with a
+// next cursor, once its texts and metadata reach 16 MiB. A cursor that is
+// not one of List's form (16 hex digits) returns ErrBadCursor, a Limit
+// out of range an error naming it.
 func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument, next string, err error) {
 	if o.Limit < 1 || o.Limit > MaxListLimit {
 		return nil, "", fmt.Errorf("neardup: list limit %d: want 1 to %d", o.Limit, MaxListLimit)
@@ -63,6 +69,7 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 	defer e.leave()
 	cutoff := e.cutoff()
 	var last uint64
+	bytes := 0
 	more := errors.New("page full")
 	err = e.db.ScanViews(from, 0, func(v *store.View) error {
 		if err := ctx.Err(); err != nil {
@@ -71,7 +78,7 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 		if v.Time < cutoff {
 			return nil
 		}
-		if len(docs) == o.Limit {
+		if len(docs) == o.Limit || bytes >= maxListBytes {
 			return more // one more is there: the page is not the last
 		}
 		fp, err := FromBytes(v.Fingerprint)
@@ -85,6 +92,7 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 				return fmt.Errorf("document %s: %w", quoteID(d.ID), err)
 			}
 			d.Text, d.Meta = string(text), meta
+			bytes += len(text) + len(meta)
 		}
 		docs = append(docs, d)
 		last = v.Seq

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -103,5 +104,37 @@ func TestList(t *testing.T) {
 		if _, _, err := e.List(ctx, ListOptions{Limit: n}); err == nil || !strings.Contains(err.Error(), fmt.Sprint(n)) {
 			t.Errorf("List limit %d: %v, want an error naming it", n, err)
 		}
+	}
+}
+
+// TestListPageBytes checks that a page of long texts ends once its texts
+// reach maxListBytes, with a cursor to the rest, and that the pages still
+// hold every document once.
+func TestListPageBytes(t *testing.T) {
+	o := DefaultOptions()
+	o.InMemory = true
+	e, err := Open("", &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	const n, size = 20, 1 << 20
+	for i := range n {
+		var b strings.Builder
+		for b.Len() < size {
+			fmt.Fprintf(&b, "w%d ", r.IntN(1_000_000))
+		}
+		if _, err := e.Insert(context.Background(), Document{ID: fmt.Sprint(i), Text: b.String()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs, next, err := e.List(context.Background(), ListOptions{Limit: 100})
+	if err != nil || next == "" || len(docs) != maxListBytes/size {
+		t.Fatalf("first page of %d texts of 1 MiB: %d documents, next %q, %v; want %d and a next", n, len(docs), next, err, maxListBytes/size)
+	}
+	rest, next, err := e.List(context.Background(), ListOptions{After: next, Limit: 100})
+	if err != nil || next != "" || len(docs)+len(rest) != n || rest[0].ID != fmt.Sprint(len(docs)) {
+		t.Fatalf("second page: %d documents from %q, next %q, %v; want the other %d", len(rest), rest[0].ID, next, err, n-len(docs))
 	}
 }
