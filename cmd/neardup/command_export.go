@@ -93,23 +93,7 @@ progress, with exit status 130 or 143.`,
 				x.cutoff = time.Now().Add(-retention).Unix()
 			}
 			err := x.run(ctx, dir)
-			if ferr := out.Flush(); err == nil && ferr != nil {
-				err = fmt.Errorf("export: writing the output: %w", ferr)
-			}
-			if err == nil && ctx.Err() != nil {
-				ie, how := interruptedBy(ctx)
-				ie.msg = fmt.Sprintf("export: %s after %s", how, plural(x.written, "document"))
-				return ie
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "neardup: export: %s from %s", plural(x.written, "document"), dir)
-			if x.older > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), ", %s older than --retention left out", plural(x.older, "document"))
-			}
-			fmt.Fprintln(cmd.ErrOrStderr())
-			return nil
+			return endExport(ctx, cmd, out, err, dir, x.written, x.older)
 		},
 	}
 	f := cmd.Flags()
@@ -242,6 +226,17 @@ func exportURL(cmd *cobra.Command, url string, fingerprints, noText bool, retent
 		}
 		written++
 	}
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("export: %s after %s: %w", url, plural(written, "document"), err)
+	}
+	return endExport(ctx, cmd, out, err, url, written, older)
+}
+
+// endExport ends a run of export from source that wrote written
+// documents and left out older ones, with err: it flushes out, and
+// returns the error of a run that ctx stopped, err, or nil after the
+// summary line on standard error.
+func endExport(ctx context.Context, cmd *cobra.Command, out *bufio.Writer, err error, source string, written, older int) error {
 	if ferr := out.Flush(); err == nil && ferr != nil {
 		err = fmt.Errorf("export: writing the output: %w", ferr)
 	}
@@ -251,9 +246,9 @@ func exportURL(cmd *cobra.Command, url string, fingerprints, noText bool, retent
 		return ie
 	}
 	if err != nil {
-		return fmt.Errorf("export: %s after %s: %w", url, plural(written, "document"), err)
+		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "neardup: export: %s from %s", plural(written, "document"), url)
+	fmt.Fprintf(cmd.ErrOrStderr(), "neardup: export: %s from %s", plural(written, "document"), source)
 	if older > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), ", %s older than --retention left out", plural(older, "document"))
 	}
