@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -433,6 +434,14 @@ func TestBrowserPhone(t *testing.T) {
 	)
 	if bad := get(t, ctx, chromedp.Evaluate[string](fits)); bad != "" {
 		t.Errorf("after Add and Check, on a phone: %s", bad)
+	}
+	// The list of stored documents shows that id too.
+	do(t, ctx,
+		chromedp.Tap(chromedp.ID("list-btn")),
+		chromedp.WaitVisible(chromedp.CSS(`#stored tbody tr[data-id="`+id+`"]`)),
+	)
+	if bad := get(t, ctx, chromedp.Evaluate[string](fits)); bad != "" {
+		t.Errorf("with the stored documents listed, on a phone: %s", bad)
 	}
 }
 
@@ -1147,5 +1156,56 @@ func TestBrowserOpenFile(t *testing.T) {
 	}
 	if st.Documents != 1 {
 		t.Errorf("%d documents stored after adding the opened file, want 1", st.Documents)
+	}
+}
+
+// TestBrowserStoredList checks the page's list of stored documents: an
+// empty store says so; then the first page shows the first 20 documents
+// in the order stored, each with its id, when it was seen and the start
+// of its text, and Show more adds the rest under them and goes once none
+// are left.
+func TestBrowserStoredList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test: slow")
+	}
+	srv, c := startServer(t)
+	ctx := newBrowser(t)
+	do(t, ctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible(chromedp.ID("list-btn")),
+		chromedp.Click(chromedp.ID("list-btn")),
+		chromedp.WaitVisible(chromedp.ID("list-none")),
+	)
+	var ids []string
+	for i := range 25 {
+		d := client.Document{ID: fmt.Sprintf("doc %02d", i), Text: longText(uint64(100+i), 30)}
+		if r, err := c.CheckAndInsert(context.Background(), d); err != nil || !r.Inserted {
+			t.Fatalf("insert %s: %+v, %v", d.ID, r, err)
+		}
+		ids = append(ids, d.ID)
+	}
+	rows := `[...document.querySelectorAll("#stored tbody tr")].map((tr) => tr.dataset.id)`
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("list-btn")),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#stored tbody tr").length === 20`),
+	)
+	if got := get(t, ctx, chromedp.Evaluate[[]string](rows)); !slices.Equal(got, ids[:20]) {
+		t.Fatalf("first page shows %q, want %q", got, ids[:20])
+	}
+	if none := get(t, ctx, chromedp.Evaluate[bool](`!document.getElementById("list-none").hidden`)); none {
+		t.Errorf("the list says the store is empty beside its rows")
+	}
+	cells := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#stored tbody tr:first-child td")].map((td) => td.textContent)`))
+	if len(cells) != 3 || cells[0] != "doc 00" || !regexp.MustCompile(`^20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC$`).MatchString(cells[1]) || !strings.HasPrefix(longText(100, 30), strings.TrimSuffix(cells[2], "…")) {
+		t.Errorf("first row: %q, want its id, when it was seen and the start of its text", cells)
+	}
+	do(t, ctx,
+		chromedp.WaitVisible(chromedp.ID("more-btn")),
+		chromedp.Click(chromedp.ID("more-btn")),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#stored tbody tr").length === 25`),
+		chromedp.Poll[chromedp.Void](`document.getElementById("more-btn").hidden`),
+	)
+	if got := get(t, ctx, chromedp.Evaluate[[]string](rows)); !slices.Equal(got, ids) {
+		t.Fatalf("after Show more: %q, want %q", got, ids)
 	}
 }

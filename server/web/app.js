@@ -162,6 +162,7 @@ const sections = {
   compare: { result: "compare-result", error: "compare-error", note: "compare-note" },
   doc: { result: "doc-result", error: "doc-error", note: "doc-note" },
   stats: { result: "stats", error: "stats-error" },
+  list: { result: "list-result", error: "list-error" },
 };
 
 // clearSection hides what a section shows of its last request: once its
@@ -639,6 +640,54 @@ function showStats(s) {
   showError($("stats-error"));
 }
 
+// listPage is how many stored documents the list asks for at a time.
+const listPage = 20;
+
+// listNext is the cursor of the stored documents' next page: empty when
+// the list shows the last one, or none yet.
+let listNext = "";
+
+// loadList shows the first page of the stored documents, or with more the
+// next one under those shown (GET /v1/documents).
+async function loadList(more) {
+  let path = "/v1/documents?limit=" + listPage;
+  if (more && listNext) path += "&after=" + encodeURIComponent(listNext);
+  try {
+    showList(await api("GET", path), more);
+  } catch (e) {
+    if (!more) $("list-result").hidden = true; // documents of another moment
+    showError($("list-error"), e);
+  }
+}
+
+// showList shows page, a page of stored documents, in place of the rows
+// shown or, with more, under them. Each cell carries its column's name
+// (data-label) for a phone's narrow layout, as the match table's do.
+function showList(page, more) {
+  const tbody = $("stored").querySelector("tbody");
+  const labels = [...$("stored").querySelectorAll("thead th")].map((th) => th.textContent);
+  if (!more) tbody.textContent = "";
+  for (const d of page.documents || []) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = d.id;
+    const seen = (d.time || "").replace("T", " ").replace("Z", " UTC");
+    [d.id, seen, excerpt(d.text || "", 160)].forEach((v, i) => {
+      const td = document.createElement("td");
+      td.textContent = v;
+      td.dataset.label = labels[i];
+      if (i === 2 && d.text && v !== d.text) td.title = excerpt(d.text, 1000);
+      tr.appendChild(td);
+    });
+    tbody.appendChild(tr);
+  }
+  listNext = page.next || "";
+  $("more-btn").hidden = !listNext;
+  const none = tbody.children.length === 0;
+  $("stored").hidden = none;
+  $("list-none").hidden = !none;
+  $("list-result").hidden = false;
+}
+
 // readyTimer is the next ask whether the server is ready, while it is not.
 let readyTimer = 0;
 
@@ -752,6 +801,9 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("check-btn").addEventListener("click", () => submitDoc(false));
   $("stats-btn").addEventListener("click", () => withBusy(sections.stats, [$("stats-btn")], $("stats-btn"), "Refreshing…", () => loadStats()));
+  const listButtons = [$("list-btn"), $("more-btn")];
+  $("list-btn").addEventListener("click", () => withBusy(sections.list, listButtons, $("list-btn"), "Loading…", () => loadList(false)));
+  $("more-btn").addEventListener("click", () => withBusy(sections.list, listButtons, $("more-btn"), "Loading…", () => loadList(true)));
   // A result is the answer for the inputs it was asked for: once they
   // change, it goes.
   for (const id of ["text-a", "text-b"]) $(id).addEventListener("input", () => clearSection(sections.compare));
