@@ -59,7 +59,7 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 	if o.After != "" {
 		seq, err := strconv.ParseUint(o.After, 16, 64)
 		if err != nil || len(o.After) != 16 || seq == ^uint64(0) {
-			return nil, "", fmt.Errorf("%w %q: want the next of an earlier page, or none for the first", ErrBadCursor, cut(o.After, 40))
+			return nil, "", fmt.Errorf("%w %s: want the next of an earlier page, or none for the first", ErrBadCursor, quoteID(o.After))
 		}
 		from = seq + 1
 	}
@@ -105,12 +105,4 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 		return nil, "", fmt.Errorf("neardup: list: %w", err)
 	}
 	return docs, "", nil
-}
-
-// cut returns s, or its first n bytes and "...".
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

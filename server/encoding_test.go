@@ -7,6 +7,7 @@ import (
 	"compress/zlib"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -32,37 +33,37 @@ func zstdOf(t testing.TB, b []byte, opts ...zstd.EOption) []byte {
 	return buf.Bytes()
 }
 
+// packWith returns b written through the compressor w makes.
+func packWith(b []byte, w func(io.Writer) io.WriteCloser) []byte {
+	var buf bytes.Buffer
+	zw := w(&buf)
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
+}
+
 // brOf returns b compressed with brotli at its default quality.
 func brOf(b []byte) []byte {
-	var buf bytes.Buffer
-	bw := brotli.NewWriter(&buf)
-	bw.Write(b)
-	bw.Close()
-	return buf.Bytes()
+	return packWith(b, func(w io.Writer) io.WriteCloser { return brotli.NewWriter(w) })
 }
 
 // zlibOf returns b compressed in the zlib format, Content-Encoding
 // deflate as RFC 9110 has it.
 func zlibOf(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := zlib.NewWriter(&buf)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
+	return packWith(b, func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
 }
 
 // rawDeflateOf returns b compressed as raw deflate.
 func rawDeflateOf(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestSpeed)
-	zw.Write(b)
-	zw.Close()
-	return buf.Bytes()
+	return packWith(b, func(w io.Writer) io.WriteCloser {
+		zw, _ := flate.NewWriter(w, flate.BestSpeed)
+		return zw
+	})
 }
 
 // TestZstdBrotliBodies posts bodies sent with Content-Encoding zstd, br
-// and deflate (zlib, and raw deflate): each is read as the same JSON sent plain, on the single and the
-// batch routes; a body that is not in its coding, or is cut short, is a
+// and deflate (zlib, and raw deflate): each is read as the same JSON sent
+// plain, on the single and the batch routes; a body that is not in its coding, or is cut short, is a
 // 400 bad_encoding naming the coding; one that decompresses past MaxBody
 // is a 413 although it is small as sent; a zstd frame that needs a window
 // beyond the decoders' is a 400 naming the limit.

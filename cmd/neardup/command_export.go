@@ -79,7 +79,7 @@ progress, with exit status 130 or 143.`,
 			if url != "" {
 				return exportURL(cmd, url, fingerprints, noText, retention)
 			}
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() || !store.Exists(dir) {
+			if !store.Exists(dir) {
 				return usagef("export: %s: no store there (want the directory a neardup store was written in, by serve --data or dedup --db)", dir)
 			}
 			if _, err := os.Stat(pendingPath(dir)); err == nil {

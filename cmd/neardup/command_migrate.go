@@ -75,7 +75,7 @@ again: migrate stops at the first and names it.`,
 			if err != nil {
 				return err
 			}
-			if st, err := os.Stat(from); err != nil || !st.IsDir() || !store.Exists(from) {
+			if !store.Exists(from) {
 				return usagef("migrate: --from %s: no store there (want the directory a neardup store was written in)", from)
 			}
 			created, err := newStoreDir(to)
