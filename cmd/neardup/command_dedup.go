@@ -921,7 +921,7 @@ const runIDLayout = "2006-01-02T15:04:05.000Z"
 func newDedupCmd() *cobra.Command {
 	var in docInput
 	var ef engineFlags
-	var report, cpuProfile string
+	var report, dupsPath, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "dedup [flags] [INPUT...]",
 		Short: "Write the documents that are not near-duplicates of earlier ones",
@@ -1044,7 +1044,14 @@ is the same document again: its id with the same text earlier in the input,
 or already in the --db store (then "duplicate_of" is its own id). FILE is
 created once the store is open, so a run that finds the store in use leaves
 an earlier report as it is. If writing it fails, dedup exits with status 1
-once the batch's output is written; that batch stays stored. A progress
+once the batch's output is written; that batch stays stored.
+
+--duplicates FILE writes the duplicates there, as the output writes the
+unique documents: in the input's own format and order (a CSV header, a
+Parquet file of the input's schema), so that the output and FILE together
+hold every document decided, each once. It is created and written as the
+report is, and fails as it does. Neither the report nor this file may be
+an input or lie in an input directory, and they must be two files. A progress
 bar is shown on standard error when it is a terminal, and a run that ends
 well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 (written), 759 duplicates (12.6%)", and how many bad lines it skipped.`,
@@ -1067,6 +1074,9 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 			}
 			srcs, err := in.sources(args)
 			if err != nil {
+				return err
+			}
+			if err := sideFilesClash(report, dupsPath, args); err != nil {
 				return err
 			}
 			if err := parquetOnly(srcs, ef.db); err != nil {
@@ -1098,12 +1108,22 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 			var rep *bufio.Writer
 			var repFile io.WriteCloser
 			if report != "" {
-				if repFile, err = createReport(report); err != nil {
+				if repFile, err = createSideFile(report); err != nil {
 					e.Close()
 					return usageError{err}
 				}
 				defer repFile.Close() // closed and checked below; this is for early returns
 				rep = bufio.NewWriter(repFile)
+			}
+			var dups *recordWriter
+			var dupsFile io.WriteCloser
+			if dupsPath != "" {
+				if dupsFile, err = createSideFile(dupsPath); err != nil {
+					e.Close()
+					return usageError{err}
+				}
+				defer dupsFile.Close() // closed and checked below; this is for early returns
+				dups = newRecordWriter(dupsFile)
 			}
 			if n := e.Stats().MissingTexts; n > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: warning: %s: deleted %d records whose texts are missing from the store's text files (a run that a stopped machine never finished, or, if many, text files cut short or removed)\n", ef.db, n)
@@ -1126,7 +1146,7 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 				signal.Ignore(syscall.SIGPIPE)
 				defer signal.Reset(syscall.SIGPIPE)
 			}
-			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
+			d := &deduper{e: e, out: newRecordWriter(cmd.OutOrStdout()), rep: rep, dupsOut: dups, in: &in, stderr: cmd.ErrOrStderr(), db: ef.db}
 			if rep != nil {
 				d.repEnc = newJSONEncoder(rep)
 			}
@@ -1159,6 +1179,14 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 					err = fmt.Errorf("dedup: writing report: %w", cerr)
 				}
 			}
+			if dups != nil {
+				if ferr := dups.close(in.parquetSchema); err == nil && ferr != nil {
+					err = fmt.Errorf("dedup: writing duplicates: %w", ferr)
+				}
+				if cerr := dupsFile.Close(); err == nil && cerr != nil {
+					err = fmt.Errorf("dedup: writing duplicates: %w", cerr)
+				}
+			}
 			if err == nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: %s\n", d.summary())
 			}
@@ -1174,6 +1202,7 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 	ef.minFree = neardup.DefaultMinFreeBytes
 	cmd.Flags().Var(&ef.minFree, "min-free", "with --db, the free disk space the store keeps: with less, the run stops before storing more; 0 never stops")
 	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
+	cmd.Flags().StringVar(&dupsPath, "duplicates", "", "write the duplicates to this file, in the input's own format, as the output writes the unique documents")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
@@ -1244,6 +1273,8 @@ type deduper struct {
 	out      *recordWriter
 	rep      *bufio.Writer
 	repEnc   *json.Encoder // writes rep's lines; an error stays in rep until Flush
+	dupsOut  *recordWriter // --duplicates, nil without it
+	dupsErr  error         // the first write to dupsOut that failed
 	in       *docInput
 	stderr   io.Writer
 	db       string // --db, "" in memory
@@ -1419,9 +1450,73 @@ func (d *deduper) interrupted(ctx context.Context) error {
 	return ie
 }
 
-// createReport creates the --report file; the tests replace it with a
-// file whose writes fail.
-var createReport = func(name string) (io.WriteCloser, error) { return os.Create(name) }
+// sideFilesClash refuses a --report or --duplicates file that the run
+// would write over an input with, or read back as one: an input file
+// itself (by name or through a link), a path inside an input directory,
+// or the other of the two.
+func sideFilesClash(report, dups string, inputs []string) error {
+	if report != "" && dups != "" && sameFile(report, dups) {
+		return usagef("--report and --duplicates both name %s; each needs a file of its own", dups)
+	}
+	for _, side := range []struct{ flag, name string }{{"--report", report}, {"--duplicates", dups}} {
+		if side.name == "" {
+			continue
+		}
+		for _, in := range inputs {
+			if in == "-" {
+				continue
+			}
+			if sameFile(side.name, in) {
+				return usagef("%s %s is an input of the run; writing it would destroy that input", side.flag, side.name)
+			}
+			if inside(side.name, in) {
+				return usagef("%s %s is inside the input directory %s; the run would read it as an input", side.flag, side.name, in)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether the paths a and b name one file: the same
+// path, or files that exist and are one.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
+}
+
+// inside reports whether the file path (which need not exist) lies in
+// the directory dir or below it, links resolved.
+func inside(path, dir string) bool {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return false
+	}
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false // no such directory: the file cannot be created there either
+	}
+	d, err1 := filepath.Abs(d)
+	parent, err2 := filepath.Abs(parent)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, parent)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// createSideFile creates the --report and --duplicates files; the tests
+// replace it with one whose writes fail.
+var createSideFile = func(name string) (io.WriteCloser, error) { return os.Create(name) }
 
 // afterStore, when not nil, is called by flush right after a batch is
 // stored, before its output is written: the tests stop the process there,
@@ -1530,6 +1625,9 @@ func (d *deduper) flush(ctx context.Context) error {
 			if d.rep != nil {
 				d.repEnc.Encode(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
 			}
+			if d.dupsOut != nil && d.dupsErr == nil {
+				d.dupsErr = d.dupsOut.write(r)
+			}
 			continue
 		}
 		if werr = d.out.write(r); werr != nil {
@@ -1556,6 +1654,14 @@ func (d *deduper) flush(ctx context.Context) error {
 	if d.rep != nil {
 		if err := d.rep.Flush(); err != nil {
 			return fmt.Errorf("dedup: writing report: %w (the output is complete up to %s)", err, d.last)
+		}
+	}
+	if d.dupsOut != nil {
+		if d.dupsErr == nil {
+			d.dupsErr = d.dupsOut.flush()
+		}
+		if d.dupsErr != nil {
+			return fmt.Errorf("dedup: writing duplicates: %w (the output is complete up to %s)", d.dupsErr, d.last)
 		}
 	}
 	if storeErr != nil {

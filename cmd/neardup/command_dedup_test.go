@@ -35,7 +35,8 @@ const (
 	other = "Stock markets fell sharply on Monday as investors worried about rates."
 )
 
-// TestDedup checks the output and report of each input format.
+// TestDedup checks the output, the report and the duplicates file of each
+// input format.
 func TestDedup(t *testing.T) {
 	dir := t.TempDir()
 	jsonl := writeDedupFile(t, dir, "in.jsonl", fmt.Sprintf(
@@ -50,28 +51,35 @@ func TestDedup(t *testing.T) {
 		args    []string
 		want    string
 		reports []string // "id>duplicate_of"
+		dups    string   // the --duplicates file
 	}{
-		{"jsonl", []string{jsonl}, fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"text\":%q}\n{\"id\":7,\"text\":\"\"}\n", fox, other), []string{"b>a", "e>7"}},
-		{"csv", []string{csvFile}, fmt.Sprintf("id,text,n\n1,%s,x\n3,%s,z\n", fox, other), []string{"2>1"}},
-		{"lines", []string{"--lines", lines}, fox + "\n" + other + "\n", []string{"3>1"}},
-		{"dir", []string{filepath.Join(dir, "tree")}, "a.txt\nc.txt\n", []string{"sub/b.txt>a.txt"}},
-		{"custom fields", []string{"--id-field", "n", "--text-field", "t"}, "", nil},
+		{"jsonl", []string{jsonl}, fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"text\":%q}\n{\"id\":7,\"text\":\"\"}\n", fox, other), []string{"b>a", "e>7"},
+			fmt.Sprintf("{\"id\":\"b\",\"text\":%q}\n{\"id\":\"e\",\"text\":\" \"}\n", fox2)},
+		{"csv", []string{csvFile}, fmt.Sprintf("id,text,n\n1,%s,x\n3,%s,z\n", fox, other), []string{"2>1"}, fmt.Sprintf("id,text,n\n2,%s,y\n", fox2)},
+		{"lines", []string{"--lines", lines}, fox + "\n" + other + "\n", []string{"3>1"}, fox2 + "\n"},
+		{"dir", []string{filepath.Join(dir, "tree")}, "a.txt\nc.txt\n", []string{"sub/b.txt>a.txt"}, "sub/b.txt\n"},
+		{"custom fields", []string{"--id-field", "n", "--text-field", "t"}, "", nil, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := filepath.Join(t.TempDir(), "rep.jsonl")
+			dups := filepath.Join(t.TempDir(), "dups")
 			var stdin = strings.NewReader("")
 			if tc.name == "custom fields" {
 				stdin = strings.NewReader(fmt.Sprintf("{\"n\":\"x\",\"t\":%q}\n{\"n\":\"y\",\"t\":%q}\n", fox, fox2))
 				tc.want = fmt.Sprintf("{\"n\":\"x\",\"t\":%q}\n", fox)
 				tc.reports = []string{"y>x"}
+				tc.dups = fmt.Sprintf("{\"n\":\"y\",\"t\":%q}\n", fox2)
 			}
 			var out, errb bytes.Buffer
-			if code := run(append([]string{"dedup", "--report", rep}, tc.args...), stdin, &out, &errb); code != 0 {
+			if code := run(append([]string{"dedup", "--report", rep, "--duplicates", dups}, tc.args...), stdin, &out, &errb); code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
 			if out.String() != tc.want {
 				t.Errorf("output:\n%s\nwant:\n%s", out.String(), tc.want)
+			}
+			if b, err := os.ReadFile(dups); err != nil || string(b) != tc.dups {
+				t.Errorf("duplicates file:\n%s\nwant:\n%s (%v)", b, tc.dups, err)
 			}
 			b, err := os.ReadFile(rep)
 			if err != nil {
@@ -646,6 +654,51 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Errorf("a refused run created the store %s", db)
+	}
+}
+
+// TestDedupSideFileClash checks that --report and --duplicates may not
+// name an input (itself or through a link), a file inside an input
+// directory, or each other, and that a refused run leaves the input as it
+// was.
+func TestDedupSideFileClash(t *testing.T) {
+	dir := t.TempDir()
+	content := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", fox, fox2)
+	in := writeDedupFile(t, dir, "in.jsonl", content)
+	tree := filepath.Join(dir, "tree")
+	writeDedupFile(t, dir, "tree/a.txt", fox)
+	link, treeLink := filepath.Join(dir, "link.jsonl"), filepath.Join(dir, "treelink")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(tree, treeLink); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "out.jsonl")
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--duplicates", in, in}, "--duplicates " + in + " is an input of the run"},
+		{[]string{"--report", link, in}, "--report " + link + " is an input of the run"},
+		{[]string{"--report", other, "--duplicates", other, in}, "--report and --duplicates both name " + other},
+		{[]string{"--duplicates", filepath.Join(treeLink, "d.txt"), tree}, "is inside the input directory " + tree},
+	}
+	for _, tc := range tests {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(""), &out, &errb)
+		wantUsageError(t, errb.String(), code, tc.msg)
+		if b, err := os.ReadFile(in); err != nil || string(b) != content {
+			t.Fatalf("%v: the input is now %q (%v)", tc.args, b, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tree, "d.txt")); err == nil {
+		t.Error("a refused run created its duplicates file in the input directory")
+	}
+	// A file beside the input directory is no clash.
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", "--duplicates", filepath.Join(dir, "treedups.txt"), tree}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Errorf("a duplicates file beside the input directory: exit %d, %s", code, errb.String())
 	}
 }
 

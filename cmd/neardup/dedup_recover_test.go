@@ -86,47 +86,54 @@ func TestDedupCrashKeepsEarlierRuns(t *testing.T) {
 	}
 }
 
-// failingReport is a --report file whose writes fail as on a full disk.
-type failingReport struct{}
+// failingFile is a --report or --duplicates file whose writes fail as on
+// a full disk.
+type failingFile struct{ name string }
 
 // Write fails.
-func (failingReport) Write(p []byte) (int, error) {
-	return 0, fmt.Errorf("write report.jsonl: %w", syscall.ENOSPC)
+func (f failingFile) Write(p []byte) (int, error) {
+	return 0, fmt.Errorf("write %s: %w", f.name, syscall.ENOSPC)
 }
 
 // Close succeeds.
-func (failingReport) Close() error { return nil }
+func (failingFile) Close() error { return nil }
 
-// TestDedupReportFails checks that when writing --report fails, dedup
-// --db exits 1 saying so, and that the batch, whose output was written,
-// stays in the store and is not taken out by the next run: the pending
-// file is gone once the output is out. Before, the pending file stayed,
-// and the next run took the batch (with the documents of earlier runs it
-// repeated) out of the store and wrote it again.
+// TestDedupReportFails checks that when writing --report or --duplicates
+// fails, dedup --db exits 1 saying so, and that the batch, whose output
+// was written, stays in the store and is not taken out by the next run:
+// the pending file is gone once the output is out. Before, the pending
+// file stayed, and the next run took the batch (with the documents of
+// earlier runs it repeated) out of the store and wrote it again.
 func TestDedupReportFails(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "db")
-	old := idDocs("old", 0, 300)
-	if code, _, errs := dedupRun(t, old, "--db", db); code != 0 {
-		t.Fatalf("first run: exit %d: %s", code, errs)
-	}
-	mix := old + idDocs("new", 300, 300)
-	t.Cleanup(func() { createReport = func(name string) (io.WriteCloser, error) { return os.Create(name) } })
-	createReport = func(string) (io.WriteCloser, error) { return failingReport{}, nil }
-	code, out, errs := dedupRun(t, mix, "--db", db, "--report", filepath.Join(dir, "report.jsonl"))
-	if code != 1 || !strings.Contains(errs, "writing report: write report.jsonl: no space left on device") {
-		t.Fatalf("report on a full disk: exit %d, stderr %q; want exit 1 saying the report failed", code, errs)
-	}
-	written := strings.Count(out, "\n")
-	if written == 0 || strings.Contains(out, `"id":"old`) {
-		t.Fatalf("report on a full disk: %d lines written, want the new documents", written)
-	}
-	if _, err := os.Stat(pendingPath(db)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the pending file is left although the output was written: %v", err)
-	}
-	for _, in := range []string{mix, old} {
-		if code, out, errs := dedupRun(t, in, "--db", db); code != 0 || out != "" || noSummary(errs) != "" {
-			t.Errorf("rerun: exit %d, %d lines written, stderr %q; want nothing: all of it is stored", code, strings.Count(out, "\n"), errs)
+	t.Cleanup(func() { createSideFile = func(name string) (io.WriteCloser, error) { return os.Create(name) } })
+	for _, side := range []struct{ flag, file, what string }{
+		{"--report", "report.jsonl", "writing report"},
+		{"--duplicates", "dups.jsonl", "writing duplicates"},
+	} {
+		dir := t.TempDir()
+		db := filepath.Join(dir, "db")
+		old := idDocs("old", 0, 300)
+		createSideFile = func(name string) (io.WriteCloser, error) { return os.Create(name) }
+		if code, _, errs := dedupRun(t, old, "--db", db); code != 0 {
+			t.Fatalf("first run: exit %d: %s", code, errs)
+		}
+		mix := old + idDocs("new", 300, 300)
+		createSideFile = func(name string) (io.WriteCloser, error) { return failingFile{filepath.Base(name)}, nil }
+		code, out, errs := dedupRun(t, mix, "--db", db, side.flag, filepath.Join(dir, side.file))
+		if want := side.what + ": write " + side.file + ": no space left on device"; code != 1 || !strings.Contains(errs, want) {
+			t.Fatalf("%s on a full disk: exit %d, stderr %q; want exit 1 saying %q", side.flag, code, errs, want)
+		}
+		written := strings.Count(out, "\n")
+		if written == 0 || strings.Contains(out, `"id":"old`) {
+			t.Fatalf("%s on a full disk: %d lines written, want the new documents", side.flag, written)
+		}
+		if _, err := os.Stat(pendingPath(db)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the pending file is left although the output was written: %v", side.flag, err)
+		}
+		for _, in := range []string{mix, old} {
+			if code, out, errs := dedupRun(t, in, "--db", db); code != 0 || out != "" || noSummary(errs) != "" {
+				t.Errorf("%s: rerun: exit %d, %d lines written, stderr %q; want nothing: all of it is stored", side.flag, code, strings.Count(out, "\n"), errs)
+			}
 		}
 	}
 }

@@ -100,8 +100,9 @@ func TestDedupParquet(t *testing.T) {
 		{"d", nil, 4, nil},
 	})
 	rep := filepath.Join(dir, "rep.jsonl")
+	dups := filepath.Join(dir, "dups.parquet")
 	var out, errb bytes.Buffer
-	code := run([]string{"dedup", "--on-error", "skip", "--report", rep, in}, strings.NewReader(""), &out, &errb)
+	code := run([]string{"dedup", "--on-error", "skip", "--report", rep, "--duplicates", dups, in}, strings.NewReader(""), &out, &errb)
 	if code != 0 || !strings.Contains(errb.String(), in+`:4: text column "text" is null`) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
@@ -112,6 +113,14 @@ func TestDedupParquet(t *testing.T) {
 	}
 	if p := reportPairs(t, rep); strings.Join(p, " ") != "b>a" {
 		t.Errorf("report %v, want b>a", p)
+	}
+	// The duplicates are a Parquet file of the input's schema too.
+	b, err := os.ReadFile(dups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readParquetRows[pqDoc](t, b); len(got) != 1 || got[0].ID != "b" || *got[0].Text != fox2 || got[0].N != 2 {
+		t.Errorf("rows of the duplicates file: %+v", got)
 	}
 	// Stopped by the null text, the output still ends as a Parquet file
 	// does, with the rows kept before.
