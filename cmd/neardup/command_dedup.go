@@ -1076,7 +1076,7 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 			if err != nil {
 				return err
 			}
-			if err := sideFilesClash(report, dupsPath, args); err != nil {
+			if err := sideFilesClash(report, dupsPath, args, cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if err := parquetOnly(srcs, ef.db); err != nil {
@@ -1453,14 +1453,21 @@ func (d *deduper) interrupted(ctx context.Context) error {
 // sideFilesClash refuses a --report or --duplicates file that the run
 // would write over an input with, or read back as one: an input file
 // itself (by name or through a link), a path inside an input directory,
-// or the other of the two.
-func sideFilesClash(report, dups string, inputs []string) error {
+// the file standard output goes to (stdout), or the other of the two.
+func sideFilesClash(report, dups string, inputs []string, stdout io.Writer) error {
 	if report != "" && dups != "" && sameFile(report, dups) {
 		return usagef("--report and --duplicates both name %s; each needs a file of its own", dups)
 	}
 	for _, side := range []struct{ flag, name string }{{"--report", report}, {"--duplicates", dups}} {
 		if side.name == "" {
 			continue
+		}
+		if f, ok := stdout.(*os.File); ok {
+			if out, err := f.Stat(); err == nil && out.Mode().IsRegular() {
+				if info, err := os.Stat(side.name); err == nil && os.SameFile(out, info) {
+					return usagef("%s %s is where standard output goes; each output needs a file of its own", side.flag, side.name)
+				}
+			}
 		}
 		for _, in := range inputs {
 			if in == "-" {

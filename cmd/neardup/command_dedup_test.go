@@ -695,6 +695,15 @@ func TestDedupSideFileClash(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tree, "d.txt")); err == nil {
 		t.Error("a refused run created its duplicates file in the input directory")
 	}
+	// Standard output going to the file named.
+	f, err := os.Create(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var errb0 bytes.Buffer
+	code := run([]string{"dedup", "--duplicates", other, in}, strings.NewReader(""), f, &errb0)
+	wantUsageError(t, errb0.String(), code, "--duplicates "+other+" is where standard output goes")
 	// A file beside the input directory is no clash.
 	var out, errb bytes.Buffer
 	if code := run([]string{"dedup", "--duplicates", filepath.Join(dir, "treedups.txt"), tree}, strings.NewReader(""), &out, &errb); code != 0 {
