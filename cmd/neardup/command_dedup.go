@@ -1051,7 +1051,8 @@ unique documents: in the input's own format and order (a CSV header, a
 Parquet file of the input's schema), so that the output and FILE together
 hold every document decided, each once. It is created and written as the
 report is, and fails as it does. Neither the report nor this file may be
-an input or lie in an input directory, and they must be two files. A progress
+an input, lie in an input directory or be where standard output goes, and
+they must be two files. A progress
 bar is shown on standard error when it is a terminal, and a run that ends
 well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 (written), 759 duplicates (12.6%)", and how many bad lines it skipped.`,
