@@ -110,6 +110,30 @@ func (r fingerprinterRecord) reads(o fingerprinterRecord) bool {
 	return r.HTML == o.HTML && r.MainText == o.MainText && r.FoldAccents == o.FoldAccents && r.FoldVersion == o.FoldVersion
 }
 
+// sameSpec reports whether r and o name the same settings of the default
+// profile's pipeline, where both records name them. The probes alone
+// miss some changes: none of them has more than 64 features, so a TopN of
+// 64 or more fingerprints them as no TopN does, though longer texts then
+// get other fingerprints.
+func (r fingerprinterRecord) sameSpec(o fingerprinterRecord) bool {
+	a, b := r.spec(), o.spec()
+	return a == "" || b == "" || a == b
+}
+
+// spec returns the settings of r's pipeline as Pipeline.String names
+// them ("default" for the default pipeline), or "" when r does not say:
+// a caller's Fingerprinter, a compatibility profile, or a record written
+// before the settings were kept.
+func (r fingerprinterRecord) spec() string {
+	switch {
+	case r.Pipeline:
+		return r.Spec
+	case r.Profile == "default":
+		return DefaultPipeline().String()
+	}
+	return ""
+}
+
 // fingerprinterRecord returns the record of the engine's fingerprinter.
 func (e *Engine) fingerprinterRecord() fingerprinterRecord {
 	r := fingerprinterRecord{Profile: e.profile(), Bits: e.bits, Probes: make([]string, len(probeTexts))}
@@ -174,7 +198,7 @@ func (e *Engine) checkFingerprinter() error {
 	if err := json.Unmarshal(old, &was); err != nil {
 		return fmt.Errorf("the store's record of its fingerprinter is damaged: %w", err)
 	}
-	if slices.Equal(was.Probes, now.Probes) && was.reads(now) {
+	if slices.Equal(was.Probes, now.Probes) && was.reads(now) && was.sameSpec(now) {
 		return nil
 	}
 	if n := len(was.Probes); n < len(now.Probes) && slices.Equal(was.Probes, now.Probes[:n]) && was.reads(now) && !readsText(was.Profile) {
@@ -186,7 +210,7 @@ func (e *Engine) checkFingerprinter() error {
 		}
 		return e.db.SetMeta(fingerprinterMeta, b)
 	}
-	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.reads(now) && was.Bits == now.Bits {
+	if was.Profile == now.Profile && was.Pipeline == now.Pipeline && was.reads(now) && was.sameSpec(now) && was.Bits == now.Bits {
 		return fmt.Errorf("%w: %s: %s makes other fingerprints now than when the store was written (another pipeline, or another version of neardup); open it with the version and options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was)
 	}
 	return fmt.Errorf("%w: %s: its documents were fingerprinted by %s, the engine's are by %s; open it with the options it was written with, use another directory, or copy its documents into a new store fingerprinted as now (neardup migrate)", ErrFingerprinterChanged, e.dir, was, now)

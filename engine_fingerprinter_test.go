@@ -38,6 +38,9 @@ func TestStoreKeepsFingerprinter(t *testing.T) {
 	shingles.Shingle = 3
 	html := DefaultPipeline()
 	html.HTML = true // the same fingerprints of plain texts
+	topN := DefaultPipeline()
+	topN.TopN = 64 // more features than any probe has: the same fingerprints of the probes
+	given := DefaultPipeline()
 	def, err := NewFingerprinter(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +54,8 @@ func TestStoreKeepsFingerprinter(t *testing.T) {
 		{"another width", opts(Config{Bits: 128}, nil), `the engine's are by profile "default" at 128 bits`},
 		{"another pipeline", opts(Config{Pipeline: &shingles}, nil), `the engine's are by profile "default" at 64 bits with pipeline Shingle=3`},
 		{"a pipeline reading HTML", opts(Config{Pipeline: &html}, nil), `the engine's are by profile "default" at 64 bits with pipeline HTML=true`},
+		{"a TopN the probes do not tell", opts(Config{Pipeline: &topN}, nil), `the engine's are by profile "default" at 64 bits with pipeline TopN=64`},
+		{"the default pipeline given", opts(Config{Pipeline: &given}, nil), ""},
 		{"a caller's other fingerprinter", opts(Config{}, wordSimHash{}), `the engine's are by a caller's Fingerprinter of 64 bits`},
 		{"a caller's fingerprinter making the same fingerprints", opts(Config{}, def), ""},
 		{"the same options", opts(Config{}, nil), ""},
