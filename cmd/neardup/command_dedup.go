@@ -24,6 +24,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/zeebo/xxh3"
 	"golang.org/x/term"
 
 	"github.com/neardup/neardup"
@@ -1006,9 +1007,13 @@ is malformed, and so is a file of a directory input that cannot be read. A
 malformed line (bad JSON, a text field missing or not a string, an id that
 is an object, array or bool, bad CSV quoting) is reported with its file and
 line number: with --on-error fail (the default) dedup stops with exit status
-2; every line written before is complete and the message says where it
-stopped. With --on-error skip it is reported on standard error and skipped.
-An id seen twice with different texts is an error of the same kind. A
+2 at that line: every line written before is complete, none after it is
+written or stored, and the message says where it stopped. With --on-error
+skip it is reported on standard error and skipped. An id seen twice with
+different texts is an error of the same kind: an id stored (in the run or,
+with --db, before it), or that of a duplicate earlier in the run, which is
+not stored, so a later run may use it again (the run keeps 32 bytes for
+each of its duplicates for this). A
 --db store that cannot be read (a damaged text file) is not: dedup stops
 with exit status 1, naming the store, whatever --on-error says.
 
@@ -1275,6 +1280,13 @@ type deduper struct {
 	rep      *bufio.Writer
 	repEnc   *json.Encoder // writes rep's lines; an error stays in rep until Flush
 	dupsOut  *recordWriter // --duplicates, nil without it
+	// dupIDs maps the ids of the run's duplicates, which the store does
+	// not hold, to their texts (xxh3 hashes of both): a later document
+	// of such an id is the same again, or a conflict.
+	dupIDs   map[xxh3.Uint128]xxh3.Uint128
+	batchIDs map[xxh3.Uint128]int // the ids of the batch in hand sent to the engine, and where
+	held     []int                // by document of the batch: sentToEngine, or what decides it
+	fates    []fate               // by document of the batch: what became of it
 	dupsErr  error         // the first write to dupsOut that failed
 	in       *docInput
 	stderr   io.Writer
@@ -1545,11 +1557,31 @@ func (d *deduper) flush(ctx context.Context) error {
 	}
 	batch := d.batch
 	d.docs = d.docs[:0]
-	for _, r := range batch {
-		if strings.TrimSpace(r.doc.Text) != "" {
-			d.docs = append(d.docs, r.doc)
-		}
+	// A document whose id came before, as a duplicate in an earlier batch
+	// (which the store does not hold) or earlier in this one, is not
+	// sent: it is decided from that one, once its fate is known.
+	held := d.held[:0]
+	if d.batchIDs == nil {
+		d.batchIDs, d.dupIDs = map[xxh3.Uint128]int{}, map[xxh3.Uint128]xxh3.Uint128{}
 	}
+	clear(d.batchIDs)
+	for i, r := range batch {
+		h := sentToEngine
+		if strings.TrimSpace(r.doc.Text) != "" {
+			id := xxh3.HashString128(r.doc.ID)
+			if at, ok := d.batchIDs[id]; ok {
+				h = at
+			} else if _, ok := d.dupIDs[id]; ok {
+				h = dupEarlier
+			} else {
+				d.batchIDs[id] = i
+				d.docs = append(d.docs, r.doc)
+			}
+		}
+		held = append(held, h)
+	}
+	d.held = held
+	fates := d.fates[:0]
 	if d.db != "" {
 		// Only the ids the store does not hold yet: a recovery takes
 		// them out, and must leave the documents of earlier runs.
@@ -1590,11 +1622,44 @@ func (d *deduper) flush(ctx context.Context) error {
 		of := d.empty
 		return neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}, r.doc.ID == d.empty && r.doc.Text == d.emptyTxt
 	}
-	for _, r := range batch {
+	// refused passes over a document refused for what it is: on with
+	// --on-error skip, else the run stops at its line.
+	refused := func(ie *inputError) {
+		if d.in.onError == "skip" {
+			d.skip(ie)
+		} else if failed == nil {
+			failed = ie
+		}
+	}
+	for i, r := range batch {
 		var res neardup.Result
 		repeat := false
+		fates = append(fates, fate{})
+		if failed != nil {
+			// Stopped at an earlier line of the batch: this one is
+			// neither written nor kept, as if the run had ended there.
+			if held[i] == sentToEngine && strings.TrimSpace(r.doc.Text) != "" {
+				if res := results[j]; res.Inserted {
+					if err := d.e.Delete(res.ID); err != nil && storeErr == nil {
+						storeWhere, storeErr = r.where, err
+					}
+				}
+				j++
+			}
+			continue
+		}
 		if strings.TrimSpace(r.doc.Text) == "" {
 			res, repeat = empty(r)
+		} else if held[i] != sentToEngine {
+			var err error
+			if res, repeat, err = d.again(r, held[i], batch, fates); err != nil {
+				fates[i].err = err
+				if !refusesInput(err) {
+					continue // the earlier one failed in the store
+				}
+				refused(&inputError{r.where, unprefixed{err}})
+				continue
+			}
 		} else {
 			res = results[j]
 			j++
@@ -1603,18 +1668,14 @@ func (d *deduper) flush(ctx context.Context) error {
 				// as it does white space.
 				res, repeat = empty(r)
 			} else if be != nil && be.Errs[j-1] != nil {
+				fates[i].err = be.Errs[j-1]
 				if !refusesInput(be.Errs[j-1]) {
 					if storeErr == nil {
 						storeWhere, storeErr = r.where, be.Errs[j-1]
 					}
 					continue
 				}
-				ie := &inputError{r.where, unprefixed{be.Errs[j-1]}}
-				if d.in.onError == "skip" {
-					d.skip(ie)
-				} else if failed == nil {
-					failed = ie
-				}
+				refused(&inputError{r.where, unprefixed{be.Errs[j-1]}})
 				continue
 			}
 			if !res.Inserted && !res.Duplicate {
@@ -1625,10 +1686,14 @@ func (d *deduper) flush(ctx context.Context) error {
 				repeat = true
 			}
 		}
+		fates[i].stored = res.Inserted
 		if res.Duplicate {
 			d.dups++
 			if repeat {
 				d.repeats++
+			} else if strings.TrimSpace(r.doc.Text) != "" {
+				// Not stored: only this run knows its id.
+				d.dupIDs[xxh3.HashString128(r.doc.ID)] = xxh3.HashString128(r.doc.Text)
 			}
 			if d.rep != nil {
 				d.repEnc.Encode(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
@@ -1643,6 +1708,7 @@ func (d *deduper) flush(ctx context.Context) error {
 		}
 		d.written++
 	}
+	d.fates = fates
 	if werr == nil {
 		werr = d.out.flush()
 	}
@@ -1676,9 +1742,54 @@ func (d *deduper) flush(ctx context.Context) error {
 		return d.storeFailed(storeWhere, storeErr, batch)
 	}
 	if failed != nil {
-		return usagef("dedup: %s (stopped after the batch of %d documents containing it, from %s to %s; the other documents of that batch were decided and %d unique ones written, every one complete)", failed, len(batch), batch[0].where, batch[len(batch)-1].where, d.written)
+		return usagef("dedup: %s (stopped there; the %d unique documents before it were written, every one complete; --on-error skip passes over bad lines)", failed, d.written)
 	}
 	return nil
+}
+
+// Where a document of a batch goes (deduper.held): to the engine, or it is
+// decided from an earlier document of its id, a duplicate of an earlier
+// batch (dupEarlier) or the one of the batch at that index.
+const (
+	sentToEngine = -1
+	dupEarlier   = -2
+)
+
+// fate is what became of a document of the batch in hand: err is nil
+// when it was decided (written or a duplicate), else why not; stored says
+// the engine stored it.
+type fate struct {
+	err    error
+	stored bool
+}
+
+// errIDSeen is the refusal of a document whose id an earlier document of
+// the run had, with another text.
+var errIDSeen = errors.New("id already seen with another text")
+
+// again decides r, whose id an earlier document of the run had (held is
+// where that one is, see sentToEngine): with the same text it is the same
+// document again, a repeat, whatever became of the first; with another
+// it is refused (errIDSeen). The same text after a refused one is refused
+// as that one was.
+func (d *deduper) again(r *record, held int, batch []*record, fates []fate) (neardup.Result, bool, error) {
+	text := xxh3.HashString128(r.doc.Text)
+	var same bool
+	if held == dupEarlier {
+		same = d.dupIDs[xxh3.HashString128(r.doc.ID)] == text
+	} else {
+		if same = xxh3.HashString128(batch[held].doc.Text) == text; same && fates[held].err != nil {
+			return neardup.Result{}, false, fates[held].err
+		}
+	}
+	if !same {
+		if held != dupEarlier && fates[held].stored {
+			return neardup.Result{}, false, fmt.Errorf("%w: %q", neardup.ErrIDConflict, r.doc.ID)
+		}
+		return neardup.Result{}, false, fmt.Errorf("%w: %q", errIDSeen, r.doc.ID)
+	}
+	of := r.doc.ID
+	return neardup.Result{ID: r.doc.ID, Duplicate: true, DuplicateOf: &of, Similarity: 1}, true, nil
 }
 
 // inputRefusals are the engine's errors for a document refused for what it
@@ -1686,7 +1797,7 @@ func (d *deduper) flush(ctx context.Context) error {
 var inputRefusals = []error{
 	neardup.ErrEmptyID, neardup.ErrIDTooLong, neardup.ErrTooLarge, neardup.ErrEmptyText,
 	neardup.ErrInvalidUTF8, neardup.ErrBadMeta, neardup.ErrIDConflict, neardup.ErrExpired,
-	neardup.ErrFutureTime,
+	neardup.ErrFutureTime, errIDSeen,
 }
 
 // refusesInput reports whether err, the engine's error for one document of
@@ -1734,7 +1845,7 @@ func (d *deduper) outputFailed(werr error, results []neardup.Result, before int)
 		if !res.Inserted {
 			continue
 		}
-		if err := d.e.Delete(res.ID); err != nil {
+		if err := d.e.Delete(res.ID); err != nil && !errors.Is(err, neardup.ErrNotFound) {
 			left++
 			if derr == nil {
 				derr = err

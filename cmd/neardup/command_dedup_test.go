@@ -910,6 +910,65 @@ func TestClusterSummary(t *testing.T) {
 	}
 }
 
+// TestDedupIDOfDuplicate checks that the id of a duplicate, which the
+// store does not hold, is still known to the run: a later document of that
+// id and another text is refused as cluster refuses it, and one of the
+// same text is the same document again, in the same batch or a later one.
+// Before, the first was written as a new document and the second reported
+// as a plain duplicate.
+func TestDedupIDOfDuplicate(t *testing.T) {
+	dup := fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n{\"id\":\"b\",\"text\":%q}\n", fox, fox2)
+	filler := idDocs("f", 0, dedupBatch) // puts what follows in the next batch
+	for _, c := range []struct{ name, gap string }{{"same batch", ""}, {"next batch", filler}} {
+		conflict := dup + c.gap + fmt.Sprintf("{\"id\":\"b\",\"text\":%q}\n", other)
+		code, out, errs := dedupRun(t, conflict)
+		if want := `id already seen with another text: "b" (stopped there`; code != 2 || !strings.Contains(errs, want) || strings.Contains(out, other) {
+			t.Errorf("%s, another text: exit %d, stderr %q, output has it: %v; want exit 2 saying %q", c.name, code, errs, strings.Contains(out, other), want)
+		}
+		code, out, errs = dedupRun(t, conflict, "--on-error", "skip")
+		if code != 0 || !strings.Contains(errs, `skipped standard input:`) || strings.Contains(out, other) {
+			t.Errorf("%s, another text, --on-error skip: exit %d, stderr %q", c.name, code, errs)
+		}
+		rep := filepath.Join(t.TempDir(), "rep.jsonl")
+		again := dup + c.gap + fmt.Sprintf("{\"id\":\"b\",\"text\":%q}\n", fox2)
+		if code, _, errs := dedupRun(t, again, "--report", rep); code != 0 || !strings.Contains(errs, "1 of them the same documents again") {
+			t.Errorf("%s, the same text: exit %d, stderr %q; want one repeat", c.name, code, errs)
+		}
+		var ofB []string // the filler's own pairs left out
+		for _, p := range reportPairs(t, rep) {
+			if strings.HasPrefix(p, "b>") {
+				ofB = append(ofB, p)
+			}
+		}
+		if strings.Join(ofB, " ") != "b>a b>b" {
+			t.Errorf("%s, the same text: report of b %v, want b>a b>b", c.name, ofB)
+		}
+	}
+}
+
+// TestDedupStopsAtRefusedLine checks that a document the engine refuses
+// (its id stored with another text) stops the run at its line with
+// --on-error fail: the documents after it in its batch are neither
+// written nor stored, so a rerun with the line mended writes them.
+// Before, the rest of the batch was written and stored, and a rerun took
+// those documents for repeats and wrote none of them.
+func TestDedupStopsAtRefusedLine(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db")
+	if code, _, errs := dedupRun(t, fmt.Sprintf("{\"id\":\"x\",\"text\":%q}\n", fox), "--db", db); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errs)
+	}
+	before := idDocs("y", 0, 3)
+	after := idDocs("z", 3, 3)
+	code, out, errs := dedupRun(t, before+fmt.Sprintf("{\"id\":\"x\",\"text\":%q}\n", other)+after, "--db", db)
+	if code != 2 || !strings.Contains(errs, "standard input:4: id already stored with another text") || out != before {
+		t.Fatalf("exit %d, stderr %q, output %q; want exit 2 at line 4 and the 3 lines before it", code, errs, out)
+	}
+	code, out, errs = dedupRun(t, before+fmt.Sprintf("{\"id\":\"x2\",\"text\":%q}\n", other)+after, "--db", db)
+	if code != 0 || out != fmt.Sprintf("{\"id\":\"x2\",\"text\":%q}\n", other)+after {
+		t.Errorf("rerun with the line mended: exit %d, stderr %q, output %q; want that line and the 3 after it", code, errs, out)
+	}
+}
+
 // TestDedupSkipConflict checks the line that --on-error skip writes for an
 // id seen again with another text: the package is named once, as in the
 // message of --on-error fail.
