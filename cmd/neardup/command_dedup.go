@@ -1275,11 +1275,12 @@ func (e *interruptedError) exitStatus() int {
 // deduper runs dedup: it batches records, asks the engine, and writes the
 // unique ones in order, one batch at a time.
 type deduper struct {
-	e        *neardup.Engine
-	out      *recordWriter
-	rep      *bufio.Writer
-	repEnc   *json.Encoder // writes rep's lines; an error stays in rep until Flush
-	dupsOut  *recordWriter // --duplicates, nil without it
+	e       *neardup.Engine
+	out     *recordWriter
+	rep     *bufio.Writer
+	repEnc  *json.Encoder // writes rep's lines; an error stays in rep until Flush
+	dupsOut *recordWriter // --duplicates, nil without it
+	dupsErr error         // the first write to dupsOut that failed
 	// dupIDs maps the ids of the run's duplicates, which the store does
 	// not hold, to their texts (xxh3 hashes of both): a later document
 	// of such an id is the same again, or a conflict.
@@ -1287,7 +1288,6 @@ type deduper struct {
 	batchIDs map[xxh3.Uint128]int // the ids of the batch in hand sent to the engine, and where
 	held     []int                // by document of the batch: sentToEngine, or what decides it
 	fates    []fate               // by document of the batch: what became of it
-	dupsErr  error         // the first write to dupsOut that failed
 	in       *docInput
 	stderr   io.Writer
 	db       string // --db, "" in memory
