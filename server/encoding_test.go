@@ -121,6 +121,29 @@ func TestZstdBrotliBodies(t *testing.T) {
 			t.Errorf("%s over the limit once decompressed: %d %s", enc, code, body)
 		}
 	}
+	// Bytes after the end of the stream are refused, not dropped: a
+	// second zlib stream (deflate is one), or anything else. zstd frames
+	// may follow one another.
+	half := func(i int) []byte {
+		return []byte(fmt.Sprintf("{\"id\":\"two%d\",\"text\":\"text number %d of a body in two streams\"}\n", i, i))
+	}
+	for _, enc := range []string{"zstd", "br", "deflate"} {
+		pack := codings[enc]
+		code, v, body := post("/v1/documents/batch", enc, append(pack(half(1)), pack(half(2))...))
+		if enc == "zstd" {
+			if code != 200 || !strings.Contains(body, `"two2"`) {
+				t.Errorf("zstd, two frames: %d %s; want both documents", code, body)
+			}
+		} else if code != 400 || errorCode(v) != "bad_encoding" {
+			t.Errorf("%s, two streams: %d %s; want 400 bad_encoding", enc, code, body)
+		}
+		if code, v, body := post("/v1/documents/batch", enc, append(pack(half(3)), "GARBAGE"...)); code != 400 || errorCode(v) != "bad_encoding" {
+			t.Errorf("%s, bytes after the stream: %d %s; want 400 bad_encoding", enc, code, body)
+		}
+	}
+	if code, v, body := post("/v1/documents/batch", "deflate", append(rawDeflateOf(half(4)), "GARBAGE"...)); code != 400 || errorCode(v) != "bad_encoding" {
+		t.Errorf("raw deflate, bytes after the stream: %d %s; want 400 bad_encoding", code, body)
+	}
 	// deflate as some clients send it: raw, without zlib's header.
 	raw := []byte(`{"id":"raw1","text":"a text sent as raw deflate, without the zlib header"}`)
 	if code, v, body := post("/v1/documents", "deflate", rawDeflateOf(raw)); code != 200 || v["id"] != "raw1" {

@@ -388,9 +388,37 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 func deflateReader(body io.Reader) (io.Reader, error) {
 	br := bufio.NewReader(body)
 	if h, _ := br.Peek(2); len(h) == 2 && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
-		return zlib.NewReader(br)
+		zr, err := zlib.NewReader(br)
+		if err != nil {
+			return nil, err
+		}
+		return &oneStream{zr, br}, nil
 	}
-	return flate.NewReader(br), nil
+	return &oneStream{flate.NewReader(br), br}, nil
+}
+
+// oneStream reads the one stream of a deflate body (zlib or raw), and
+// fails where bytes follow its end: a second stream or anything else,
+// which the decoder would leave unread, and the request would lose
+// (documents of a batch) without a word.
+type oneStream struct {
+	zr  io.Reader
+	src *bufio.Reader // what zr reads from
+}
+
+var errAfterStream = errors.New("bytes follow the end of the compressed stream (a deflate body is one zlib or raw deflate stream)")
+
+func (o *oneStream) Read(p []byte) (int, error) {
+	n, err := o.zr.Read(p)
+	if err == io.EOF {
+		switch _, perr := o.src.Peek(1); {
+		case perr == nil:
+			return n, errAfterStream
+		case perr != io.EOF:
+			return n, perr
+		}
+	}
+	return n, err
 }
 
 // gzipError is the answer to a body sent as gzip that is not.
