@@ -232,13 +232,18 @@ type Comparison struct {
 // Rule is a rule of the server's policy: Name "tiny" or "short" (the
 // shorter text under the policy's tiny or short length, the longer under
 // a quarter more) or "long"; a pair more than MaxDistance bits apart (at
-// the fingerprints' width) is not verified, one within it is a duplicate
-// when its Measure is at least MinSimilarity.
+// the fingerprints' width) is not verified, unless OneWordApart, and one
+// verified is a duplicate when its Measure is at least MinSimilarity.
 type Rule struct {
 	Name          string  `json:"name"`
 	MaxDistance   int     `json:"max_distance"`
 	Measure       string  `json:"measure"`
 	MinSimilarity float64 `json:"min_similarity"`
+	// OneWordApart, in a comparison's rule, says that the rule is the
+	// tiny one and the texts one word apart (a word replaced, inserted or
+	// deleted, of 4 to the policy's tiny words each): they are verified
+	// whatever their distance.
+	OneWordApart bool `json:"one_word_apart,omitempty"`
 }
 
 // FingerprintRequest asks for the fingerprint of Text. Empty Profile and

@@ -190,6 +190,28 @@ func TestBrowserCompare(t *testing.T) {
 	if wantWhy := fmt.Sprintf("within its %d bits", tinyWant.Rule.MaxDistance); tinyWant.Rule.Name != "tiny" || !strings.HasPrefix(why, "Tiny-text rule") || !strings.Contains(why, wantWhy) {
 		t.Errorf("why %q, want the tiny rule and %q (API: %+v)", why, wantWhy, tinyWant.Rule)
 	}
+	// Farther apart than the tiny rule's distance but one word apart:
+	// compared all the same, and the page says so.
+	oneA, oneB := "normal sized query alongside a huge one", "normal sized doc alongside a huge one"
+	do(t, ctx,
+		setValue("text-a", oneA),
+		setValue("text-b", oneB),
+		script(`document.getElementById("compare-result").hidden = true`),
+		chromedp.Click(chromedp.ID("compare-btn")),
+		chromedp.WaitVisible(chromedp.ID("compare-result")),
+	)
+	oneWant, err := c.Compare(context.Background(), oneA, oneB, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	why = get(t, ctx, chromedp.Text(chromedp.ID("verdict-why")))
+	verdict = get(t, ctx, chromedp.Text(chromedp.ID("verdict")))
+	if !oneWant.Rule.OneWordApart || !oneWant.Duplicate || oneWant.Distance <= oneWant.Rule.MaxDistance {
+		t.Fatalf("the API's comparison of a pair one word apart: %+v; want a duplicate beyond the tiny rule's distance", oneWant)
+	}
+	if verdict != "Near-duplicates" || !strings.Contains(why, "but one word apart, so compared all the same") || strings.Contains(why, "not compared") {
+		t.Errorf("one word apart: verdict %q, why %q; want near-duplicates compared all the same", verdict, why)
+	}
 	do(t, ctx, setValue("text-a", a), setValue("text-b", b))
 
 	// An empty text gets a clear message, not a broken page.

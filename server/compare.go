@@ -197,6 +197,10 @@ type compareRule struct {
 	// Measure and MinSimilarity are what verifies it.
 	Measure       neardup.Measure `json:"measure"`
 	MinSimilarity float64         `json:"min_similarity"`
+	// OneWordApart says that the rule is the tiny one and the texts are
+	// one word apart (neardup.Policy.OneWordApart): they are verified
+	// whatever their distance.
+	OneWordApart bool `json:"one_word_apart,omitempty"`
 }
 
 // ruleOf returns the rule of policy p that judges a pair of normalized
@@ -265,6 +269,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 	// the page shows every measure regardless.
 	dup, sim := s.opts.Policy.Decide(sa, sb, d, fa.Bits())
 	scores := similarity.Compare(sa, sb)
+	rule := ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits())
+	rule.OneWordApart = rule.Name == "tiny" && s.opts.Policy.OneWordApart(sa, sb)
 	return compareOut{
 		Profile:               profile,
 		Bits:                  fa.Bits(),
@@ -275,6 +281,6 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 		Scores:                scores,
 		Duplicate:             dup,
 		Similarity:            sim,
-		Rule:                  ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits()),
+		Rule:                  rule,
 	}, nil
 }

@@ -640,15 +640,21 @@ func TestCompareRule(t *testing.T) {
 		bits int
 		want map[string]any
 	}{
-		{"the cat sat on the mat", "the cat sat on a mat", 64, map[string]any{"name": "tiny", "max_distance": 14.0, "measure": "levenshtein", "min_similarity": 0.8}},
+		{"the cat sat on the mat", "the cat sat on a mat", 64, map[string]any{"name": "tiny", "max_distance": 14.0, "measure": "levenshtein", "min_similarity": 0.8, "one_word_apart": true}},
+		{"the cat sat on the mat", "the dog sat on a mat", 64, map[string]any{"name": "tiny", "max_distance": 14.0, "measure": "levenshtein", "min_similarity": 0.8}},
 		{short, "the cat sat on a mat", 64, map[string]any{"name": "short", "max_distance": 9.0, "measure": "levenshtein", "min_similarity": 0.8}},
 		{short, "the cat sat on a mat", 128, map[string]any{"name": "short", "max_distance": 18.0, "measure": "levenshtein", "min_similarity": 0.8}},
 		{long, "the cat sat on a mat", 64, map[string]any{"name": "long", "max_distance": 6.0, "measure": "jaccard", "min_similarity": 0.5}},
+		// 16 bits apart, but one word: verified all the same.
+		{"normal sized query alongside a huge one", "normal sized doc alongside a huge one", 64, map[string]any{"name": "tiny", "max_distance": 14.0, "measure": "levenshtein", "min_similarity": 0.8, "one_word_apart": true}},
 	} {
 		j, _ := json.Marshal(map[string]any{"a": c.a, "b": c.b, "bits": c.bits})
 		code, v := call(t, s.Handler(), "POST", "/v1/compare", "", string(j))
 		if rule, _ := v["rule"].(map[string]any); code != 200 || !reflect.DeepEqual(rule, c.want) {
 			t.Errorf("compare at %d bits: %d, rule %v, want %v", c.bits, code, v["rule"], c.want)
+		}
+		if strings.HasPrefix(c.a, "normal") && (v["duplicate"] != true || v["distance"].(float64) <= c.want["max_distance"].(float64)) {
+			t.Errorf("compare %q and %q: %v; want a duplicate beyond the rule's distance", c.a, c.b, v)
 		}
 	}
 }

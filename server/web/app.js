@@ -118,6 +118,10 @@ function ruleWhy(r) {
     short: "Short-text rule (both texts short)",
   }[rule.name] || "Long-text rule (a text is long)";
   const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
+  if (r.distance > rule.max_distance && rule.one_word_apart) {
+    // The tiny rule's exception: one word apart, compared whatever the distance.
+    return `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, but one word apart, so compared all the same: the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}.`;
+  }
   if (r.distance > rule.max_distance) {
     let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
     const score = r.scores && r.scores[rule.measure];
