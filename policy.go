@@ -169,8 +169,10 @@ func (p Policy) Validate() error {
 	if p.TinyLength < 0 || p.TinyLength > p.ShortLength {
 		return fmt.Errorf("neardup: policy tiny length %d out of range [0, short length %d]", p.TinyLength, p.ShortLength)
 	}
-	if p.TinyWords < 0 || p.TinyWords > maxTinyWords {
-		return fmt.Errorf("neardup: policy tiny words %d out of range [0, %d]", p.TinyWords, maxTinyWords)
+	if p.TinyWords < 0 || p.TinyWords > maxTinyWords || p.TinyWords > 0 && p.TinyWords < minTinyWords {
+		// Texts of fewer than minTinyWords words never count: 1 to 3
+		// would be 0 under another name.
+		return fmt.Errorf("neardup: policy tiny words %d out of range: want 0 (off) or %d to %d", p.TinyWords, minTinyWords, maxTinyWords)
 	}
 	rules := []struct {
 		name string

@@ -266,7 +266,7 @@ func TestPolicyTinyWords(t *testing.T) {
 			t.Errorf("TinyWords %d: %q and %q %d bits apart: duplicate %v (sim %.3f), want %v", tc.words, tc.a, tc.b, dist, dup, sim, tc.dup)
 		}
 	}
-	for _, w := range []int{-1, 65} {
+	for _, w := range []int{-1, 1, 3, 65} {
 		p := DefaultPolicy()
 		p.TinyWords = w
 		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "tiny words") {

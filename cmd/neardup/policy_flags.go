@@ -51,8 +51,8 @@ func (pf *policyFlags) apply(o *neardup.Options) error {
 	if pf.tinyLength < 0 || pf.tinyLength > def.ShortLength {
 		return usagef("--tiny-length %d: want 0 to %d characters (0: no text is tiny)", pf.tinyLength, def.ShortLength)
 	}
-	if pf.tinyWords < 0 || pf.tinyWords > 64 {
-		return usagef("--tiny-words %d: want 0 to 64 words (0: none are found by their words)", pf.tinyWords)
+	if pf.tinyWords < 0 || pf.tinyWords > 64 || pf.tinyWords > 0 && pf.tinyWords < 4 {
+		return usagef("--tiny-words %d: want 0 (none are found by their words) or 4 to 64 words (texts of fewer than 4 never are)", pf.tinyWords)
 	}
 	for _, m := range []struct {
 		flag string
