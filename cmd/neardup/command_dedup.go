@@ -24,6 +24,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/zeebo/xxh3"
 	"golang.org/x/term"
 
@@ -63,11 +64,14 @@ type docInput struct {
 	// schema and name, which every other must have with oneSchema.
 	parquetSchema   *parquet.Schema
 	parquetSchemaOf string
+
+	flags *pflag.FlagSet // the command's, to tell flags given from defaults
 }
 
 // addFlags adds the input flags to cmd.
 func (in *docInput) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
+	in.flags = f
 	f.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, csv, parquet, warc, lines or dir (auto: by extension, .csv is CSV, .parquet Parquet, .warc and .wet WARC, a directory is dir, or its files when all are shards of those formats, anything else JSONL; plain text needs --lines)")
 	f.BoolVar(&in.lines, "lines", false, "read plain text, one document per line (id = line number)")
 	f.StringVar(&in.idField, "id-field", "id", "JSONL/CSV field, Parquet column or WARC header field (default there WARC-Record-ID) holding the document id (missing: the line or row number)")
@@ -86,6 +90,13 @@ func (in *docInput) validate() error {
 	}
 	if in.lines && in.format != "auto" && in.format != "lines" {
 		return usagef("--lines conflicts with --format %s (--lines is --format lines)", in.format)
+	}
+	if in.lines || in.format == "lines" {
+		for _, name := range []string{"text-field", "id-field"} {
+			if in.flags != nil && in.flags.Changed(name) {
+				return usagef("--%s with plain text (--lines): a line is the text, and its number the id; there are no fields to name", name)
+			}
+		}
 	}
 	if in.onError != "fail" && in.onError != "skip" {
 		return usagef("--on-error %q: want fail or skip", in.onError)
@@ -159,6 +170,9 @@ func (in *docInput) sources(args []string) ([]source, error) {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
+	if n := countStdin(args); n > 1 {
+		return nil, usagef(`"-" is given %d times, but standard input can be read once; give it once`, n)
+	}
 	var out []source
 	for _, a := range args {
 		s := source{name: a}
@@ -205,6 +219,34 @@ func (in *docInput) sources(args []string) ([]source, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// oneFormat refuses dedup inputs of more than one format: the documents
+// kept are written in their input's format, to one output, which would
+// then mix two (a CSV header and rows amid JSON lines, WARC records amid
+// either).
+func oneFormat(srcs []source) error {
+	for _, s := range srcs[1:] {
+		if s.kind != srcs[0].kind {
+			return usagef("dedup: %s is %s and %s is %s: the documents kept are written in their input's format, and one output cannot hold both; dedup each format in a run of its own (with the same --db to dedup across them)", srcs[0].name, formatName(srcs[0].kind), s.name, formatName(s.kind))
+		}
+	}
+	return nil
+}
+
+// formatName names an input format (source.kind) for messages.
+func formatName(kind string) string {
+	switch kind {
+	case "jsonl":
+		return "JSON Lines"
+	case "csv", "warc":
+		return strings.ToUpper(kind)
+	case "lines":
+		return "plain text"
+	case "dir":
+		return "a directory of files"
+	}
+	return kind
 }
 
 // recordFiles returns the files under dir, in name order, as sources of
@@ -1086,6 +1128,9 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 				return err
 			}
 			if err := parquetOnly(srcs, ef.db); err != nil {
+				return err
+			}
+			if err := oneFormat(srcs); err != nil {
 				return err
 			}
 			in.oneSchema = true

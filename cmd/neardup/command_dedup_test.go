@@ -657,6 +657,35 @@ func TestDedupFlagConflicts(t *testing.T) {
 	}
 }
 
+// TestDedupInputConflicts checks the inputs dedup, cluster and idf build
+// refuse before reading any: standard input twice (read once, the second
+// would be nothing), --text-field or --id-field with plain text (which
+// has no fields: they were ignored), and, for dedup, inputs of two formats
+// (whose output mixed them: a CSV header amid JSON lines).
+func TestDedupInputConflicts(t *testing.T) {
+	dir := t.TempDir()
+	jsonl := writeDedupFile(t, dir, "in.jsonl", fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n", fox))
+	csvFile := writeDedupFile(t, dir, "in.csv", fmt.Sprintf("id,text\n1,%s\n", other))
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"dedup", "-", "-"}, `"-" is given 2 times, but standard input can be read once`},
+		{[]string{"cluster", jsonl, "-", "-"}, `"-" is given 2 times, but standard input can be read once`},
+		{[]string{"idf", "build", "-o", filepath.Join(dir, "t.idf"), "-", "-"}, `idf build: "-" is given 2 times`},
+		{[]string{"dedup", "--lines", "--text-field", "body"}, "--text-field with plain text (--lines)"},
+		{[]string{"cluster", "--format", "lines", "--id-field", "n"}, "--id-field with plain text (--lines)"},
+		{[]string{"dedup", csvFile, jsonl}, "dedup: " + csvFile + " is CSV and " + jsonl + " is JSON Lines"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(c.args, strings.NewReader(fmt.Sprintf("{\"text\":%q}\n", fox2)), &out, &errb)
+		wantUsageError(t, errb.String(), code, c.msg)
+		if out.Len() != 0 {
+			t.Errorf("%v: wrote %q", c.args, out.String())
+		}
+	}
+}
+
 // TestDedupSideFileClash checks that --report and --duplicates may not
 // name an input (itself or through a link), a file inside an input
 // directory, or each other, and that a refused run leaves the input as it

@@ -125,6 +125,9 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
+	if n := countStdin(args); n > 1 {
+		return usagef(`idf build: "-" is given %d times, but standard input can be read once; give it once`, n)
+	}
 	var b weight.Builder
 	var keys []uint64
 	add := func(doc []byte) {
