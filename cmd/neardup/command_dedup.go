@@ -1086,7 +1086,11 @@ with status 0 when all else succeeded: the next run rebuilds the index from
 the store.
 
 --report FILE writes one JSON line per duplicate:
-{"id", "duplicate_of", "distance", "similarity"}, plus "repeat": true when it
+{"id", "duplicate_of", "distance", "similarity"}: distance is the Hamming
+distance of the two fingerprints, similarity the score of the measure that
+confirmed the pair (the rule's, as neardup compare shows: by default the
+Levenshtein ratio of short texts, the Jaccard similarity of long ones), not
+compare's fingerprint similarity of 1 - distance/bits; plus "repeat": true when it
 is the same document again: its id with the same text earlier in the input,
 or already in the --db store (then "duplicate_of" is its own id). FILE is
 created once the store is open, so a run that finds the store in use leaves
