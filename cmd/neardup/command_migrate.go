@@ -117,11 +117,12 @@ again: migrate stops at the first and names it.`,
 				}
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "migrate: %s copied from %s to %s", plural(n.copied, "document"), from, to)
+			// On standard error, as every command says how it went.
+			fmt.Fprintf(cmd.ErrOrStderr(), "neardup: migrate: %s copied from %s to %s", plural(n.copied, "document"), from, to)
 			if n.expired > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), ", %s older than --retention left out", plural(n.expired, "document"))
+				fmt.Fprintf(cmd.ErrOrStderr(), ", %s older than --retention left out", plural(n.expired, "document"))
 			}
-			fmt.Fprintln(cmd.OutOrStdout())
+			fmt.Fprintln(cmd.ErrOrStderr())
 			return nil
 		},
 	}

@@ -66,11 +66,11 @@ func TestMigrate(t *testing.T) {
 	} {
 		to := filepath.Join(t.TempDir(), "new")
 		out, errOut, code := runFP(t, "", append([]string{"migrate", "--from", old, "--to", to}, tc.args...)...)
-		if code != 0 || !strings.Contains(out, tc.out) {
-			t.Fatalf("migrate %q: status %d, stderr %q, output %q, want %q", tc.args, code, errOut, out, tc.out)
+		if code != 0 || out != "" || !strings.Contains(errOut, "neardup: "+tc.out) {
+			t.Fatalf("migrate %q: status %d, stderr %q, output %q, want nothing written and %q on stderr", tc.args, code, errOut, out, tc.out)
 		}
-		if len(tc.want) < len(migrateDocs) && !strings.Contains(out, "1 document older than --retention left out") {
-			t.Errorf("migrate %q: output %q does not count the document left out", tc.args, out)
+		if len(tc.want) < len(migrateDocs) && !strings.Contains(errOut, "1 document older than --retention left out") {
+			t.Errorf("migrate %q: stderr %q does not count the document left out", tc.args, errOut)
 		}
 		e := openStore(t, to, "default")
 		if n := e.Stats().Documents; n != len(tc.want) {
