@@ -298,11 +298,11 @@ say; the table adds a note, JSON output "empty": true.`,
 			if args[0] == "@-" && args[1] == "@-" {
 				return usagef(`compare: A and B are both "@-", but standard input can be read once; give one of them as a file or text`)
 			}
-			a, err := readTextArg(cmd, args[0])
+			a, err := readTextArg(cmd, "A", args[0])
 			if err != nil {
 				return err
 			}
-			b, err := readTextArg(cmd, args[1])
+			b, err := readTextArg(cmd, "B", args[1])
 			if err != nil {
 				return err
 			}
@@ -341,7 +341,9 @@ say; the table adds a note, JSON output "empty": true.`,
 // readTextArg returns the text of a compare argument: the argument itself,
 // or the contents of the file it names after '@' ("@-" is standard input),
 // decompressed when compressed; "@@" stands for a literal '@' at the start of the text.
-func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
+// A file that cannot be opened or read is a usage error naming the
+// argument (which, A or B) and its hint for a literal '@'.
+func readTextArg(cmd *cobra.Command, which, arg string) ([]byte, error) {
 	if strings.HasPrefix(arg, "@@") {
 		return []byte(arg[1:]), nil
 	}
@@ -357,6 +359,9 @@ func readTextArg(cmd *cobra.Command, arg string) ([]byte, error) {
 		}
 		return nil
 	})
+	if err != nil && path != "-" {
+		return nil, usagef("compare: %s is %q, which reads the file %s: %v (for a text that starts with @, write @@: %q)", which, arg, path, unprefixed{err}, "@"+arg)
+	}
 	return b, err
 }
 

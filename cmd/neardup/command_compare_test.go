@@ -250,7 +250,7 @@ func TestComparePairsErrors(t *testing.T) {
 		{"", []string{"compare", "--pairs", "-", "extra"}, "takes no text arguments"},
 		{"", []string{"compare", "only-one"}, "needs two texts"},
 		{"", []string{"compare", "--profile", "nope", "a", "b"}, `--profile "nope": no such profile; want default, classic, py-simhash, go-mfonda or nilsimsa`},
-		{"", []string{"compare", "@/nonexistent/file", "b"}, "/nonexistent/file"},
+		{"", []string{"compare", "@/nonexistent/file", "b"}, `compare: A is "@/nonexistent/file", which reads the file /nonexistent/file: open /nonexistent/file: no such file or directory (for a text that starts with @, write @@: "@@/nonexistent/file")`},
 		{"", []string{"compare", "--pairs", "/nonexistent/pairs.jsonl"}, "/nonexistent/pairs.jsonl"},
 	}
 	for _, tt := range tests {
