@@ -1524,6 +1524,14 @@ func sideFilesClash(report, dups string, inputs []string, stdout io.Writer) erro
 		if side.name == "" {
 			continue
 		}
+		// Checked before the store is opened (and, with --db, created),
+		// which the file is not: a run refused for it leaves no store.
+		if info, err := os.Stat(filepath.Dir(side.name)); err != nil || !info.IsDir() {
+			return usagef("%s %s: there is no directory %s to create it in", side.flag, side.name, filepath.Dir(side.name))
+		}
+		if info, err := os.Stat(side.name); err == nil && info.IsDir() {
+			return usagef("%s %s is a directory; name a file", side.flag, side.name)
+		}
 		if f, ok := stdout.(*os.File); ok {
 			if out, err := f.Stat(); err == nil && out.Mode().IsRegular() {
 				if info, err := os.Stat(side.name); err == nil && os.SameFile(out, info) {

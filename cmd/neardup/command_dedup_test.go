@@ -712,6 +712,8 @@ func TestDedupSideFileClash(t *testing.T) {
 		{[]string{"--report", link, in}, "--report " + link + " is an input of the run"},
 		{[]string{"--report", other, "--duplicates", other, in}, "--report and --duplicates both name " + other},
 		{[]string{"--duplicates", filepath.Join(treeLink, "d.txt"), tree}, "is inside the input directory " + tree},
+		{[]string{"--db", filepath.Join(dir, "db"), "--report", filepath.Join(dir, "nowhere", "r.jsonl"), in}, "there is no directory " + filepath.Join(dir, "nowhere") + " to create it in"},
+		{[]string{"--duplicates", tree, in}, "--duplicates " + tree + " is a directory"},
 	}
 	for _, tc := range tests {
 		var out, errb bytes.Buffer
@@ -720,6 +722,9 @@ func TestDedupSideFileClash(t *testing.T) {
 		if b, err := os.ReadFile(in); err != nil || string(b) != content {
 			t.Fatalf("%v: the input is now %q (%v)", tc.args, b, err)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "db")); err == nil {
+		t.Error("a run refused for its report created its store")
 	}
 	if _, err := os.Stat(filepath.Join(tree, "d.txt")); err == nil {
 		t.Error("a refused run created its duplicates file in the input directory")
