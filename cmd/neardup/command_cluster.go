@@ -96,6 +96,9 @@ all, and giving it --max-candidates too is an error.`,
 			if err != nil {
 				return err
 			}
+			for _, n := range in.notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: cluster: %s\n", n)
+			}
 			fp, err := neardup.NewFingerprinter(o.Fingerprint)
 			if err != nil {
 				return usageError{fmt.Errorf("cluster: %w", err)}

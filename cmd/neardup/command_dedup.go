@@ -66,6 +66,8 @@ type docInput struct {
 	parquetSchemaOf string
 
 	flags *pflag.FlagSet // the command's, to tell flags given from defaults
+	// notes are the warnings sources found, for the command to print.
+	notes []string
 }
 
 // addFlags adds the input flags to cmd.
@@ -185,9 +187,13 @@ func (in *docInput) sources(args []string) ([]source, error) {
 			s.size = info.Size()
 		}
 		if in.format == "auto" && !in.lines && info != nil && info.IsDir() {
-			if shards := recordFiles(a); len(shards) > 0 {
+			shards, odd := recordFiles(a)
+			if len(shards) > 0 {
 				out = append(out, shards...)
 				continue
+			}
+			if odd != "" {
+				in.notes = append(in.notes, shardsNote(a, odd))
 			}
 		}
 		switch {
@@ -257,14 +263,18 @@ func formatName(kind string) string {
 // name, compressed or not, and there is one at least. For any
 // other directory it returns none, and the directory is read one document
 // a file.
-func recordFiles(dir string) []source {
+//
+// odd is the file that made dir no corpus of shards, when it is not the
+// first file of the walk, or is but files named as shards are beside it:
+// one README among shards, say, which turns them into documents.
+func recordFiles(dir string) (shards []source, odd string) {
 	var out []source
-	shards, jsonChecked := true, false
+	isShards, jsonChecked := true, false
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// Unlisted: read as a directory of documents, which says
 			// what it cannot list.
-			shards = false
+			isShards = false
 			return filepath.SkipAll
 		}
 		if path != dir && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
@@ -284,7 +294,7 @@ func recordFiles(dir string) []source {
 			kind, jsonChecked = "jsonl", true
 		}
 		if kind == "" {
-			shards = false
+			isShards, odd = false, path
 			return filepath.SkipAll
 		}
 		s := source{name: path, kind: kind}
@@ -294,10 +304,34 @@ func recordFiles(dir string) []source {
 		out = append(out, s)
 		return nil
 	})
-	if !shards {
-		return nil
+	if !isShards {
+		if odd != "" && len(out) == 0 && !namedAsShards(dir) && !namedAsShards(filepath.Dir(odd)) {
+			odd = "" // a directory of documents, as it looks
+		}
+		return nil, odd
 	}
-	return out
+	return out, ""
+}
+
+// namedAsShards reports whether dir holds a file (not hidden) named as a
+// shard is (recordKind): a listing of names, none opened.
+func namedAsShards(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") && e.Type().IsRegular() && recordKind(n) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// shardsNote is the warning for a directory of shards read as a
+// directory of documents because of the one file odd.
+func shardsNote(dir, odd string) string {
+	return fmt.Sprintf("warning: %s is read one document a file (its files' paths are what is written), not as shards of records: %s is not named as a shard is (.jsonl, .ndjson, .json, .csv, .parquet, .warc, .wet, compressed or not); move it out, or start its name with . or _ to have the shards read", dir, odd)
 }
 
 // firstLineJSON reports whether the first line of the file at path
@@ -1127,6 +1161,9 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 			srcs, err := in.sources(args)
 			if err != nil {
 				return err
+			}
+			for _, n := range in.notes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: dedup: %s\n", n)
 			}
 			if err := sideFilesClash(report, dupsPath, args, cmd.OutOrStdout()); err != nil {
 				return err

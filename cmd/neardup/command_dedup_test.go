@@ -686,6 +686,26 @@ func TestDedupInputConflicts(t *testing.T) {
 	}
 }
 
+// TestDedupShardsNote checks that a directory of shards with one other
+// file, read one document a file, is read so with a warning naming that
+// file, and a directory of plain documents without one.
+func TestDedupShardsNote(t *testing.T) {
+	dir := t.TempDir()
+	writeDedupFile(t, dir, "shards/part-0.jsonl", fmt.Sprintf("{\"id\":\"a\",\"text\":%q}\n", fox))
+	writeDedupFile(t, dir, "shards/README.md", "what the shards hold")
+	writeDedupFile(t, dir, "docs/a.txt", fox)
+	writeDedupFile(t, dir, "docs/b.txt", other)
+	for _, c := range []struct{ dir, out, note string }{
+		{"shards", "README.md\npart-0.jsonl\n", "is read one document a file (its files' paths are what is written), not as shards of records: " + filepath.Join(dir, "shards", "README.md") + " is not named as a shard is"},
+		{"docs", "a.txt\nb.txt\n", ""},
+	} {
+		code, out, errs := dedupRun(t, "", filepath.Join(dir, c.dir))
+		if code != 0 || out != c.out || strings.Contains(errs, "warning") != (c.note != "") || !strings.Contains(errs, c.note) {
+			t.Errorf("%s: exit %d, output %q, stderr %q; want %q and the warning %q", c.dir, code, out, errs, c.out, c.note)
+		}
+	}
+}
+
 // TestDedupSideFileClash checks that --report and --duplicates may not
 // name an input (itself or through a link), a file inside an input
 // directory, or each other, and that a refused run leaves the input as it
