@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -64,6 +65,11 @@ type docInput struct {
 	// schema and name, which every other must have with oneSchema.
 	parquetSchema   *parquet.Schema
 	parquetSchemaOf string
+
+	// timeField and metaField (dedup --time-field, --meta-field) name the
+	// JSONL field or CSV column of each document's time and metadata;
+	// "" reads none.
+	timeField, metaField string
 
 	flags *pflag.FlagSet // the command's, to tell flags given from defaults
 	// notes are the warnings sources found, for the command to print.
@@ -515,9 +521,11 @@ func (in *docInput) parseLine(raw []byte, kind, where, lineID string) (*record, 
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
 	}
-	if doc, ok := in.fastLine(raw, lineID); ok {
-		rec.doc = doc
-		return rec, nil
+	if in.timeField == "" && in.metaField == "" {
+		if doc, ok := in.fastLine(raw, lineID); ok {
+			rec.doc = doc
+			return rec, nil
+		}
 	}
 	doc, err := in.jsonLine(raw, lineID)
 	if err != nil {
@@ -635,7 +643,61 @@ func (in *docInput) jsonLine(raw []byte, lineID string) (neardup.Document, error
 	if err := json.Unmarshal(v, &doc.Text); err != nil {
 		return doc, fmt.Errorf("field %q: %w", in.textField, err)
 	}
+	if in.timeField != "" {
+		if v, ok := jsonField(obj, in.timeField); ok {
+			var err error
+			if doc.Time, err = jsonTime(v); err != nil {
+				return doc, fmt.Errorf("field %q: %w", in.timeField, err)
+			}
+		}
+	}
+	if in.metaField != "" {
+		if v, ok := jsonField(obj, in.metaField); ok && jsonKind(v) != "null" {
+			doc.Meta = bytes.Clone(bytes.TrimSpace(v))
+		}
+	}
 	return doc, nil
+}
+
+// errTimeWant says what a document's time may be.
+var errTimeWant = errors.New(`want a time in RFC 3339 ("2026-12-03T10:15:00Z") or Unix seconds`)
+
+// jsonTime reads a document's time from the JSON value v: a string in RFC
+// 3339, or a number of seconds since 1970 (fractions allowed). null is no
+// time: the document is seen at the run's time, as without the field.
+func jsonTime(v json.RawMessage) (time.Time, error) {
+	switch jsonKind(v) {
+	case "null":
+		return time.Time{}, nil
+	case "a string":
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return time.Time{}, err
+		}
+		return parseDocTime(s)
+	case "a number":
+		return parseDocTime(string(bytes.TrimSpace(v)))
+	}
+	return time.Time{}, fmt.Errorf("%s: %w", jsonKind(v), errTimeWant)
+}
+
+// parseDocTime reads a document's time from text: RFC 3339, or Unix
+// seconds. The zero instant (year 1), which the engine reads as "now",
+// is refused rather than taken for the time of the run.
+func parseDocTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e11 {
+			return time.Time{}, fmt.Errorf("%q: %w", s, errTimeWant)
+		}
+		sec, frac := math.Modf(f)
+		t = time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	}
+	if t.IsZero() {
+		return time.Time{}, fmt.Errorf("%q is the zero time, no time a document was seen", s)
+	}
+	return t, nil
 }
 
 // jsonField returns the member of obj that field names: the member of
@@ -744,6 +806,26 @@ func (in *docInput) fastLine(raw []byte, lineID string) (neardup.Document, bool)
 	return doc, ok && hasText && !badID
 }
 
+// csvTimeMeta sets doc's time and metadata from the CSV record's columns
+// at timeCol and metaCol (-1: none). An empty field gives none: the time
+// of the run, no metadata.
+func (in *docInput) csvTimeMeta(doc *neardup.Document, fields []string, timeCol, metaCol int) error {
+	if timeCol >= 0 && fields[timeCol] != "" {
+		t, err := parseDocTime(fields[timeCol])
+		if err != nil {
+			return fmt.Errorf("column %q: %w", in.timeField, err)
+		}
+		doc.Time = t
+	}
+	if metaCol >= 0 && fields[metaCol] != "" && strings.TrimSpace(fields[metaCol]) != "null" {
+		if !json.Valid([]byte(fields[metaCol])) {
+			return fmt.Errorf("column %q is not JSON, which the metadata must be", in.metaField)
+		}
+		doc.Meta = []byte(fields[metaCol])
+	}
+	return nil
+}
+
 // readCSV reads a CSV file with a header line. A UTF-8 byte order mark at
 // the start of the header is dropped.
 func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
@@ -758,7 +840,7 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 	// A byte order mark is dropped, so that it is not written back with
 	// the header (recordWriter).
 	header[0] = strings.TrimPrefix(header[0], utf8BOM)
-	idCol, textCol := -1, -1
+	idCol, textCol, timeCol, metaCol := -1, -1, -1, -1
 	for i, h := range header {
 		switch h {
 		case in.idField:
@@ -766,9 +848,23 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		case in.textField:
 			textCol = i
 		}
+		if in.timeField != "" && h == in.timeField {
+			timeCol = i
+		}
+		if in.metaField != "" && h == in.metaField {
+			metaCol = i
+		}
 	}
 	if textCol < 0 {
 		return usagef("%s: CSV header has no %q column (see --text-field)", name, in.textField)
+	}
+	for _, c := range []struct {
+		flag, name string
+		col        int
+	}{{"--time-field", in.timeField, timeCol}, {"--meta-field", in.metaField, metaCol}} {
+		if c.name != "" && c.col < 0 {
+			return usagef("%s: CSV header has no %q column (see %s)", name, c.name, c.flag)
+		}
 	}
 	if in.oneSchema {
 		// Checked before any record of this input is read, so none of
@@ -809,6 +905,12 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		rec.doc = neardup.Document{ID: in.runID + idPrefix + strconv.Itoa(line), Text: fields[textCol]}
 		if idCol >= 0 && fields[idCol] != "" {
 			rec.doc.ID = fields[idCol]
+		}
+		if err := in.csvTimeMeta(&rec.doc, fields, timeCol, metaCol); err != nil {
+			if e := bad(&inputError{where, err}); e != nil {
+				return e
+			}
+			continue
 		}
 		if err := emit(rec); err != nil {
 			return err
@@ -1100,7 +1202,15 @@ path follows the run's start time, as in 2026-11-24T02:40:01.123Z/3 or
 2026-11-24T02:40:01.123Z/posts.txt:3, so that runs over other files (or
 files changed since) do not reuse each other's ids, and the report says
 which run, file and line a document came from; ids the input gives are kept
-as they are.
+as they are. A document is seen at the run's time, unless --time-field
+names the JSONL field or CSV column of its own: RFC 3339
+("2026-12-03T10:15:00Z") or Unix seconds, which --retention counts from (a
+time older than the window, or ahead of the clock by more than an hour, is
+refused as an input error), so that a backfill of past documents keeps
+their times. --meta-field names the field (any JSON value) or column (JSON
+text) kept with each document as its metadata, which neardup export and
+the server's GET /v1/documents/{id} give back. Both read JSON Lines and
+CSV inputs.
 
 Documents are decided and written in batches of 2048 (fewer when their
 texts and lines reach 64 MiB), each written out before the next is decided. On Ctrl-C
@@ -1173,6 +1283,17 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 			}
 			if err := oneFormat(srcs); err != nil {
 				return err
+			}
+			for _, f := range []struct{ flag, name string }{{"--time-field", in.timeField}, {"--meta-field", in.metaField}} {
+				if f.name == "" {
+					continue
+				}
+				if ef.db == "" {
+					return usagef("%s needs --db: without a store the run is in memory and keeps no document's time or metadata", f.flag)
+				}
+				if k := srcs[0].kind; k != "jsonl" && k != "csv" {
+					return usagef("%s reads JSON Lines and CSV inputs; %s is %s", f.flag, srcs[0].name, formatName(k))
+				}
 			}
 			in.oneSchema = true
 			stopProfile, err := startCPUProfile(cpuProfile)
@@ -1294,6 +1415,8 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 	ef.minFree = neardup.DefaultMinFreeBytes
 	cmd.Flags().Var(&ef.minFree, "min-free", "with --db, the free disk space the store keeps: with less, the run stops before storing more; 0 never stops")
 	cmd.Flags().StringVar(&report, "report", "", "write one JSON line per duplicate to this file")
+	cmd.Flags().StringVar(&in.timeField, "time-field", "", "with --db, the JSONL field or CSV column holding when each document was seen (RFC 3339 or Unix seconds; missing, null or empty: the run's time), which --retention counts from")
+	cmd.Flags().StringVar(&in.metaField, "meta-field", "", "with --db, the JSONL field (any JSON value) or CSV column (JSON text) stored with each document as its metadata, as neardup serve keeps a document's meta")
 	cmd.Flags().StringVar(&dupsPath, "duplicates", "", "write the duplicates to this file, in the input's own format, as the output writes the unique documents")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	cmd.Flags().MarkHidden("cpuprofile")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // writeDedupFile writes content to name under dir and returns its path.
@@ -703,6 +705,65 @@ func TestDedupShardsNote(t *testing.T) {
 		if code != 0 || out != c.out || strings.Contains(errs, "warning") != (c.note != "") || !strings.Contains(errs, c.note) {
 			t.Errorf("%s: exit %d, output %q, stderr %q; want %q and the warning %q", c.dir, code, out, errs, c.out, c.note)
 		}
+	}
+}
+
+// TestDedupTimeMeta checks --time-field and --meta-field: times in RFC
+// 3339 or Unix seconds and metadata are stored from JSONL and CSV inputs,
+// bad ones are input errors naming the line, a time before the retention
+// window is refused as expired, and the flags need --db and inputs of
+// those formats.
+func TestDedupTimeMeta(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "db")
+	jsonl := writeDedupFile(t, dir, "in.jsonl", fmt.Sprintf(
+		"{\"id\":\"a\",\"text\":%q,\"seen\":\"2026-11-30T08:00:00Z\",\"m\":{\"src\":\"feed\"}}\n"+
+			"{\"id\":\"b\",\"text\":%q,\"seen\":1764489600.5,\"m\":null}\n", fox, other))
+	if code, _, errs := dedupRun(t, "", "--db", db, "--time-field", "seen", "--meta-field", "m", jsonl); code != 0 {
+		t.Fatalf("JSONL: exit %d: %s", code, errs)
+	}
+	csvFile := writeDedupFile(t, dir, "in.csv", "id,text,seen,m\nc,Completely different words about gardening and tomatoes in spring.,2026-11-29T00:00:00+01:00,\"{\"\"n\"\":1}\"\n")
+	if code, _, errs := dedupRun(t, "", "--db", db, "--time-field", "seen", "--meta-field", "m", csvFile); code != 0 {
+		t.Fatalf("CSV: exit %d: %s", code, errs)
+	}
+	out, errs, code := runFP(t, "", "export", db)
+	if code != 0 {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	got := map[string]string{}
+	for _, l := range readExport(t, out) {
+		got[l.ID] = l.Time.Format(time.RFC3339) + " " + string(l.Meta)
+	}
+	want := map[string]string{"a": `2026-11-30T08:00:00Z {"src":"feed"}`, "b": "2025-11-30T08:00:00Z ", "c": `2026-11-28T23:00:00Z {"n":1}`}
+	if !maps.Equal(got, want) {
+		t.Errorf("stored times and metadata %v, want %v", got, want)
+	}
+
+	bad := writeDedupFile(t, dir, "bad.jsonl", "{\"text\":\"first\",\"seen\":\"yesterday\"}\n{\"text\":\"second\",\"seen\":\"0001-01-01T00:00:00Z\"}\n{\"text\":\"third\",\"seen\":\"2001-01-01T00:00:00Z\"}\n")
+	code, _, errs = dedupRun(t, "", "--db", filepath.Join(dir, "db2"), "--retention", "48h", "--time-field", "seen", "--on-error", "skip", bad)
+	for _, w := range []string{
+		bad + `:1: field "seen": "yesterday": want a time in RFC 3339`,
+		bad + `:2: field "seen": "0001-01-01T00:00:00Z" is the zero time`,
+		bad + `:3: document time outside the retention window`,
+	} {
+		if code != 0 || !strings.Contains(errs, w) {
+			t.Errorf("bad times: exit %d, stderr %q; want %q", code, errs, w)
+		}
+	}
+	badMeta := writeDedupFile(t, dir, "bad.csv", "text,m\nsome text here,{not json\n")
+	if code, _, errs := dedupRun(t, "", "--db", filepath.Join(dir, "db3"), "--meta-field", "m", badMeta); code != 2 || !strings.Contains(errs, badMeta+`:2: column "m" is not JSON`) {
+		t.Errorf("bad CSV metadata: exit %d, stderr %q", code, errs)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--time-field", "seen", jsonl}, "--time-field needs --db"},
+		{[]string{"--db", filepath.Join(dir, "db4"), "--meta-field", "m", "--lines", jsonl}, "--meta-field reads JSON Lines and CSV inputs; " + jsonl + " is plain text"},
+		{[]string{"--db", filepath.Join(dir, "db5"), "--time-field", "when", csvFile}, `CSV header has no "when" column (see --time-field)`},
+	} {
+		code, _, errs := dedupRun(t, "", c.args...)
+		wantUsageError(t, errs, code, c.msg)
 	}
 }
 

@@ -38,7 +38,8 @@ meta the JSON it was stored with (left out when none was). A store written
 without texts (the engine's DropText) has none to give: its lines have no
 text, and keep their meta. The lines are
 JSON Lines with the id and text fields dedup reads, so 'neardup dedup --db
-NEW export.jsonl' stores the same documents again, and any tool that reads
+NEW --time-field time --meta-field meta export.jsonl' stores the same
+documents again, with their times and metadata, and any tool that reads
 JSON Lines can read them.
 
 --fingerprints writes HEX<TAB>ID lines instead, as neardup fingerprint does,

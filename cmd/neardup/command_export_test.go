@@ -142,7 +142,9 @@ func TestExport(t *testing.T) {
 }
 
 // TestExportRoundTrip checks that dedup --db of export's output stores the
-// same documents: the same ids and texts, exported again in the same order.
+// same documents: the same ids and texts, exported again in the same order,
+// and with --time-field and --meta-field their times and metadata too, so
+// that the second export is the first byte for byte.
 func TestExportRoundTrip(t *testing.T) {
 	dir := exportStore(t)
 	out, errOut, code := runFP(t, "", "export", dir)
@@ -167,6 +169,18 @@ func TestExportRoundTrip(t *testing.T) {
 		if a[i].ID != b[i].ID || *a[i].Text != *b[i].Text || a[i].Fingerprint != b[i].Fingerprint {
 			t.Errorf("line %d: %+v in the new store, want %+v", i+1, b[i], a[i])
 		}
+	}
+
+	whole := filepath.Join(t.TempDir(), "whole")
+	if _, errOut, code := runFP(t, "", "dedup", "--db", whole, "--time-field", "time", "--meta-field", "meta", file); code != 0 {
+		t.Fatalf("dedup --db --time-field time --meta-field meta of the export: status %d, stderr %q", code, errOut)
+	}
+	out3, errOut, code := runFP(t, "", "export", whole)
+	if code != 0 || out3 != out {
+		t.Fatalf("export of the store with times and metadata: status %d, stderr %q, output\n%s\nwant\n%s", code, errOut, out3, out)
+	}
+	if !strings.Contains(out, `"meta":`) {
+		t.Fatal("the exported store has no metadata for the test to carry over")
 	}
 }
 
