@@ -1092,6 +1092,10 @@ const dedupBatch = 2048
 // reader holds a few batches at once, and the engine works on one.
 const dedupBatchBytes = 64 << 20
 
+// dedupBatchWait is how long the first document of a batch waits for the
+// batch to fill before the batch is decided as it is.
+const dedupBatchWait = 500 * time.Millisecond
+
 // runIDLayout is the run's start time (UTC, milliseconds) that dedup --db
 // puts before ids made of line numbers.
 const runIDLayout = "2006-01-02T15:04:05.000Z"
@@ -1213,7 +1217,9 @@ the server's GET /v1/documents/{id} give back. Both read JSON Lines and
 CSV inputs.
 
 Documents are decided and written in batches of 2048 (fewer when their
-texts and lines reach 64 MiB), each written out before the next is decided. On Ctrl-C
+texts and lines reach 64 MiB, or once the first of a batch has waited half
+a second for the rest: a stream that comes slowly, as from tail -f, is
+written as it comes), each written out before the next is decided. On Ctrl-C
 (SIGINT) or SIGTERM, dedup finishes and writes the batch in progress, stops
 reading, says on standard error how far it got and exits with status 130
 (SIGINT) or 143 (SIGTERM); with --db the decided documents are stored, so a
@@ -1594,8 +1600,22 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 	errStopped := errors.New("stopped")
 	go func() {
 		defer close(ch)
+		// cur is the batch being filled (mu), curBytes what its records
+		// hold (texts and lines), since when it has its first record. A
+		// batch is sent full, or once its first record has waited
+		// dedupBatchWait (the ticker below): a slow stream (tail -f) is
+		// decided and written as it comes, not 2,048 documents at a time.
+		// sendMu keeps the batches in order: a batch is taken from cur
+		// and sent under it.
+		var mu, sendMu sync.Mutex
 		var cur []*record
-		curBytes := 0 // what the records of cur hold: texts and lines
+		var since time.Time
+		curBytes := 0
+		take := func() []*record {
+			m := cur
+			cur, curBytes = nil, 0
+			return m
+		}
 		bad := func(ie *inputError) error {
 			if d.in.onError == "skip" {
 				d.skip(ie)
@@ -1604,18 +1624,56 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 			return ie
 		}
 		emit := func(r *record) error {
+			mu.Lock()
+			if len(cur) == 0 {
+				since = time.Now()
+			}
 			cur = append(cur, r)
 			curBytes += len(r.doc.Text) + len(r.raw)
-			if len(cur) == dedupBatch || curBytes >= dedupBatchBytes {
-				if !send(batchMsg{recs: cur}) {
+			full := len(cur) == dedupBatch || curBytes >= dedupBatchBytes
+			mu.Unlock()
+			if full {
+				sendMu.Lock()
+				mu.Lock()
+				m := take()
+				mu.Unlock()
+				ok := len(m) == 0 || send(batchMsg{recs: m})
+				sendMu.Unlock()
+				if !ok {
 					return errStopped
 				}
-				cur, curBytes = nil, 0
 			}
 			return nil
 		}
+		tick := time.NewTicker(dedupBatchWait / 4)
+		tickDone, tickStop := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(tickDone)
+			for {
+				select {
+				case <-tickStop:
+					return
+				case <-tick.C:
+				}
+				sendMu.Lock()
+				mu.Lock()
+				var m []*record
+				if len(cur) > 0 && time.Since(since) >= dedupBatchWait {
+					m = take()
+				}
+				mu.Unlock()
+				ok := len(m) == 0 || send(batchMsg{recs: m})
+				sendMu.Unlock()
+				if !ok {
+					return
+				}
+			}
+		}()
 		err := d.in.read(stdin, srcs, emit, bad, progress)
-		send(batchMsg{recs: cur, err: err, last: true})
+		tick.Stop()
+		close(tickStop)
+		<-tickDone
+		send(batchMsg{recs: take(), err: err, last: true})
 	}()
 	for {
 		// An interruption is seen between batches only: the batches

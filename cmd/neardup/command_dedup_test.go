@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -764,6 +765,30 @@ func TestDedupTimeMeta(t *testing.T) {
 	} {
 		code, _, errs := dedupRun(t, "", c.args...)
 		wantUsageError(t, errs, code, c.msg)
+	}
+}
+
+// TestDedupSlowStream checks that documents of a stream that comes slowly
+// (tail -f) are written as they come, without waiting for a batch of
+// dedupBatch documents or the end of the input.
+func TestDedupSlowStream(t *testing.T) {
+	pr, pw := io.Pipe()
+	var out, errb dedupSyncOut
+	done := make(chan int)
+	go func() { done <- run([]string{"dedup", "--lines"}, pr, &out, &errb) }()
+	fmt.Fprintln(pw, fox)
+	fmt.Fprintln(pw, other)
+	deadline := time.Now().Add(20 * time.Second)
+	for out.String() != fox+"\n"+other+"\n" {
+		if time.Now().After(deadline) {
+			t.Fatalf("output %q after 20 s with the input still open, want its two lines", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Fprintln(pw, fox2)
+	pw.Close()
+	if code := <-done; code != 0 || out.String() != fox+"\n"+other+"\n" {
+		t.Errorf("exit %d, output %q, stderr %q; want the two lines and the third a duplicate", code, out.String(), errb.String())
 	}
 }
 
