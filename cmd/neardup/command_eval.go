@@ -801,16 +801,29 @@ func writeCorpusReport(w io.Writer, f *evalFlags, r *eval.CorpusReport) error {
 }
 
 // samplePairs keeps a seeded random sample of n pairs (all when n is 0 or
-// at least the number of pairs), in their original order.
+// at least the number of pairs), in their original order, and the texts
+// they refer to, so that the report counts the texts sampled.
 func samplePairs(d *eval.Dataset, n int, seed uint64) *eval.Dataset {
 	if n <= 0 || n >= len(d.Pairs) {
 		return d
 	}
 	idx := rand.New(rand.NewPCG(seed, 0x5a17)).Perm(len(d.Pairs))[:n]
 	slices.Sort(idx)
-	out := &eval.Dataset{Name: d.Name, Texts: d.Texts}
+	out := &eval.Dataset{Name: d.Name}
+	at := map[int]int{} // index in d.Texts to index in out.Texts
+	text := func(i int) int {
+		j, ok := at[i]
+		if !ok {
+			j = len(out.Texts)
+			at[i] = j
+			out.Texts = append(out.Texts, d.Texts[i])
+		}
+		return j
+	}
 	for _, i := range idx {
-		out.Pairs = append(out.Pairs, d.Pairs[i])
+		p := d.Pairs[i]
+		p.A, p.B = text(p.A), text(p.B)
+		out.Pairs = append(out.Pairs, p)
 	}
 	return out
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/neardup/neardup/eval"
 )
 
 // evalTexts writes n generated fortunes-style texts of a few sentences.
@@ -304,5 +306,36 @@ func TestEvalPairsParquet(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: the Parquet report differs from the TSV one:\n%s\nwant\n%s", name, got, want)
 		}
+	}
+}
+
+// TestSamplePairs checks that a sample of pairs keeps the texts those pairs
+// refer to and no other, each pair still naming its own two texts: the
+// report's count of texts is then that of the sample. Before, every text
+// of the file stayed, and the report counted them all.
+func TestSamplePairs(t *testing.T) {
+	d := &eval.Dataset{Name: "d", Texts: []string{"t0", "t1", "t2", "t3", "t4", "t5"}}
+	for i := range 5 {
+		d.Pairs = append(d.Pairs, eval.Pair{A: i, B: i + 1, Positive: i%2 == 0})
+	}
+	s := samplePairs(d, 2, 7)
+	if len(s.Pairs) != 2 {
+		t.Fatalf("%d pairs sampled, want 2", len(s.Pairs))
+	}
+	used := map[string]bool{}
+	for _, p := range s.Pairs {
+		a, b := s.Texts[p.A], s.Texts[p.B]
+		used[a], used[b] = true, true
+		var ia int
+		fmt.Sscanf(a, "t%d", &ia)
+		if b != fmt.Sprintf("t%d", ia+1) || p.Positive != (ia%2 == 0) {
+			t.Errorf("sampled pair %q, %q (positive %v): not a pair of the dataset", a, b, p.Positive)
+		}
+	}
+	if len(s.Texts) != len(used) {
+		t.Errorf("the sample keeps %d texts %q, want only the %d its pairs refer to", len(s.Texts), s.Texts, len(used))
+	}
+	if err := s.Validate(); err != nil {
+		t.Error(err)
 	}
 }
