@@ -197,10 +197,10 @@ func isNDJSON(contentType string) bool {
 // returns the line of each object, which itemName names them by.
 func parseItems[T any](b []byte, contentType string, most int, noun batchNoun, object objectParser[T]) (ins []T, lines []int, err error) {
 	if trimmed := bytes.TrimLeft(b, " \t\r\n"); !isNDJSON(contentType) && len(trimmed) > 0 && trimmed[0] == '[' {
-		if ins, ok := fastArray(trimmed, most, object); ok {
+		if ins, ok := fastArray(b, most, object); ok {
 			return ins, nil, nil
 		}
-		ins, err := parseArray[T](trimmed, most, noun)
+		ins, err := parseArray[T](b, most, noun)
 		return ins, nil, err
 	}
 	line := 0
@@ -242,41 +242,69 @@ func itemName(noun batchNoun, lines []int, i int) string {
 	return fmt.Sprintf("%s %d", noun.one, i)
 }
 
-// parseArray decodes a batch sent as a JSON array with encoding/json,
-// whose errors say which object is wrong and where.
-func parseArray[T any](trimmed []byte, most int, noun batchNoun) ([]T, error) {
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+// parseArray decodes a batch sent as a JSON array, body b, with
+// encoding/json, whose errors say which object is wrong and where. Bytes
+// are counted from 1 at the start of b, as for a single document
+// (jsonError): arrayError finds them in the whole body.
+func parseArray[T any](b []byte, most int, noun batchNoun) ([]T, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if _, err := dec.Token(); err != nil {
-		return nil, jsonError(err, trimmed)
+		return nil, arrayError(err, b)
 	}
 	var ins []T
 	for dec.More() {
 		if len(ins) == most {
 			return nil, batchTooLarge(most, noun)
 		}
+		where := fmt.Sprintf("%s %d", noun.one, len(ins))
 		var in *T // nil for a null
 		if err := dec.Decode(&in); err != nil {
-			return nil, prefixError(fmt.Sprintf("%s %d", noun.one, len(ins)), jsonError(err, trimmed))
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				// The body ends in this object, or after a comma.
+				return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s: the JSON array is truncated: the body ends at byte %d", where, len(b)))
+			}
+			return nil, prefixError(where, arrayError(err, b))
 		}
 		if in == nil {
-			return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("%s %d: expected an object, got JSON null", noun.one, len(ins)))
+			return nil, newError(http.StatusBadRequest, "bad_json", where+": expected an object, got JSON null")
 		}
 		ins = append(ins, *in)
 	}
 	if _, err := dec.Token(); err != nil { // the closing bracket
 		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // an array without its end
+			after := "its opening '['"
+			if len(ins) > 0 {
+				after = fmt.Sprintf("%s %d", noun.one, len(ins)-1)
+			}
+			return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("the JSON array is truncated after %s: the body ends at byte %d without the closing ']'", after, len(b)))
 		}
-		return nil, jsonError(err, trimmed)
+		return nil, arrayError(err, b)
 	}
-	if rest := bytes.TrimLeft(trimmed[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
-		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", len(trimmed)-len(rest)))
+	if rest := bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, newError(http.StatusBadRequest, "bad_json", fmt.Sprintf("unexpected data after the JSON array, at byte %d", len(b)-len(rest)+1))
 	}
 	if len(ins) == 0 {
 		return nil, newError(http.StatusBadRequest, "bad_request", "the batch holds no "+noun.many)
 	}
 	return ins, nil
+}
+
+// arrayError is jsonError for err, which a json.Decoder reading the array
+// b returned. The offset the decoder gives a syntax error is no offset of
+// b: within an object it counts the bytes of the objects decoded, leaving
+// out the spaces, brackets and commas it read as tokens between them, and
+// between objects it counts from 0. Scanning b whole finds the same first
+// error (what was read before it was well formed), at its byte of b.
+func arrayError(err error, b []byte) *apiError {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		var whole *json.SyntaxError
+		if errors.As(json.Unmarshal(b, new(json.RawMessage)), &whole) {
+			err = whole
+		}
+	}
+	return jsonError(err, b)
 }
 
 // batchTooLarge is the error of a batch of more than most objects.

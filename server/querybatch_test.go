@@ -107,8 +107,8 @@ func TestQueryBatch(t *testing.T) {
 				{`[{"text":"a"},{"fingerprint":"xyz"}]`, "bad_request", "query 1: ", 400},
 				{"{\"text\":\"a\"}\n{\"txt\":\"b\"}", "unknown_field", "line 2: ", 400},
 				{"{\"text\":\"a\"}\n\n{\"fingerprint\":\"xyz\"}", "bad_request", "line 3: ", 400},
-				{`[{"text":"a"}]]`, "bad_json", "unexpected data after the JSON array, at byte 14", 400},
-				{`[{"text":"a"}] trailing`, "bad_json", "unexpected data after the JSON array, at byte 15", 400},
+				{`[{"text":"a"}]]`, "bad_json", "unexpected data after the JSON array, at byte 15", 400},
+				{`[{"text":"a"}] trailing`, "bad_json", "unexpected data after the JSON array, at byte 16", 400},
 				{`[{"text":"a"}`, "bad_json", "truncated", 400},
 				{`[{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"},{"text":"a"}]`, "batch_too_large", "more than 6 queries", 413},
 			} {

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,8 +141,8 @@ func TestErrors(t *testing.T) {
 		"compare empty a":                 `"a" is empty`,
 		"unquoted Chinese":                "malformed JSON at byte 9: invalid character '中' looking for beginning of value",
 		"compare invisible b":             `"b" has no visible text`,
-		"batch unclosed":                  "the JSON value is truncated",
-		"batch trailing data":             "unexpected data after the JSON array, at byte 14",
+		"batch unclosed":                  "the JSON array is truncated after document 0",
+		"batch trailing data":             "unexpected data after the JSON array, at byte 15",
 		"batch null":                      "line 1: expected an object, got JSON null",
 		"document null":                   "expected an object, got JSON null",
 		"query null":                      "expected an object, got JSON null",
@@ -500,6 +501,61 @@ func TestBatchRefusedDocument(t *testing.T) {
 		// "duplicate": false to be read as new.
 		if want != "" && (len(m) != 2 || m["id"] != "b") {
 			t.Errorf("result %d: %v, want its id and error alone", i, m)
+		}
+	}
+}
+
+// TestArrayErrorOffsets checks where the error of a batch sent as a JSON
+// array says the body is wrong. A syntax error names the byte of the body,
+// counted from 1 as for a single document: the spaces before the array,
+// its bracket and the objects and commas before the bad one count. An
+// array cut short says in or after which object it ends.
+func TestArrayErrorOffsets(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBatch: 2000})
+	h := s.Handler()
+	at := regexp.MustCompile(`at byte (\d+)`)
+	bad := `{"text":"b" "x"}` // the quote of "x" is wrong
+	for _, c := range []struct {
+		route, prefix, says string
+	}{
+		{"/v1/documents/batch", `[{"text":"a"},`, "document 1: "},
+		{"/v1/documents/batch", strings.Repeat(" ", 10) + `[{"text":"a"},`, "document 1: "},
+		{"/v1/documents/batch", "[" + strings.Repeat(`{"text":"good"},`, 1000), "document 1000: "},
+		{"/v1/documents/batch", "\n[ {\"id\":\"a\",\"text\":\"a\",\"meta\":{}} ,\n\t", "document 1: "},
+		{"/v1/query/batch", `[{"text":"a"},{"text":"b"},`, "query 2: "},
+	} {
+		body := c.prefix + bad + "]"
+		code, v := call(t, h, "POST", c.route, "", body)
+		msg, _ := v["error"].(map[string]any)["message"].(string)
+		want := strings.Index(body, `"x"`) + 1
+		m := at.FindStringSubmatch(msg)
+		if code != 400 || !strings.HasPrefix(msg, c.says) || m == nil || m[1] != strconv.Itoa(want) {
+			t.Errorf("%s %.40q...: %d %q, want 400 saying %q and byte %d (the quote of \"x\")", c.route, body, code, msg, c.says, want)
+		}
+		// The single-document convention: the object posted alone, after
+		// as many spaces as there were bytes before it, names that byte.
+		_, v = call(t, h, "POST", "/v1/documents", "", strings.Repeat(" ", len(c.prefix))+bad)
+		alone, _ := v["error"].(map[string]any)["message"].(string)
+		if m := at.FindStringSubmatch(alone); m == nil || m[1] != strconv.Itoa(want) {
+			t.Errorf("the object alone: %q, want byte %d", alone, want)
+		}
+	}
+	for _, c := range []struct{ body, msg string }{
+		// The character named is read at the offset.
+		{`[{"text":"a"},中]`, "document 1: malformed JSON at byte 15: invalid character '中' looking for beginning of value"},
+		{`[{"text":"a"} {"text":"b"}]`, "document 1: malformed JSON at byte 15: invalid character '{' after array element"},
+		{`[{"text":"a"}}`, "malformed JSON at byte 14: invalid character '}' after array element"},
+		{`[{"text":"a"}]]`, "unexpected data after the JSON array, at byte 15"},
+		{"  [{\"text\":\"a\"}]\n x", "unexpected data after the JSON array, at byte 19"},
+		{`[{"text":"ok"}`, "the JSON array is truncated after document 0: the body ends at byte 14 without the closing ']'"},
+		{`[{"text":"a"},{"text":"b"}  `, "the JSON array is truncated after document 1: the body ends at byte 28 without the closing ']'"},
+		{`[ `, "the JSON array is truncated after its opening '[': the body ends at byte 2 without the closing ']'"},
+		{`[{"text":"a"},`, "document 1: the JSON array is truncated: the body ends at byte 14"},
+		{`[{"text":"a"},{"text":"b`, "document 1: the JSON array is truncated: the body ends at byte 24"},
+	} {
+		code, v := call(t, h, "POST", "/v1/documents/batch", "", c.body)
+		if msg, _ := v["error"].(map[string]any)["message"].(string); code != 400 || errorCode(v) != "bad_json" || msg != c.msg {
+			t.Errorf("%q: %d %v, want 400 bad_json %q", c.body, code, v, c.msg)
 		}
 	}
 }
