@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -373,7 +374,13 @@ type listedDoc struct {
 // handleList serves GET /v1/documents?after=CURSOR&limit=N&text=false: a
 // page of the stored documents, in the store's order (Engine.List).
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request, e Engine) error {
-	q := r.URL.Query()
+	// URL.Query drops what it cannot parse (a bad escape, a pair with
+	// a semicolon in it) without a word, and the page answered would be
+	// another than the one asked for.
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return badRequest(fmt.Sprintf("malformed query string: %v; want name=value pairs separated by &, with %% escapes of two hex digits", err))
+	}
 	for name := range q {
 		if name != "after" && name != "limit" && name != "text" {
 			return badRequest(fmt.Sprintf("unknown query parameter %q: want after, limit or text", name))

@@ -17,7 +17,8 @@ import (
 // client: every stored document once, in the order stored, with the text,
 // metadata and fingerprint its insert gave; not the duplicate, nor the
 // deleted one; without texts on text=false; and 400 with a message naming
-// the bad parameter.
+// the bad parameter, or what is wrong with a query string that does not
+// parse.
 func TestListDocuments(t *testing.T) {
 	srv, c := startServer(t)
 	ctx := context.Background()
@@ -75,6 +76,12 @@ func TestListDocuments(t *testing.T) {
 		{"after=zz", `bad cursor "zz"`},
 		{"text=maybe", `text "maybe": want true or false`},
 		{"cursor=1", `unknown query parameter "cursor"`},
+		// A query string that does not parse is refused, not read in
+		// part: the page would be another than the one asked for.
+		{"limit=%zz", `malformed query string: invalid URL escape "%zz"`},
+		{"limit=1;text=false", "malformed query string: invalid semicolon separator"},
+		{"limit=1&bogus;x=1", "malformed query string: invalid semicolon separator"},
+		{"text=false&after=%g0", `malformed query string: invalid URL escape "%g0"`},
 	} {
 		resp, err := srv.Client().Get(srv.URL + "/v1/documents?" + tc.query)
 		if err != nil {
