@@ -46,7 +46,8 @@ type Options struct {
 	// they arrive and until their requests end: a body that would pass it
 	// gets 429 overloaded. Handling a document takes memory of 10 to 15
 	// times its bytes (a 4 MiB one 40 to 60 MiB, docs/HTTP.md), so this is
-	// what bounds the memory of requests. Default 64 MiB.
+	// what bounds the memory of requests. It must be at least MaxBody:
+	// a body between the two could never be read. Default 64 MiB.
 	MaxBodyMemory int64
 	// MaxConns is the most connections open at once; at the cap, a
 	// connection idle between requests is closed to make room, and without
@@ -122,9 +123,7 @@ const (
 
 // withDefaults returns o with every zero field set to its default.
 func (o Options) withDefaults() Options {
-	if o.MaxBody == 0 {
-		o.MaxBody = DefaultMaxBody
-	}
+	o = o.withSizes()
 	if o.MaxBatch == 0 {
 		o.MaxBatch = DefaultMaxBatch
 	}
@@ -133,9 +132,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = DefaultMaxConns
-	}
-	if o.MaxBodyMemory == 0 {
-		o.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	setDuration(&o.ReadHeaderTimeout, 5*time.Second)
 	setDuration(&o.ReadTimeout, 30*time.Second)
@@ -151,6 +147,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// withSizes returns o with MaxBody and MaxBodyMemory set to their
+// defaults when zero.
+func (o Options) withSizes() Options {
+	if o.MaxBody == 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxBodyMemory == 0 {
+		o.MaxBodyMemory = DefaultMaxBodyMemory
 	}
 	return o
 }
@@ -176,6 +184,11 @@ func (o Options) Validate() error {
 		return fmt.Errorf("server: MaxBodyMemory %d is negative", o.MaxBodyMemory)
 	case o.ReadHeaderTimeout < 0 || o.ReadTimeout < 0 || o.WriteTimeout < 0 || o.IdleTimeout < 0 || o.ShutdownTimeout < 0 || o.DrainDelay < 0:
 		return errors.New("server: timeouts must not be negative")
+	}
+	// A body larger than MaxBodyMemory could never be read, even alone:
+	// it would get 429 overloaded, retry shortly, on every try.
+	if d := o.withSizes(); d.MaxBodyMemory < d.MaxBody {
+		return fmt.Errorf("server: MaxBodyMemory %d is less than MaxBody %d: a body of more than %d bytes would be refused as overloaded on every try", d.MaxBodyMemory, d.MaxBody, d.MaxBodyMemory)
 	}
 	_, err := parseHosts(o.AllowedHosts)
 	return err

@@ -1197,7 +1197,7 @@ func TestCrossOrigin(t *testing.T) {
 // of bodies held at once stay within MaxBodyMemory, given back when their
 // requests end.
 func TestBodyBounds(t *testing.T) {
-	s, _ := newTestServer(t, Options{MaxInFlight: 1, MaxBodyMemory: 1000})
+	s, _ := newTestServer(t, Options{MaxInFlight: 1, MaxBody: 1000, MaxBodyMemory: 1000})
 	h := s.Handler()
 	pr, pw := io.Pipe()
 	done := make(chan int)
@@ -1233,6 +1233,28 @@ func TestBodyBounds(t *testing.T) {
 	}
 	if code, v := call(t, h, "POST", "/v1/documents", "", big); code != 200 {
 		t.Errorf("the same body once the bytes are back: %d %v", code, v)
+	}
+}
+
+// TestBodyMemoryBelowMaxBody checks that options whose MaxBodyMemory is
+// less than MaxBody, their defaults included, are refused, naming both: a
+// body between the two would get 429 overloaded on every try, while
+// /v1/stats gives MaxBody as the size clients may send.
+func TestBodyMemoryBelowMaxBody(t *testing.T) {
+	for _, o := range []Options{
+		{MaxBodyMemory: 1000},
+		{MaxBody: DefaultMaxBodyMemory + 1},
+		{MaxBody: 2000, MaxBodyMemory: 1999},
+	} {
+		_, err := New(o)
+		if err == nil || !strings.Contains(err.Error(), "MaxBodyMemory") || !strings.Contains(err.Error(), "MaxBody ") {
+			t.Errorf("MaxBody %d, MaxBodyMemory %d: %v, want an error naming both", o.MaxBody, o.MaxBodyMemory, err)
+		}
+	}
+	for _, o := range []Options{{}, {MaxBody: 1000, MaxBodyMemory: 1000}, {MaxBody: DefaultMaxBodyMemory}} {
+		if _, err := New(o); err != nil {
+			t.Errorf("MaxBody %d, MaxBodyMemory %d: %v", o.MaxBody, o.MaxBodyMemory, err)
+		}
 	}
 }
 

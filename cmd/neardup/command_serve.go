@@ -137,6 +137,12 @@ flushes the store and exits 0.`,
 						return eopts, sopts, usagef("--%s %d is negative; want a positive number, or 0 for the default (%s)", c.flag, c.v, c.zero)
 					}
 				}
+				if maxBodyMemory < maxBody {
+					// A body between the two would get 429 overloaded,
+					// retry shortly, on every try, while /v1/stats tells
+					// clients they may send it.
+					return eopts, sopts, usagef("--max-body-memory %s is less than --max-body %s: a body of more than %s would be refused as overloaded on every try; give --max-body-memory at least --max-body", maxBodyMemory.String(), maxBody.String(), maxBodyMemory.String())
+				}
 				if drainDelay < 0 {
 					return eopts, sopts, usagef("--drain-delay %v is negative; want 0 (no delay) or more", drainDelay)
 				}
@@ -211,7 +217,7 @@ flushes the store and exits 0.`,
 	f.Var(&maxBody, "max-body", "largest request body, such as 4MiB or 500KB (NEARDUP_MAX_BODY)")
 	f.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most documents in one batch request (NEARDUP_MAX_BATCH)")
 	f.IntVar(&maxInFlight, "max-in-flight", server.DefaultMaxInFlight, "most API requests served at once, counted once their bodies are read; more get 429 (NEARDUP_MAX_IN_FLIGHT)")
-	f.Var(&maxBodyMemory, "max-body-memory", "most bytes of request bodies held at once; a body past it gets 429. Handling a document takes 10 to 15 times its bytes of memory (NEARDUP_MAX_BODY_MEMORY)")
+	f.Var(&maxBodyMemory, "max-body-memory", "most bytes of request bodies held at once, at least --max-body; a body past it gets 429. Handling a document takes 10 to 15 times its bytes of memory (NEARDUP_MAX_BODY_MEMORY)")
 	f.StringVar(&durability, "durability", "group", "when a write is acknowledged: group (synced, commits shared), sync (synced one by one), nosync (survives a crash of the process, not of the machine) (NEARDUP_DURABILITY)")
 	f.StringVar(&compression, "compression", "minlz", "how stored texts are compressed, each on its own: minlz, snappy (a little less disk, more CPU), zstd (least disk, most CPU) or none; applies to what is written from then on (NEARDUP_COMPRESSION)")
 	f.StringVar(&scores, "scores", "all", "similarity scores of a duplicate's matches: all (Jaccard, cosine and Levenshtein), or rule (only the measure the policy decided by, the others null, not computed: no edit distance of long duplicates, the costly part of their check) (NEARDUP_SCORES)")

@@ -132,6 +132,11 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve"}, map[string]string{"NEARDUP_EXPECTED_DOCS": "many"}, "NEARDUP_EXPECTED_DOCS"},
 		{[]string{"serve", "--max-body", "huge"}, nil, "huge"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_MAX_BODY": "-5"}, "NEARDUP_MAX_BODY"},
+		// A body between the two would be refused as overloaded on
+		// every try.
+		{[]string{"serve", "--max-body-memory", "1KB"}, nil, "--max-body-memory 1000 is less than --max-body 4MiB"},
+		{[]string{"serve", "--max-body", "100MiB"}, nil, "--max-body-memory 64MiB is less than --max-body 100MiB"},
+		{[]string{"serve", "--max-body", "2MiB"}, map[string]string{"NEARDUP_MAX_BODY_MEMORY": "1MiB"}, `NEARDUP_MAX_BODY_MEMORY="1MiB": --max-body-memory 1MiB is less than --max-body 2MiB`},
 		{[]string{"serve", "--min-free", "lots"}, nil, "lots"},
 		{[]string{"serve"}, map[string]string{"NEARDUP_MIN_FREE": "-1MiB"}, "NEARDUP_MIN_FREE"},
 		{[]string{"serve", "--memory-limit", "lots"}, nil, "--memory-limit"},
