@@ -127,3 +127,37 @@ func TestQueryBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryTextTooLarge checks that a query's text over the engine's
+// limit is refused, alone and in a batch, with a message that names the
+// text and its size, not the empty id a query has.
+func TestQueryTextTooLarge(t *testing.T) {
+	opts := neardup.DefaultOptions()
+	opts.InMemory, opts.MaxTextBytes = true, 100
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	h := s.Handler()
+	big := jsonString(map[string]string{"text": strings.Repeat("word ", 20) + "x"})
+	const says = "text too large: the text has 101 bytes, limit 100"
+	code, v := call(t, h, "POST", "/v1/query", "", big)
+	if msg, _ := v["error"].(map[string]any)["message"].(string); code != 413 || errorCode(v) != "text_too_large" || msg != says {
+		t.Errorf("/v1/query: %d %v, want 413 text_too_large %q", code, v, says)
+	}
+	code, v = call(t, h, "POST", "/v1/query/batch", "", `[{"text":"a small one"},`+big+`]`)
+	rs, _ := v["results"].([]any)
+	if code != 200 || len(rs) != 2 {
+		t.Fatalf("/v1/query/batch: %d %v", code, v)
+	}
+	r := rs[1].(map[string]any)
+	if msg, _ := r["error"].(map[string]any)["message"].(string); errorCode(r) != "text_too_large" || msg != says {
+		t.Errorf("/v1/query/batch: the large text's result %v, want text_too_large %q", r, says)
+	}
+}
