@@ -108,8 +108,31 @@ func (s *Server) toDocument(in documentIn) neardup.Document {
 	}
 	if in.Time != nil {
 		d.Time = *in.Time
+		if d.Time.IsZero() {
+			// The zero Time means now to the engine. Given, it is the
+			// instant 0001-01-01T00:00:00Z, judged as any other time:
+			// a nanosecond on is the same second, which the engine keeps.
+			d.Time = d.Time.Add(time.Nanosecond)
+		}
 	}
 	return d
+}
+
+// zeroTimeError is the error of a document posted with the zero time,
+// 0001-01-01T00:00:00Z, when engine e would keep it (its window reaches
+// back that far, or it keeps documents forever), and nil otherwise (the
+// engine refuses it as expired, as it does any time before the window).
+// Kept, the document would be read back, exported and copied to another
+// store as dated now or not at all: the engine takes the zero Time for
+// none.
+func zeroTimeError(in documentIn, e Engine) *apiError {
+	if in.Time == nil || !in.Time.IsZero() {
+		return nil
+	}
+	if w := e.Stats().Retention; w != 0 && float64(time.Now().Unix()-in.Time.Unix()) > w {
+		return nil
+	}
+	return badRequest(`"time" 0001-01-01T00:00:00Z is the zero time, which neardup takes for no time (now) when it reads the document back or copies it; give another time, or none for now`)
 }
 
 func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) error {
@@ -123,6 +146,9 @@ func (s *Server) handleInsert(w http.ResponseWriter, r *http.Request, e Engine) 
 	}
 	if in.Text == "" {
 		return errMissingText
+	}
+	if err := zeroTimeError(in, e); err != nil {
+		return err
 	}
 	d := s.toDocument(in)
 	res, err := e.CheckAndInsert(r.Context(), d)
@@ -154,20 +180,45 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 	if err != nil {
 		return err
 	}
-	ds := make([]neardup.Document, len(ins))
+	out := batchOut{Results: make([]resultOut, len(ins))}
+	ds := make([]neardup.Document, 0, len(ins))
+	// at is the place in the batch of each of ds; nil while that is its
+	// place in ds, until a document is refused here.
+	var at []int
 	for i, in := range ins {
-		ds[i] = s.toDocument(in)
+		d := s.toDocument(in)
+		if ae := zeroTimeError(in, e); ae != nil {
+			// Refused as the engine refuses a document: alone.
+			out.Results[i] = refusedResult(d.ID, ae)
+			if at == nil {
+				at = make([]int, len(ds), len(ins))
+				for j := range at {
+					at[j] = j
+				}
+			}
+			continue
+		}
+		ds = append(ds, d)
+		if at != nil {
+			at = append(at, i)
+		}
+	}
+	if len(ds) == 0 {
+		s.writeJSON(w, http.StatusOK, out)
+		return nil
 	}
 	res, err := e.CheckAndInsertBatch(r.Context(), ds)
 	errs, err := perDocument(res, err, len(ds))
 	if err != nil {
 		return err
 	}
-	out := batchOut{Results: make([]resultOut, len(res))}
-	for i, r := range res {
-		if errs != nil && errs[i] != nil {
-			ae := engineError(errs[i])
-			out.Results[i] = resultOut{ID: ds[i].ID, Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
+	for j, r := range res {
+		i := j
+		if at != nil {
+			i = at[j]
+		}
+		if errs != nil && errs[j] != nil {
+			out.Results[i] = refusedResult(ds[j].ID, engineError(errs[j]))
 			continue
 		}
 		s.metrics.countResult(r)
@@ -175,6 +226,12 @@ func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request, e Engine) e
 	}
 	s.writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// refusedResult is the result, in a batch, of the document with the given
+// id that was refused with ae.
+func refusedResult(id string, ae *apiError) resultOut {
+	return resultOut{ID: id, Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
 }
 
 // isNDJSON reports whether a content type names NDJSON (or JSON Lines):

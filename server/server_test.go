@@ -656,6 +656,67 @@ func TestDocumentLimits(t *testing.T) {
 	}
 }
 
+// TestZeroTime checks that a document posted with the zero time,
+// 0001-01-01T00:00:00Z, is judged by that time, never stored as seen now:
+// refused as expired under a retention window, as the second after it is,
+// and refused as a time the store cannot keep when documents are kept
+// forever (the engine takes the zero time for none), while the second
+// after it is kept with its time. In a batch it is refused alone.
+func TestZeroTime(t *testing.T) {
+	const zero, after = "0001-01-01T00:00:00Z", "0001-01-01T00:00:01Z"
+	for _, c := range []struct {
+		name      string
+		retention time.Duration
+		code      string
+	}{{"window", neardup.DefaultRetention, "expired"}, {"forever", -1, "bad_request"}} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := neardup.DefaultOptions()
+			opts.InMemory, opts.Retention = true, c.retention
+			e, err := neardup.Open("", &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close() })
+			s, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetEngine(e)
+			h := s.Handler()
+			code, v := call(t, h, "POST", "/v1/documents", "", `{"id":"z","text":"a document of the zero time","time":"`+zero+`"}`)
+			refusal, _ := v["error"].(map[string]any)
+			msg, _ := refusal["message"].(string)
+			if code != 400 || errorCode(v) != c.code || !strings.Contains(msg, zero) {
+				t.Errorf("posted at %s: %d %v, want 400 %s naming the time", zero, code, v, c.code)
+			}
+			if code, v := call(t, h, "GET", "/v1/documents/z", "", ""); code != 404 {
+				t.Errorf("the document of the zero time was stored: %d %v", code, v)
+			}
+			code, v = call(t, h, "POST", "/v1/documents/batch", "", `[{"id":"a","text":"the first of the batch, kept"},`+
+				`{"id":"z","text":"a document of the zero time","time":"`+zero+`"},{"id":"b","text":"the last of the batch, a text of its own"}]`)
+			rs, _ := v["results"].([]any)
+			if code != 200 || len(rs) != 3 {
+				t.Fatalf("the batch: %d %v", code, v)
+			}
+			for i, id := range []string{"a", "z", "b"} {
+				r := rs[i].(map[string]any)
+				refused := errorCode(r) == c.code && len(r) == 2
+				if r["id"] != id || refused != (id == "z") || id != "z" && r["inserted"] != true {
+					t.Errorf("the batch's result %d: %v, want %s, refused with %s if it is z", i, r, id, c.code)
+				}
+			}
+			code, v = call(t, h, "POST", "/v1/documents", "", `{"id":"s","text":"a document of the second after","time":"`+after+`"}`)
+			if c.retention < 0 {
+				if code, v := call(t, h, "GET", "/v1/documents/s", "", ""); code != 200 || v["time"] != after {
+					t.Errorf("kept forever, posted at %s: %d %v, want it kept with its time", after, code, v)
+				}
+			} else if code != 400 || errorCode(v) != "expired" {
+				t.Errorf("posted at %s: %d %v, want 400 expired", after, code, v)
+			}
+		})
+	}
+}
+
 // TestCompareNormalizedLength checks that /v1/compare's limit applies to
 // the normalized texts its measures work on: NFKC turns U+FDFA into 18
 // characters, so 3,000 of them (54,000) are refused however few they look,
