@@ -89,12 +89,17 @@ func (s *Server) buildHandler() http.Handler {
 			// Not not_found, which says that a document is not stored: a
 			// client with a wrong base URL should not read every answer
 			// as "no such document".
-			writeError(w, newError(c.status, "no_route", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path)))
+			writeError(w, noRoute(r))
 		default:
 			// Redirects for cleaned paths: pass them on as they are.
 			w.WriteHeader(c.status)
 		}
 	}))
+}
+
+// noRoute is the answer to a request for a path that leads nowhere.
+func noRoute(r *http.Request) *apiError {
+	return newError(http.StatusNotFound, "no_route", fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
 }
 
 func (s *Server) addRoute(mux *http.ServeMux, pattern string, documented bool, h http.Handler) {

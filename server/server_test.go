@@ -457,12 +457,15 @@ func TestWebPage(t *testing.T) {
 			t.Errorf("GET %s: %d %s, body has %q: %v", tt.path, w.Code, w.Header().Get("Content-Type"), tt.contains, strings.Contains(w.Body.String(), tt.contains))
 		}
 	}
-	// Names of no file are 404, whatever their bytes.
-	for _, path := range []string{"/static/missing.js", "/static/%FF", "/static/a%C3"} {
+	// Names of no file are 404, whatever their bytes, answered in JSON
+	// as any other path that leads nowhere: no_route.
+	for _, path := range []string{"/static/missing.js", "/static/", "/static/%FF", "/static/a%C3"} {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
-		if w.Code != 404 {
-			t.Errorf("GET %s: %d, want 404", path, w.Code)
+		var v map[string]any
+		json.Unmarshal(w.Body.Bytes(), &v)
+		if w.Code != 404 || w.Header().Get("Content-Type") != "application/json" || errorCode(v) != "no_route" {
+			t.Errorf("GET %s: %d %s %q, want 404 no_route in JSON", path, w.Code, w.Header().Get("Content-Type"), w.Body.String())
 		}
 	}
 	// Nothing on the page may come from elsewhere.

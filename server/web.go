@@ -63,15 +63,16 @@ var pageFiles = sync.OnceValue(func() map[string]webFile {
 	return files
 })
 
-// serveWebFile answers with the page's file of the given name, or 404. Every
-// answer carries the page's security policy, whatever it holds.
+// serveWebFile answers with the page's file of the given name, or 404
+// no_route, in JSON as for any other path that leads nowhere. Every answer
+// carries the page's security policy, whatever it holds.
 func serveWebFile(w http.ResponseWriter, r *http.Request, name string) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	f, ok := pageFiles()[name]
 	if !ok {
-		http.NotFound(w, r)
+		writeError(w, noRoute(r))
 		return
 	}
 	h.Set("Cache-Control", "no-cache")
