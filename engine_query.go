@@ -12,7 +12,8 @@ import (
 )
 
 // QueryFingerprint returns the stored documents whose fingerprints are
-// within k bits of fp, nearest first (then oldest first), at most
+// within k bits of fp, nearest first (then in the store's order: by the
+// hour of their time, then as stored), at most
 // Options.MaxMatches of them. A negative k means the policy's distance for
 // long texts, scaled to the width. There is no text to verify against, so
 // matches are by distance alone: each Match has Similarity 1 - distance/bits,
