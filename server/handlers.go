@@ -438,9 +438,13 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, e Engine) er
 	if err != nil {
 		return badRequest(fmt.Sprintf("malformed query string: %v; want name=value pairs separated by &, with %% escapes of two hex digits", err))
 	}
-	for name := range q {
+	for name, vals := range q {
 		if name != "after" && name != "limit" && name != "text" {
 			return badRequest(fmt.Sprintf("unknown query parameter %q: want after, limit or text", name))
+		}
+		if len(vals) > 1 {
+			// Which one would be meant? Not the first by rule.
+			return badRequest(fmt.Sprintf("query parameter %q given %d times; give it once", name, len(vals)))
 		}
 	}
 	o := neardup.ListOptions{After: q.Get("after"), Limit: defaultListLimit}

@@ -82,6 +82,7 @@ func TestListDocuments(t *testing.T) {
 		{"limit=1;text=false", "malformed query string: invalid semicolon separator"},
 		{"limit=1&bogus;x=1", "malformed query string: invalid semicolon separator"},
 		{"text=false&after=%g0", `malformed query string: invalid URL escape "%g0"`},
+		{"limit=1&limit=2", `query parameter "limit" given 2 times; give it once`},
 	} {
 		resp, err := srv.Client().Get(srv.URL + "/v1/documents?" + tc.query)
 		if err != nil {
