@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -250,4 +251,42 @@ func FuzzCompressedBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCompressedBodyAlone checks that a zstd or br body that alone, held
+// as sent and as decompressed, needs more than MaxBodyMemory is a 413
+// naming that memory, not a 429 overloaded that no retry would get past,
+// and that the bytes it held are given back.
+func TestCompressedBodyAlone(t *testing.T) {
+	s, _ := newTestServer(t, Options{MaxBody: 1000, MaxBodyMemory: 1000})
+	h := s.Handler()
+	// Random letters, so that the compressed body is most of its size.
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := make([]byte, 900)
+	for i := range text {
+		text[i] = byte('a' + rng.IntN(26))
+	}
+	doc := []byte(`{"text":"` + string(text) + `"}`)
+	for enc, pack := range map[string]func([]byte) []byte{"zstd": func(b []byte) []byte { return zstdOf(t, b) }, "br": brOf} {
+		body := pack(doc)
+		if len(body)+len(doc) <= 1000 {
+			t.Fatalf("%s: %d bytes sent and %d decoded; the test needs more than 1000", enc, len(body), len(doc))
+		}
+		req := httptest.NewRequest("POST", "/v1/documents", bytes.NewReader(body))
+		req.Header.Set("Content-Encoding", enc)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		var v map[string]any
+		json.Unmarshal(w.Body.Bytes(), &v)
+		if w.Code != 413 || errorCode(v) != "body_too_large" || !strings.Contains(w.Body.String(), "--max-body-memory") {
+			t.Errorf("%s body needing more than MaxBodyMemory alone: %d %s; want 413 body_too_large naming --max-body-memory", enc, w.Code, w.Body.String())
+		}
+		if n := s.bodyBytes.Load(); n != 0 {
+			t.Errorf("%s: %d body bytes still held", enc, n)
+		}
+	}
+	// Sent plain, the same document is read.
+	if code, v := call(t, h, "POST", "/v1/documents", "", string(doc)); code != 200 {
+		t.Errorf("the same document sent plain: %d %v", code, v)
+	}
 }

@@ -322,7 +322,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
-		case errors.As(err, &mbe), errors.Is(err, errBodyMemory):
+		case errors.As(err, &mbe), errors.Is(err, errBodyMemory), errors.Is(err, errBodyAlone):
 			// readError names these, whatever the coding.
 		case gzipped:
 			return nil, gzipError(err)
@@ -360,6 +360,8 @@ func readError(err error, limit int64) *apiError {
 		return tooLarge(limit)
 	case errors.Is(err, errBodyMemory):
 		return errOverloadedBytes
+	case errors.Is(err, errBodyAlone):
+		return newError(http.StatusRequestEntityTooLarge, "body_too_large", "the request body, held as sent and as decompressed, needs more than the server's memory for request bodies (--max-body-memory) alone; send it uncompressed, with gzip or deflate (decoded as they arrive), or smaller")
 	}
 	return newError(http.StatusBadRequest, "bad_request", "reading the request body: "+err.Error())
 }
@@ -374,9 +376,17 @@ type budgetReader struct {
 
 var errBodyMemory = errors.New("request bodies in progress hold MaxBodyMemory")
 
+// errBodyAlone is a request whose body alone, as sent and decompressed (a
+// zstd or br body is held both ways), needs more than MaxBodyMemory: no
+// wait makes room for it, so it is no 429.
+var errBodyAlone = errors.New("the request body needs more than MaxBodyMemory alone")
+
 func (b *budgetReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 {
+		if b.sw.bodyBytes+int64(n) > b.s.opts.MaxBodyMemory {
+			return 0, errBodyAlone
+		}
 		if b.s.bodyBytes.Add(int64(n)) > b.s.opts.MaxBodyMemory {
 			b.s.bodyBytes.Add(-int64(n))
 			b.s.metrics.rejected.Inc()
