@@ -1000,10 +1000,13 @@ func (rw *recordWriter) flush() error {
 // Parquet inputs, nil when it had none: a Parquet output is written even
 // when it keeps no row, as a file of no rows.
 func (rw *recordWriter) close(schema *parquet.Schema) error {
+	var err error
 	if rw.pq.w == nil && schema != nil {
-		rw.pq.start(rw.w, schema)
+		err = rw.pq.start(rw.w, schema)
 	}
-	err := rw.pq.close()
+	if cerr := rw.pq.close(); err == nil {
+		err = cerr
+	}
 	if ferr := rw.flush(); err == nil {
 		err = ferr
 	}

@@ -127,7 +127,14 @@ func (in *docInput) readParquet(name, idPrefix string, emit func(*record) error,
 			return usageError{&stopError{name, fmt.Errorf("the Parquet schema differs from the one of %s, the first Parquet input; dedup them separately", in.parquetSchemaOf)}}
 		}
 	}
+	checked := !in.oneSchema // only dedup writes rows back
 	err = pqread.Rows(pf, func(n int, row parquet.Row) error {
+		if !checked {
+			checked = true
+			if err := writable(schema, row); err != nil {
+				return usageError{&stopError{name, err}}
+			}
+		}
 		return in.parquetRow(row, cols, schema, name, idPrefix, n, emit, bad)
 	})
 	if re, ok := errors.AsType[*pqread.ReadError](err); ok {
@@ -188,15 +195,52 @@ const (
 	parquetGroupBytes = 64 << 20
 )
 
+// writable checks that a Parquet file of schema can be written with row in
+// it, before dedup decides any row of an input of that schema: the schema
+// of a damaged file can be read and yet make the writer panic (a column's
+// size out of range), which dedup would otherwise meet in the middle of
+// its output.
+func writable(schema *parquet.Schema, row parquet.Row) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged: its schema cannot be written back as dedup's output: %v", r)
+		}
+	}()
+	w := parquet.NewGenericWriter[any](io.Discard, schema)
+	if _, err := w.WriteRows([]parquet.Row{row}); err != nil {
+		return fmt.Errorf("damaged: its first row cannot be written back as dedup's output: %w", err)
+	}
+	return w.Close()
+}
+
+// errWriterPanic is the error of a Parquet writer that panicked: what
+// writable did not foresee of a damaged input.
+func errWriterPanic(r any) error {
+	return fmt.Errorf("the Parquet writer failed on the input's schema (a damaged input?): %v", r)
+}
+
 // start starts the file, of that schema, on out.
-func (p *parquetOut) start(out io.Writer, schema *parquet.Schema) {
+func (p *parquetOut) start(out io.Writer, schema *parquet.Schema) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.w, err = nil, errWriterPanic(r)
+		}
+	}()
 	p.w = parquet.NewGenericWriter[any](out, schema)
+	return nil
 }
 
 // write writes r's row, starting the file with r's schema.
-func (p *parquetOut) write(out io.Writer, r *record) error {
+func (p *parquetOut) write(out io.Writer, r *record) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = errWriterPanic(r)
+		}
+	}()
 	if p.w == nil {
-		p.start(out, r.schema)
+		if err := p.start(out, r.schema); err != nil {
+			return err
+		}
 	}
 	if _, err := p.w.WriteRows([]parquet.Row{r.row}); err != nil {
 		return err
@@ -217,13 +261,18 @@ func (p *parquetOut) write(out io.Writer, r *record) error {
 
 // close ends the file: its last row group and its footer, without which
 // it cannot be read.
-func (p *parquetOut) close() error {
+func (p *parquetOut) close() (err error) {
 	if p.w == nil {
 		return nil
 	}
-	err := p.w.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = errWriterPanic(r)
+		}
+	}()
+	w := p.w
 	p.w = nil
-	return err
+	return w.Close()
 }
 
 // parquetOnly refuses the dedup runs whose output could not be one

@@ -184,6 +184,37 @@ func TestDedupParquet(t *testing.T) {
 	}
 }
 
+// TestDedupParquetSchemaDamaged checks that an input whose schema can be
+// read but not written back (an integer column whose bit width a damaged
+// byte made 185) stops dedup before any row is decided, naming the file,
+// with exit status 2. Before, the Parquet writer panicked and dedup died
+// writing its output.
+func TestDedupParquetSchemaDamaged(t *testing.T) {
+	dir := t.TempDir()
+	s := func(x string) *string { return &x }
+	good, err := os.ReadFile(writeParquet(t, dir, "good.parquet", []pqDoc{{"a", s(fox), 1, nil}, {"b", s(other), 2, nil}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The footer's IntType of column n: bitWidth 64 (an i8, field 1),
+	// isSigned true (field 2).
+	at := bytes.LastIndex(good, []byte{0x13, 0x40, 0x11})
+	if at < 0 {
+		t.Fatal("no IntType(64, signed) in the file's footer for the test to damage")
+	}
+	bad := bytes.Clone(good)
+	bad[at+1] = 0xb9
+	path := filepath.Join(dir, "bad.parquet")
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", "--on-error", "skip", path}, strings.NewReader(""), &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), path+": damaged: its schema cannot be written back") || strings.Contains(errb.String(), "panic") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the file and its schema", code, errb.String())
+	}
+}
+
 // TestDedupParquetErrors checks the messages of Parquet inputs dedup
 // cannot read or write, and that it writes nothing then.
 func TestDedupParquetErrors(t *testing.T) {
