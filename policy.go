@@ -319,9 +319,9 @@ const maxEditRunes = 2000
 // DistinctNegation, likewise a pair whose words of negation differ. Only the rule's measure is computed
 // for a pair within it that the measure turns down (the other scores are
 // 0); a duplicate gets every score, except that
-// Scores.Levenshtein is left 0 for pairs whose longer text exceeds 2,000
-// runes unless the rule's measure is Levenshtein: edit distance is the
-// costly measure.
+// Scores.Levenshtein is left 0, with LevenshteinSkipped set, for pairs
+// whose longer text exceeds 2,000 runes unless the rule's measure is
+// Levenshtein: edit distance is the costly measure.
 func (p Policy) Verify(a, b *similarity.Sketch, distance, bits int) (dup bool, sim float64, s Scores) {
 	return p.verify(a, b, distance, bits, true, true, nil)
 }
@@ -390,8 +390,12 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 	if r.Measure != Cosine {
 		s.Cosine = a.Cosine(b)
 	}
-	if r.Measure != Levenshtein && n <= maxEditRunes {
-		s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
+	if r.Measure != Levenshtein {
+		if n <= maxEditRunes {
+			s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
+		} else {
+			s.LevenshteinSkipped = true
+		}
 	}
 	return true, sim, s
 }
@@ -417,6 +421,8 @@ func (p Policy) identical(n int, all bool) (dup bool, sim float64, s Scores) {
 		s = Scores{Jaccard: 1, Cosine: 1}
 		if r.Measure == Levenshtein || n <= maxEditRunes {
 			s.Levenshtein = 1
+		} else {
+			s.LevenshteinSkipped = true
 		}
 	case r.Measure == Jaccard:
 		s.Jaccard = 1

@@ -83,9 +83,10 @@ type Document struct {
 }
 
 // Scores holds the similarity of two texts by each measure, from 0 to 1.
-// A measure the server did not compute (a match's, from a server run with
-// --scores rule, which computes only the measure its policy decided by) is
-// 0 in its field and reported by Computed.
+// A measure the server did not compute is 0 in its field and reported by
+// Computed: under --scores rule, every one but the measure its policy
+// decided by; the Levenshtein ratio of texts over 2,000 characters unless
+// the policy decides by it; every one of a query by fingerprint.
 type Scores struct {
 	Jaccard     float64 `json:"jaccard"`
 	Cosine      float64 `json:"cosine"`

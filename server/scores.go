@@ -87,7 +87,8 @@ func score(s neardup.Scores, bit uint8) float64 {
 }
 
 // scores returns m's scores in the API's form. A match found by
-// fingerprint alone has none computed. Otherwise, under RuleScoreOnly,
+// fingerprint alone has none computed, and a long one no Levenshtein ratio
+// (neardup.Scores.LevenshteinSkipped). Otherwise, under RuleScoreOnly,
 // the computed one is the measure of the rule that decided, whose score is
 // m.Similarity: of the rules' measures, the one whose score equals it.
 // Several do when it is 0 (a rule that takes a score of 0, a rare
@@ -95,11 +96,14 @@ func score(s neardup.Scores, bit uint8) float64 {
 // decides by distance alone and computes none.
 func (sc scoring) scores(m neardup.Match, byFingerprint bool) scoresOut {
 	out := scoresOut{Scores: m.Scores}
-	if !sc.ruleOnly {
-		return out // as before: 0 for what is not computed
-	}
 	if byFingerprint {
-		out.none = noScores
+		out.none = noScores // no text to compare
+		return out
+	}
+	if m.Scores.LevenshteinSkipped {
+		out.none |= noLevenshtein // long texts: not computed
+	}
+	if !sc.ruleOnly {
 		return out
 	}
 	computed := uint8(0)

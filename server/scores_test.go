@@ -174,7 +174,8 @@ func TestRuleScoresNull(t *testing.T) {
 		if code != 200 || len(ms) == 0 {
 			t.Fatalf("query by fingerprint: %d %v", code, v)
 		}
-		checkScores(t, "query by the fingerprint of a near-copy of "+id, ms[0], ms[0].(map[string]any)["id"].(string), "jaccard", "cosine", "levenshtein")
+		// No text: nothing computed, whatever --scores says.
+		checkScores(t, "query by the fingerprint of a near-copy of "+id, ms[0], ms[0].(map[string]any)["id"].(string))
 	}
 }
 
@@ -208,10 +209,52 @@ func TestScoringMeasure(t *testing.T) {
 		{tiny, neardup.Match{Similarity: 0.85, Scores: neardup.Scores{Cosine: 0.85}}, false, noJaccard | noLevenshtein},
 		{tiny, neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, false, noJaccard | noCosine},
 		{def, neardup.Match{Similarity: 0.85, Scores: neardup.Scores{Cosine: 0.85}}, false, noScores},
-		{newScoring(false, neardup.DefaultPolicy()), neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, true, 0},
+		// Every score asked for: a fingerprint's match has none, a long
+		// text's no Levenshtein ratio.
+		{newScoring(false, neardup.DefaultPolicy()), neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Levenshtein: 0.9}}, true, noScores},
+		{newScoring(false, neardup.DefaultPolicy()), neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Jaccard: 0.9, Cosine: 0.95, LevenshteinSkipped: true}}, false, noLevenshtein},
+		{newScoring(false, neardup.DefaultPolicy()), neardup.Match{Similarity: 0.9, Scores: neardup.Scores{Jaccard: 0.9, Cosine: 0.95, Levenshtein: 0.93}}, false, 0},
 	} {
 		if got := tt.sc.scores(tt.m, tt.fp).none; got != tt.none {
 			t.Errorf("%+v, by fingerprint %v: not computed %03b, want %03b", tt.m, tt.fp, got, tt.none)
 		}
+	}
+}
+
+// TestLongEditRatioNull checks that the Levenshtein ratio of a long
+// duplicate, which the engine leaves out (texts over 2,000 characters
+// judged by Jaccard), is sent as null, not computed, with every score
+// asked for: a 0 read as "nothing alike", where the page showed "Edit
+// 0.0%" beside a Jaccard of 98%.
+func TestLongEditRatioNull(t *testing.T) {
+	s, _, _ := ruleServer(t, false) // every score asked for
+	h := s.Handler()
+	long := words(3, 500)
+	if len(long) <= 2000 {
+		t.Fatalf("a text of %d bytes; the test needs more than 2,000 characters", len(long))
+	}
+	if code, v := call(t, h, "POST", "/v1/documents", "", fmt.Sprintf(`{"id":"long1","text":%q}`, long)); code != 200 {
+		t.Fatalf("post: %d %v", code, v)
+	}
+	code, v := call(t, h, "POST", "/v1/query", "", fmt.Sprintf(`{"text":%q}`, editWord(long, 70)))
+	ms, _ := v["matches"].([]any)
+	if code != 200 || len(ms) == 0 {
+		t.Fatalf("query: %d %v", code, v)
+	}
+	sc, _ := ms[0].(map[string]any)["scores"].(map[string]any)
+	if j, _ := sc["jaccard"].(float64); j < 0.9 || sc["levenshtein"] != nil {
+		t.Errorf("scores of a long near-copy %v: want a Jaccard over 0.9 and the Levenshtein ratio null", sc)
+	}
+	// A short one gets all three.
+	if code, v := call(t, h, "POST", "/v1/documents", "", `{"id":"s1","text":"a short text of a few words about rivers and stones"}`); code != 200 {
+		t.Fatalf("post: %d %v", code, v)
+	}
+	_, v = call(t, h, "POST", "/v1/query", "", `{"text":"a short text of a few words about rivers and stones!"}`)
+	ms, _ = v["matches"].([]any)
+	if len(ms) == 0 {
+		t.Fatalf("short query: %v", v)
+	}
+	if sc, _ := ms[0].(map[string]any)["scores"].(map[string]any); sc["levenshtein"] == nil || sc["jaccard"] == nil {
+		t.Errorf("scores of a short near-copy %v: want every measure", sc)
 	}
 }

@@ -19,6 +19,11 @@ type Scores struct {
 	// Levenshtein is LevenshteinRatio of the two texts' EditRunes: the
 	// normalized texts without their punctuation and symbols.
 	Levenshtein float64 `json:"levenshtein"`
+	// LevenshteinSkipped says that Levenshtein was not computed, and its 0
+	// means nothing: a verifier that decides by another measure leaves the
+	// edit distance of long texts out, as it costs their lengths'
+	// product (neardup.Policy.Verify).
+	LevenshteinSkipped bool `json:"-"`
 }
 
 // A Sketch is the part of a text that the measures need, prepared once so

@@ -22,17 +22,17 @@ func TestCompare(t *testing.T) {
 		a, b   string
 		lo, hi Scores // each score must lie within [lo, hi]
 	}{
-		{"equal", "Hello world", "Hello world", Scores{1, 1, 1}, Scores{1, 1, 1}},
-		{"case and spaces", "Hello   World", "hello world", Scores{1, 1, 1}, Scores{1, 1, 1}},
-		{"both empty", "", "", Scores{1, 1, 1}, Scores{1, 1, 1}},
-		{"one empty", "", "some text", Scores{0, 0, 0}, Scores{0, 0, 0}},
-		{"unrelated", "alpha beta gamma", "delta epsilon zeta", Scores{0, 0, 0}, Scores{0.1, 0, 0.5}},
+		{"equal", "Hello world", "Hello world", sc(1, 1, 1), sc(1, 1, 1)},
+		{"case and spaces", "Hello   World", "hello world", sc(1, 1, 1), sc(1, 1, 1)},
+		{"both empty", "", "", sc(1, 1, 1), sc(1, 1, 1)},
+		{"one empty", "", "some text", sc(0, 0, 0), sc(0, 0, 0)},
+		{"unrelated", "alpha beta gamma", "delta epsilon zeta", sc(0, 0, 0), sc(0.1, 0, 0.5)},
 		// Two of eight distinct 3-grams are shared: " b " and " c ".
-		{"reordered words", "a b c d", "d c b a", Scores{0.25, 1, 0}, Scores{0.25, 1, 0.5}},
-		{"one word edited in a long text", long, edited, Scores{0.8, 0.99, 0.99}, Scores{0.999, 1, 1}},
+		{"reordered words", "a b c d", "d c b a", sc(0.25, 1, 0), sc(0.25, 1, 0.5)},
+		{"one word edited in a long text", long, edited, sc(0.8, 0.99, 0.99), sc(0.999, 1, 1)},
 		// Seed 000's pair: two characters differ out of 17.
 		{"chinese", "你妈妈喊你回家吃饭哦,回家罗回家罗", "你妈妈叫你回家吃饭啦,回家罗回家罗",
-			Scores{0.5, 0.8, 1 - 2.0/16}, Scores{0.8, 0.95, 1 - 2.0/16}}, // the comma not counted
+			sc(0.5, 0.8, 1-2.0/16), sc(0.8, 0.95, 1-2.0/16)}, // the comma not counted
 	}
 	for _, tt := range tests {
 		got := Compare(NewSketch([]byte(tt.a)), NewSketch([]byte(tt.b)))
@@ -476,4 +476,9 @@ func TestSketchNoWords(t *testing.T) {
 			t.Errorf("cosine of %q and %q = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
+}
+
+// sc returns the Scores of the three measures.
+func sc(jaccard, cosine, levenshtein float64) Scores {
+	return Scores{Jaccard: jaccard, Cosine: cosine, Levenshtein: levenshtein}
 }
