@@ -245,6 +245,11 @@ type Rule struct {
 	// deleted, of 4 to the policy's tiny words each): they are verified
 	// whatever their distance.
 	OneWordApart bool `json:"one_word_apart,omitempty"`
+	// ToldApartBy, in a comparison's rule, says why a pair that its
+	// measure passes is no duplicate: "numbers" (the server's
+	// --distinct-numbers, their numbers differ) or "negation"
+	// (--distinct-negation, their words of negation do); "" otherwise.
+	ToldApartBy string `json:"told_apart_by,omitempty"`
 }
 
 // FingerprintRequest asks for the fingerprint of Text. Empty Profile and

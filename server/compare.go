@@ -201,6 +201,11 @@ type compareRule struct {
 	// one word apart (neardup.Policy.OneWordApart): they are verified
 	// whatever their distance.
 	OneWordApart bool `json:"one_word_apart,omitempty"`
+	// ToldApartBy, for a pair the rule's measure passes but the policy
+	// turns down, says why: "numbers" (Policy.DistinctNumbers, their
+	// numbers differ) or "negation" (Policy.DistinctNegation, their words
+	// of negation do).
+	ToldApartBy string `json:"told_apart_by,omitempty"`
 }
 
 // ruleOf returns the rule of policy p that judges a pair of normalized
@@ -271,6 +276,14 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 	scores := similarity.Compare(sa, sb)
 	rule := ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits())
 	rule.OneWordApart = rule.Name == "tiny" && s.opts.Policy.OneWordApart(sa, sb)
+	if !dup && sim >= rule.MinSimilarity && (d <= rule.MaxDistance || rule.OneWordApart) {
+		switch p := s.opts.Policy; {
+		case p.DistinctNumbers && !similarity.SameNumbers(sa.Runes, sb.Runes):
+			rule.ToldApartBy = "numbers"
+		case p.DistinctNegation && !similarity.SameNegation(sa.Runes, sb.Runes):
+			rule.ToldApartBy = "negation"
+		}
+	}
 	return compareOut{
 		Profile:               profile,
 		Bits:                  fa.Bits(),

@@ -1411,3 +1411,26 @@ func TestIdleConnsMakeRoom(t *testing.T) {
 		t.Errorf("healthz: %d", resp.StatusCode)
 	}
 }
+
+// TestCompareToldApart checks that a compared pair which its rule's
+// measure passes but the policy's distinct-numbers or distinct-negation
+// switch turns down says so (rule.told_apart_by), and that a pair turned
+// down by its measure does not.
+func TestCompareToldApart(t *testing.T) {
+	p := neardup.DefaultPolicy()
+	p.DistinctNumbers, p.DistinctNegation = true, true
+	s, _ := newTestServer(t, Options{Policy: &p})
+	for _, c := range []struct{ a, b, want string }{
+		{"Your verification code is 123456, do not share it with anyone", "Your verification code is 987654, do not share it with anyone", "numbers"},
+		{"The patient is allergic to penicillin and to nuts", "The patient is not allergic to penicillin and to nuts", "negation"},
+		{"Your verification code is 123456, do not share it with anyone", "A completely different sentence about the weather in spring", ""},
+	} {
+		j, _ := json.Marshal(map[string]any{"a": c.a, "b": c.b})
+		code, v := call(t, s.Handler(), "POST", "/v1/compare", "", string(j))
+		rule, _ := v["rule"].(map[string]any)
+		got, _ := rule["told_apart_by"].(string)
+		if code != 200 || v["duplicate"] != false || got != c.want {
+			t.Errorf("compare %q and %q: %d, duplicate %v, told apart by %q; want no duplicate, told apart by %q", c.a, c.b, code, v["duplicate"], got, c.want)
+		}
+	}
+}
