@@ -694,7 +694,13 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 	if e.policy.TinyLength > 0 {
 		tinyK = scale(e.policy.Tiny.MaxDistance, e.bits)
 	}
-	if max(e.shortK, tinyK) > e.longK && e.policy.ShortLength > 0 {
+	// The deletion keys of tiny texts (TinyWords) live with the short
+	// index: it is built for them even when the Long rule's distance
+	// reaches the others' (a K of 14 or more), whose radius then covers
+	// (shortIndex.radius). Without it a larger K found fewer duplicates:
+	// the tiny texts one word apart and farther than K.
+	words := e.policy.TinyLength > 0 && e.policy.TinyWords > 0 && !o.DropText
+	if (max(e.shortK, tinyK) > e.longK || words) && e.policy.ShortLength > 0 {
 		if e.short, err = newShortIndex(e.policy, e.bits, o.ExpectedDocuments/4); err != nil {
 			return nil, fmt.Errorf("neardup: open: %w", err)
 		}
@@ -725,7 +731,7 @@ func openWithHash(dir string, opts *Options, hash func([]byte) uint64) (*Engine,
 			}
 		}
 	}
-	if e.short != nil && e.policy.TinyLength > 0 && e.policy.TinyWords > 0 && !o.DropText {
+	if e.short != nil && words {
 		e.keys = newWordKeys()
 	}
 	e.keyScratch.New = func() any { s := make([]uint64, 0, 128); return &s }

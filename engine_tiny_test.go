@@ -499,3 +499,35 @@ func TestWordKeysSnapshot(t *testing.T) {
 		t.Errorf("another policy: %v", err)
 	}
 }
+
+// TestTinyWordsWideK checks that a Long rule's distance as wide as the
+// tiny rule's or wider (Options.K 14 or 18) still finds tiny texts one word
+// apart whatever their distance, by their deletion keys, and that Stats
+// says so. Before, such a K built no short-text index, and with it no
+// deletion keys: a larger K found fewer duplicates.
+func TestTinyWordsWideK(t *testing.T) {
+	ctx := context.Background()
+	a, b := "but man blue red tree way for big and", "but man blue red tree tree for big and"
+	for _, k := range []int{0, 12, 14, 18} {
+		o := DefaultOptions()
+		o.InMemory, o.ExpiryInterval, o.K = true, -1, k
+		e := mustOpen(t, "", &o)
+		if _, err := e.CheckAndInsert(ctx, Document{ID: "a", Text: a}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.CheckAndInsert(ctx, Document{ID: "b", Text: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fa, fb := e.fp.Fingerprint([]byte(a)), e.fp.Fingerprint([]byte(b)); k == 20 {
+			if d, _ := Distance(fa, fb); d <= 18 {
+				t.Fatalf("the pair is %d bits apart; the test needs more than 18", d)
+			}
+		}
+		s := e.Stats()
+		if !r.Duplicate || s.TinyWords != 12 || s.TinyK != 14 || s.ShortK != 10 {
+			t.Errorf("K %d: duplicate %v, stats tiny words %d, tiny k %d, short k %d; want a duplicate and 12, 14, 10", k, r.Duplicate, s.TinyWords, s.TinyK, s.ShortK)
+		}
+		e.Close()
+	}
+}
