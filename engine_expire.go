@@ -17,7 +17,8 @@ type ExpireReport struct {
 	// whole hours older than the window (documents of the hour the window
 	// starts in wait for the next pass after that hour ends).
 	Stored int
-	// FreedBytes estimates the disk space the removed hours used.
+	// FreedBytes is how much the store's size (Stats.StoreBytes) fell as
+	// the removed hours went: 0 when no hour was removed.
 	FreedBytes uint64
 }
 
