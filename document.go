@@ -3,6 +3,7 @@ package neardup
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/neardup/neardup/similarity"
@@ -19,9 +20,9 @@ var (
 	// ErrEmptyText is returned for a document whose text is empty or only
 	// white space: it has no features, so it cannot be compared.
 	ErrEmptyText = errors.New("neardup: empty text")
-	// ErrInvalidUTF8 is returned for a document whose text is not valid
-	// UTF-8 when Options.RejectInvalidUTF8 is set (by default invalid bytes
-	// are read as U+FFFD and the text is accepted).
+	// ErrInvalidUTF8 is returned for a document whose text or id is not
+	// valid UTF-8 when Options.RejectInvalidUTF8 is set (by default invalid
+	// bytes of a text are read as U+FFFD and the text is accepted).
 	ErrInvalidUTF8 = errors.New("neardup: text is not valid UTF-8")
 	// ErrBadMeta is returned for a document to store whose Meta is not
 	// valid JSON: Get could not return it as JSON.
@@ -215,3 +216,13 @@ type Stats struct {
 	FreeBytes int64 `json:"free_bytes,omitempty"`
 	DiskFull  bool  `json:"disk_full,omitempty"`
 }
+
+// idUTF8Error is ErrInvalidUTF8 for a document's id.
+type idUTF8Error struct{ id string }
+
+func (e idUTF8Error) Error() string {
+	return fmt.Sprintf("neardup: id %q is not valid UTF-8", e.id)
+}
+
+// Is reports whether target is ErrInvalidUTF8.
+func (e idUTF8Error) Is(target error) bool { return target == ErrInvalidUTF8 }

@@ -137,8 +137,10 @@ type Options struct {
 	// MaxTextBytes bounds a document's text; longer ones get ErrTooLarge.
 	// Default DefaultMaxTextBytes (16 MiB).
 	MaxTextBytes int
-	// RejectInvalidUTF8 refuses texts that are not valid UTF-8 with
-	// ErrInvalidUTF8; by default invalid bytes read as U+FFFD.
+	// RejectInvalidUTF8 refuses texts and ids that are not valid UTF-8
+	// with ErrInvalidUTF8 (an id of invalid bytes cannot be asked for over
+	// HTTP, whose client refuses it); by default invalid bytes of a text
+	// read as U+FFFD, and an id is any bytes.
 	RejectInvalidUTF8 bool
 	// MaxMatches bounds Result.Matches. Default DefaultMaxMatches (10).
 	MaxMatches int
@@ -1256,6 +1258,8 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 		p.err = fmt.Errorf("%w: %q", ErrEmptyText, d.ID)
 	case e.opts.RejectInvalidUTF8 && !utf8.ValidString(d.Text):
 		p.err = fmt.Errorf("%w: %q", ErrInvalidUTF8, d.ID)
+	case e.opts.RejectInvalidUTF8 && !utf8.ValidString(d.ID):
+		p.err = idUTF8Error{d.ID}
 	case stored && len(d.Meta) > 0 && !json.Valid(d.Meta):
 		p.err = fmt.Errorf("%w: %q", ErrBadMeta, d.ID)
 	}

@@ -58,8 +58,11 @@ func (e *Engine) List(ctx context.Context, o ListOptions) (docs []StoredDocument
 	from := uint64(0)
 	if o.After != "" {
 		seq, err := strconv.ParseUint(o.After, 16, 64)
-		if err != nil || len(o.After) != 16 || seq == ^uint64(0) {
+		if err != nil || len(o.After) != 16 {
 			return nil, "", fmt.Errorf("%w %s: want the next of an earlier page, or none for the first", ErrBadCursor, quoteID(o.After))
+		}
+		if seq == ^uint64(0) {
+			return nil, "", nil // nothing can follow the last place
 		}
 		from = seq + 1
 	}

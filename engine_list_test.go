@@ -95,7 +95,11 @@ func TestList(t *testing.T) {
 		t.Fatalf("List NoText: %d documents, next %q, %v; first %+v", len(docs), next, err, docs[0])
 	}
 
-	for _, bad := range []string{"zz", "0000000000000001x", "ffffffffffffffff", "12"} {
+	// The last place a cursor can name: a page of nothing, the last.
+	if docs, next, err := e.List(ctx, ListOptions{After: "ffffffffffffffff", Limit: 5}); err != nil || len(docs) != 0 || next != "" {
+		t.Errorf("List after ffffffffffffffff: %d documents, next %q, %v; want an empty last page", len(docs), next, err)
+	}
+	for _, bad := range []string{"zz", "0000000000000001x", "12"} {
 		if _, _, err := e.List(ctx, ListOptions{After: bad, Limit: 5}); !errors.Is(err, ErrBadCursor) {
 			t.Errorf("List after %q: %v, want ErrBadCursor", bad, err)
 		}

@@ -341,6 +341,7 @@ func TestBadDocuments(t *testing.T) {
 		{Document{ID: "x", Text: "\x01\x02\x03"}, ErrEmptyText},
 		{Document{ID: "x", Text: strings.Repeat("a ", 60)}, ErrTooLarge},
 		{Document{ID: "x", Text: "bad \xff byte"}, ErrInvalidUTF8},
+		{Document{ID: "bad\xff", Text: "a good text"}, ErrInvalidUTF8},
 		{Document{ID: strings.Repeat("i", MaxIDBytes+1), Text: "text"}, ErrIDTooLong},
 		{Document{ID: "x", Text: "text", Time: time.Now().Add(MaxFuture + time.Minute)}, ErrFutureTime},
 		{Document{ID: "x", Text: "text", Meta: json.RawMessage(`{not json`)}, ErrBadMeta},

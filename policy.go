@@ -190,6 +190,10 @@ func (p Policy) Validate() error {
 		}
 		switch r.r.Measure {
 		case Jaccard, Cosine, Levenshtein:
+		case "":
+			// A Policy filled in part: only the zero one takes the
+			// defaults.
+			return fmt.Errorf("neardup: policy %s rule unset (no measure): a Policy given must set every rule; start from DefaultPolicy() and change what differs", r.name)
 		default:
 			return fmt.Errorf("neardup: policy %s measure %q unknown (want jaccard, cosine or levenshtein)", r.name, r.r.Measure)
 		}

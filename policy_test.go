@@ -274,3 +274,15 @@ func TestPolicyTinyWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyPartial checks that a Policy filled in part (one rule set, the
+// others zero) is refused with a message that says how to make one, not
+// only that a measure "" is unknown.
+func TestPolicyPartial(t *testing.T) {
+	p := Policy{Long: Rule{MaxDistance: 3, Measure: Jaccard, MinSimilarity: 0.5}}
+	err := p.Validate()
+	if err == nil || !strings.Contains(err.Error(), "policy short rule unset") || !strings.Contains(err.Error(), "start from DefaultPolicy()") {
+		t.Errorf("Validate of a Policy with only its Long rule: %v", err)
+	}
+}
+

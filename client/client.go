@@ -567,8 +567,12 @@ func (c *Client) Query(ctx context.Context, q Query) (QueryResult, error) {
 
 // QueryBatch answers qs as Query answers each alone, in one request, and
 // returns their results in the same order; nothing is stored. A query the
-// server refused has a result with Error set; the others are answered all
-// the same.
+// engine refused (a text empty once normalized, or too large) has a result
+// with Error set; the others are answered all the same. A query that is
+// malformed (a fingerprint that is not hex or not of the server's width,
+// or both a text and a fingerprint) fails the whole request instead: the
+// error is an *Error whose message names the query by its place, as
+// "query 1", and no result is returned.
 func (c *Client) QueryBatch(ctx context.Context, qs []Query) ([]QueryResult, error) {
 	for i, q := range qs {
 		if err := checkUTF8("query", i, "text", q.Text, "fingerprint", q.Fingerprint); err != nil {
