@@ -285,4 +285,3 @@ func TestPolicyPartial(t *testing.T) {
 		t.Errorf("Validate of a Policy with only its Long rule: %v", err)
 	}
 }
-
