@@ -55,6 +55,11 @@ const (
 	// times the text's length: what Pipeline.MainText drops. It is not
 	// among EditKinds.
 	Furniture EditKind = "furniture"
+	// Sentences moves the given fraction of the text's sentences (at
+	// least one, in a text of two or more) each to another place: a
+	// reposted text whose paragraphs or sentences come in another order.
+	// It is not among EditKinds.
+	Sentences EditKind = "sentences"
 )
 
 // EditKinds returns every edit kind in a fixed order.
@@ -68,7 +73,7 @@ func EditKinds() []EditKind {
 // Furniture.
 func ParseEditKind(s string) (EditKind, error) {
 	k := EditKind(strings.TrimSpace(s))
-	if !slices.Contains(EditKinds(), k) && k != Accents && k != Furniture {
+	if !slices.Contains(EditKinds(), k) && k != Accents && k != Furniture && k != Sentences {
 		return "", fmt.Errorf("eval: unknown edit kind %q", s)
 	}
 	return k, nil
@@ -237,8 +242,68 @@ func (ed *Editor) Apply(text string, e Edit) string {
 		return ed.accents(text, e.Rate)
 	case Furniture:
 		return ed.furniture(text, e.Rate, cjk)
+	case Sentences:
+		return ed.sentences(text, e.Rate)
 	}
 	panic(fmt.Sprintf("eval: unknown edit kind %q", e.Kind))
+}
+
+// sentences moves a fraction rate of the sentences of text (at least one)
+// each to another place. A sentence ends after '.', '!' or '?' and the
+// spaces after them, or after '。', '！' or '？'; a text of one sentence
+// is returned as it is.
+func (ed *Editor) sentences(text string, rate float64) string {
+	var ss []string
+	start := 0
+	rs := []rune(text)
+	for i := 0; i < len(rs); i++ {
+		switch rs[i] {
+		case '。', '！', '？':
+		case '.', '!', '?':
+			if i+1 < len(rs) && !unicode.IsSpace(rs[i+1]) {
+				continue // 3.14, e.g.
+			}
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(rs) && unicode.IsSpace(rs[j]) {
+			j++
+		}
+		ss = append(ss, string(rs[start:j]))
+		start, i = j, j-1
+	}
+	if start < len(rs) {
+		ss = append(ss, string(rs[start:]))
+	}
+	if len(ss) < 2 {
+		return text
+	}
+	orig := slices.Clone(ss)
+	move := func() {
+		i := ed.rng.IntN(len(ss))
+		s := ss[i]
+		ss = slices.Delete(ss, i, i+1)
+		j := ed.rng.IntN(len(ss))
+		if j >= i {
+			j++ // another place than its own
+		}
+		ss = slices.Insert(ss, j, s)
+	}
+	for range max(1, int(math.Round(rate*float64(len(ss))))) {
+		move()
+	}
+	if slices.Equal(ss, orig) {
+		move() // a second move undid the first: the copy must differ
+	}
+	// Each sentence ends as it ended; one that had no space after it
+	// (the last) gets one where another follows, unless it is CJK.
+	for i, s := range ss[:len(ss)-1] {
+		if r, _ := utf8.DecodeLastRuneInString(s); !unicode.IsSpace(r) && r != '。' && r != '！' && r != '？' {
+			ss[i] = s + " "
+		}
+	}
+	return strings.TrimRightFunc(strings.Join(ss, ""), unicode.IsSpace)
 }
 
 // editSeq deletes, inserts, substitutes (with fresh()) or swaps adjacent

@@ -206,3 +206,41 @@ func TestNegativesPerText(t *testing.T) {
 		}
 	}
 }
+
+// TestEditorSentences checks the sentences edit: the same sentences in
+// another order, at least one moved, in English and Chinese, and a text of
+// one sentence left as it is.
+func TestEditorSentences(t *testing.T) {
+	ed := NewEditor(5, nil)
+	for _, c := range []struct {
+		text string
+		want []string // the sentences, in any order
+	}{
+		{"The river rose at dawn. Boats were tied up! Was the bridge safe? Nobody knew, at 3.14 pm.",
+			[]string{"The river rose at dawn.", "Boats were tied up!", "Was the bridge safe?", "Nobody knew, at 3.14 pm."}},
+		{"今天下雨了。我们没有出门！明天会晴吗？", []string{"今天下雨了。", "我们没有出门！", "明天会晴吗？"}},
+	} {
+		for _, rate := range []float64{0.01, 0.5, 1} {
+			got := ed.Apply(c.text, Edit{Kind: Sentences, Rate: rate})
+			if got == c.text {
+				t.Errorf("rate %v: %q unchanged", rate, got)
+			}
+			rest := got
+			for _, s := range c.want {
+				if !strings.Contains(rest, s) {
+					t.Errorf("rate %v: %q lost the sentence %q", rate, got, s)
+				}
+				rest = strings.Replace(rest, s, "", 1)
+			}
+			if strings.TrimSpace(rest) != "" {
+				t.Errorf("rate %v: %q holds %q besides the sentences", rate, got, rest)
+			}
+		}
+	}
+	if got := ed.Apply("One sentence only, with no end", Edit{Kind: Sentences, Rate: 1}); got != "One sentence only, with no end" {
+		t.Errorf("a text of one sentence became %q", got)
+	}
+	if k, err := ParseEditKind("sentences"); err != nil || k != Sentences {
+		t.Errorf("ParseEditKind(sentences) = %q, %v", k, err)
+	}
+}

@@ -183,7 +183,7 @@ func newEvalEditsCmd() *cobra.Command {
 	fl.StringVar(&to.Field, "field", "text", "JSON field or Parquet column holding the text (jsonl, parquet)")
 	fl.IntVar(&to.MinRunes, "min-length", 20, "skip texts shorter than this many characters")
 	fl.IntVar(&passage, "passage", 0, "cut each text to its first N characters (at a word end); 0 keeps whole texts")
-	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+"; also accents, which takes the accents off a fraction of the words that have any, and furniture, which puts the text in a page with site furniture in its nav, header, aside and footer)")
+	fl.StringSliceVar(&kinds, "kinds", nil, "edit kinds (default all: "+kindList()+"; also accents, which takes the accents off a fraction of the words that have any, furniture, which puts the text in a page with site furniture in its nav, header, aside and footer, and sentences, which moves a fraction of the sentences each to another place)")
 	fl.Float64SliceVar(&rates, "rates", eval.DefaultRates(), "edit rates: fraction of words or characters touched")
 	fl.IntVar(&negs, "negatives", 10, "negatives per text (other texts of the same source; 0 means the default, 10; at most the other texts)")
 	return cmd
