@@ -1096,8 +1096,9 @@ const dedupBatch = 2048
 const dedupBatchBytes = 64 << 20
 
 // dedupBatchWait is how long the first document of a batch waits for the
-// batch to fill before the batch is decided as it is.
-const dedupBatchWait = 500 * time.Millisecond
+// batch to fill before the batch is decided as it is, once the input has
+// given nothing for a quarter of it. A var for the tests.
+var dedupBatchWait = 500 * time.Millisecond
 
 // runIDLayout is the run's start time (UTC, milliseconds) that dedup --db
 // puts before ids made of line numbers.
@@ -1221,8 +1222,9 @@ CSV inputs.
 
 Documents are decided and written in batches of 2048 (fewer when their
 texts and lines reach 64 MiB, or once the first of a batch has waited half
-a second for the rest: a stream that comes slowly, as from tail -f, is
-written as it comes), each written out before the next is decided. On Ctrl-C
+a second and the input has given nothing for an eighth of one: a stream
+that comes slowly, as from tail -f, is written as it comes), each written
+out before the next is decided. On Ctrl-C
 (SIGINT) or SIGTERM, dedup finishes and writes the batch in progress, stops
 reading, says on standard error how far it got and exits with status 130
 (SIGINT) or 143 (SIGTERM); with --db the decided documents are stored, so a
@@ -1612,7 +1614,7 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 		// and sent under it.
 		var mu, sendMu sync.Mutex
 		var cur []*record
-		var since time.Time
+		var since, latest time.Time // of the first and the last record of cur
 		curBytes := 0
 		take := func() []*record {
 			m := cur
@@ -1628,8 +1630,9 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 		}
 		emit := func(r *record) error {
 			mu.Lock()
+			latest = time.Now()
 			if len(cur) == 0 {
-				since = time.Now()
+				since = latest
 			}
 			cur = append(cur, r)
 			curBytes += len(r.doc.Text) + len(r.raw)
@@ -1661,7 +1664,9 @@ func (d *deduper) run(ctx context.Context, stdin io.Reader, srcs []source) error
 				sendMu.Lock()
 				mu.Lock()
 				var m []*record
-				if len(cur) > 0 && time.Since(since) >= dedupBatchWait {
+				// Only while the input gives nothing: a file read
+				// slowly (a loaded machine) still fills its batches.
+				if len(cur) > 0 && time.Since(since) >= dedupBatchWait && time.Since(latest) >= dedupBatchWait/4 {
 					m = take()
 				}
 				mu.Unlock()
