@@ -127,14 +127,43 @@ func comparePair(t *testing.T, c *client.Client) (a, b string, want client.Compa
 	return a, b, want
 }
 
+// startDistinctServer is startServer with a policy that tells apart texts
+// whose numbers or words of negation differ (serve --distinct-numbers
+// --distinct-negation), in the engine and the server alike.
+func startDistinctServer(t *testing.T) (*httptest.Server, *client.Client) {
+	t.Helper()
+	p := neardup.DefaultPolicy()
+	p.DistinctNumbers, p.DistinctNegation = true, true
+	opts := neardup.DefaultOptions()
+	opts.InMemory = true
+	opts.Policy = p
+	e, err := neardup.Open("", &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(server.Options{Policy: &p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		e.Close()
+	})
+	return srv, client.New(srv.URL, srv.Client())
+}
+
 // TestBrowserCompare loads the page, types two texts, presses Compare and
 // checks that the distance the page shows is the API's, and that the bit
-// grids highlight exactly that many differing bits.
+// grids highlight exactly that many differing bits. The server tells
+// apart texts whose numbers or words of negation differ, which the
+// page's verdict explains.
 func TestBrowserCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
 	}
-	srv, c := startServer(t)
+	srv, c := startDistinctServer(t)
 	ctx := newBrowser(t)
 	a, b, want := comparePair(t, c)
 	do(t, ctx,
@@ -211,6 +240,36 @@ func TestBrowserCompare(t *testing.T) {
 	}
 	if verdict != "Near-duplicates" || !strings.Contains(why, "but one word apart, so compared all the same") || strings.Contains(why, "not compared") {
 		t.Errorf("one word apart: verdict %q, why %q; want near-duplicates compared all the same", verdict, why)
+	}
+
+	// Texts the measure passes but the server tells apart: their numbers,
+	// or their words of negation, differ. The page says the measure passed
+	// and why they are not near-duplicates all the same.
+	for _, pair := range []struct{ a, b, why string }{
+		{"Your verification code is 123456, do not share it with anyone", "Your verification code is 987654, do not share it with anyone",
+			"but their numbers differ, and this server tells such texts apart (--distinct-numbers)."},
+		{"The patient is allergic to penicillin and to nuts", "The patient is not allergic to penicillin and to nuts",
+			"but their words of negation differ, and this server tells such texts apart (--distinct-negation)."},
+	} {
+		do(t, ctx,
+			setValue("text-a", pair.a),
+			setValue("text-b", pair.b),
+			script(`document.getElementById("compare-result").hidden = true`),
+			chromedp.Click(chromedp.ID("compare-btn")),
+			chromedp.WaitVisible(chromedp.ID("compare-result")),
+		)
+		api, err := c.Compare(context.Background(), pair.a, pair.b, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if api.Rule.ToldApartBy == "" || api.Duplicate {
+			t.Fatalf("the API's comparison of %q and %q: %+v; want a pair told apart", pair.a, pair.b, api)
+		}
+		why, verdict := get(t, ctx, chromedp.Text(chromedp.ID("verdict-why"))), get(t, ctx, chromedp.Text(chromedp.ID("verdict")))
+		passed := fmt.Sprintf("is at least %.1f%%, %s", 100*api.Rule.MinSimilarity, pair.why)
+		if verdict != "Not near-duplicates" || !strings.HasSuffix(why, passed) || strings.Contains(why, "under") {
+			t.Errorf("%q and %q: verdict %q, why %q; want not near-duplicates and %q (API: %+v)", pair.a, pair.b, verdict, why, passed, api.Rule)
+		}
 	}
 	do(t, ctx, setValue("text-a", a), setValue("text-b", b))
 

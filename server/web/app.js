@@ -107,9 +107,17 @@ function pct(x) {
   return (100 * x).toFixed(1) + "%";
 }
 
+// The policy's switches that tell apart texts its measure passes
+// (rule.told_apart_by of /v1/compare): what differs, and the server's flag.
+const toldApart = {
+  numbers: ["their numbers differ", "--distinct-numbers"],
+  negation: ["their words of negation differ", "--distinct-negation"],
+};
+
 // ruleWhy says which rule of the server's policy judged a compared pair
 // (r, the answer of /v1/compare) and what decided: the distance bound, or
-// the rule's measure against its threshold.
+// the rule's measure against its threshold, and a switch of the policy
+// that told apart texts the measure passes.
 function ruleWhy(r) {
   const rule = r.rule;
   if (!rule) return "";
@@ -118,9 +126,15 @@ function ruleWhy(r) {
     short: "Short-text rule (both texts short)",
   }[rule.name] || "Long-text rule (a text is long)";
   const measure = { levenshtein: "Levenshtein ratio", jaccard: "Jaccard similarity", cosine: "cosine similarity" }[rule.measure] || rule.measure;
+  const told = toldApart[rule.told_apart_by];
+  // The measure passed, yet the texts are not near-duplicates: "under"
+  // would contradict the figures.
+  const judged = told
+    ? `the ${measure} ${pct(r.similarity)} is at least ${pct(rule.min_similarity)}, but ${told[0]}, and this server tells such texts apart (${told[1]})`
+    : `the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}`;
   if (r.distance > rule.max_distance && rule.one_word_apart) {
     // The tiny rule's exception: one word apart, compared whatever the distance.
-    return `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, but one word apart, so compared all the same: the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}.`;
+    return `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, but one word apart, so compared all the same: ${judged}.`;
   }
   if (r.distance > rule.max_distance) {
     let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
@@ -131,7 +145,7 @@ function ruleWhy(r) {
     }
     return why;
   }
-  return `${name}: within its ${rule.max_distance} bits, and the ${measure} ${pct(r.similarity)} is ${r.duplicate ? "at least" : "under"} ${pct(rule.min_similarity)}.`;
+  return `${name}: within its ${rule.max_distance} bits, and ${judged}.`;
 }
 
 // hexBits returns the bits of a hex fingerprint, most significant first.
