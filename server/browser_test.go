@@ -196,9 +196,33 @@ func TestBrowserCompare(t *testing.T) {
 	if want.Rule.Name != "short" || !strings.HasPrefix(why, "Short-text rule") || !strings.Contains(why, wantWhy) {
 		t.Errorf("why %q, want the short rule and %q (API: %+v)", why, wantWhy, want.Rule)
 	}
-	// Beyond the bound, the page says whether the measure would pass.
-	if pass := want.Distance > want.Rule.MaxDistance && want.Scores.Levenshtein >= want.Rule.MinSimilarity; pass != strings.Contains(why, "would pass") {
+	// Beyond the bound, the page says whether the measure would pass,
+	// where a server could allow that distance (at most 32 bits of 64).
+	if pass := want.Distance > want.Rule.MaxDistance && want.Distance <= 32 && want.Scores.Levenshtein >= want.Rule.MinSimilarity; pass != strings.Contains(why, "would pass") {
 		t.Errorf("why %q: says the ratio would pass %v, want %v (API: %+v)", why, !pass, pass, want)
+	}
+	// That hint only for a distance a server can be given (--k and the
+	// others take at most 32 bits per 64) and a profile it can run as its
+	// own (serve --profile takes no nilsimsa).
+	for _, h := range []struct {
+		profile        string
+		bits, distance int
+		hint           bool
+	}{
+		{"default", 64, 32, true},
+		{"default", 64, 33, false},
+		{"py-simhash", 128, 64, true},
+		{"classic", 128, 65, false},
+		{"go-mfonda", 64, 20, true},
+		{"nilsimsa", 256, 60, false},
+	} {
+		r := map[string]any{"profile": h.profile, "bits": h.bits, "distance": h.distance, "duplicate": false, "similarity": 0,
+			"scores": map[string]any{"jaccard": 0.5, "cosine": 0.9, "levenshtein": 0.9},
+			"rule":   map[string]any{"name": "short", "max_distance": 10 * h.bits / 64, "measure": "levenshtein", "min_similarity": 0.8}}
+		why := get(t, ctx, chromedp.Evaluate[string](`ruleWhy(`+mustJSON(r)+`)`))
+		if strings.Contains(why, "would pass") != h.hint {
+			t.Errorf("%s at %d bits, %d bits apart: why %q, want the hint that a server could allow it %v", h.profile, h.bits, h.distance, why, h.hint)
+		}
 	}
 
 	// Two texts of a few words are judged by the tiny rule, which the

@@ -139,13 +139,24 @@ function ruleWhy(r) {
   if (r.distance > rule.max_distance) {
     let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
     const score = r.scores && r.scores[rule.measure];
-    if (typeof score === "number" && score >= rule.min_similarity) {
+    if (typeof score === "number" && score >= rule.min_similarity && serverCould(r.profile, r.bits, r.distance)) {
       // The server's --tiny-k, --short-k or --k sets the distance.
       why += ` Their ${measure}, ${pct(score)}, would pass: a server allowing ${r.distance} bits would call them near-duplicates.`;
     }
     return why;
   }
   return `${name}: within its ${rule.max_distance} bits, and ${judged}.`;
+}
+
+// The profiles a server fingerprints its store with (serve --profile);
+// the compare form offers others, such as nilsimsa, for comparison only.
+const serverProfiles = new Set(["default", "classic", "py-simhash", "go-mfonda"]);
+
+// serverCould tells whether a server could be run to allow distance bits
+// between fingerprints of profile at that width: its --k, --short-k and
+// --tiny-k take at most 32 bits per 64.
+function serverCould(profile, bits, distance) {
+  return serverProfiles.has(profile) && distance <= (32 * bits) / 64;
 }
 
 // hexBits returns the bits of a hex fingerprint, most significant first.
