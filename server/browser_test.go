@@ -359,6 +359,11 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if added != "New: stored as first." {
 		t.Fatalf("after adding: %q", added)
 	}
+	// noMatches is the line that says no match was found, or "" when hidden.
+	const noMatches = `(e => e.hidden ? "" : e.textContent)(document.getElementById("no-matches"))`
+	if got := get(t, ctx, chromedp.Evaluate[string](noMatches)); got != "No stored document is a near-duplicate of this one." {
+		t.Errorf("after adding a document with no match: %q", got)
+	}
 	if _, err := c.Get(context.Background(), "first"); err != nil {
 		t.Fatalf("the page's document is not stored: %v", err)
 	}
@@ -367,6 +372,10 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	const again = "Already stored as first with this text; nothing added."
 	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](`document.getElementById("doc-verdict").textContent === `+mustJSON(again))); err != nil {
 		t.Errorf("after adding the same document again: %q, want %q", get(t, ctx, chromedp.Text(chromedp.ID("doc-verdict"))), again)
+	}
+	// A repeat is not checked against the store: no word of matches.
+	if got := get(t, ctx, chromedp.Evaluate[string](noMatches)); got != "" {
+		t.Errorf("after adding the same document again, the page says %q", got)
 	}
 	do(t, ctx,
 		setValue("doc-text", nearCopy),

@@ -501,6 +501,9 @@ async function submitDoc(insert) {
           v.className = "verdict new";
         }
         showMatches(r.matches, text);
+        // A repeat is not checked against the store, so its lack of
+        // matches says nothing of near-duplicates.
+        if (r.inserted === false && !r.duplicate) $("no-matches").hidden = true;
       } else {
         const r = await api("POST", "/v1/query", body);
         loadStats();
