@@ -379,6 +379,7 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	}
 	do(t, ctx,
 		setValue("doc-text", nearCopy),
+		setValue("doc-id", ""),
 		chromedp.Click(chromedp.ID("check-btn")),
 		chromedp.WaitVisible(chromedp.CSS(`#matches tbody tr[data-id="first"]`)),
 	)
@@ -386,6 +387,24 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	row := get(t, ctx, chromedp.Text(chromedp.CSS(`#matches tbody tr[data-id="first"] td .match-id`)))
 	if !regexp.MustCompile(`^Would be a duplicate of first \(distance [0-9]+, similarity [0-9.]+%\)\.$`).MatchString(checked) || row != "first" {
 		t.Errorf("after checking a near-copy: verdict %q, match %q", checked, row)
+	}
+	// Check only asks about the id given too: another text under "first"
+	// would be refused, and first's own text is stored already.
+	verdict := `(e => e.hidden ? "" : document.getElementById("doc-verdict").textContent)(document.getElementById("doc-result"))`
+	for _, c := range []struct{ text, want string }{
+		{longText(2, 120), "Would be new. Adding it would be refused: the id first is stored with another text."},
+		{text, "Already stored as first with this text: adding it would add nothing."},
+	} {
+		do(t, ctx,
+			setValue("doc-text", c.text),
+			setValue("doc-id", "first"),
+			script(`document.getElementById("doc-result").hidden = true`),
+			chromedp.Click(chromedp.ID("check-btn")),
+		)
+		waitFor(t, ctx, `!document.getElementById("doc-result").hidden || !document.getElementById("doc-error").hidden`, "the answer of Check only with an id")
+		if got := get(t, ctx, chromedp.Evaluate[string](verdict)); got != c.want {
+			t.Errorf("Check only of %.30q under the id first: %q, want %q", c.text, got, c.want)
+		}
 	}
 	// Another text under a stored id is refused; the verdict before is
 	// not this text's, so it goes.

@@ -471,15 +471,38 @@ async function compareStored(id, checked, pressed) {
   if (answer) answer.focus({ preventScroll: true });
 }
 
-// docInputs returns the request of Check and add (insert) or Check only.
-function docInputs(insert) {
+// docInputs returns the inputs of Check and add or Check only: the text,
+// and the id when one is given (Check and add posts it; Check only asks
+// whether it is taken).
+function docInputs() {
   const body = { text: $("doc-text").value };
-  if (insert && $("doc-id").value.trim()) body.id = $("doc-id").value.trim();
+  if ($("doc-id").value.trim()) body.id = $("doc-id").value.trim();
   return body;
 }
 
+// storedUnder returns the document stored under id, or null when none is
+// (GET /v1/documents/{id}).
+async function storedUnder(id) {
+  try {
+    return await api("GET", docPath(id));
+  } catch (e) {
+    if (e.status === 404 && e.code === "not_found") return null;
+    throw e;
+  }
+}
+
+// idVerdict says what Check and add would make of the id of a text
+// checked, given d, the document stored under it: nothing added for the
+// same text, a refusal (id_conflict) for another. The store compares the
+// texts it keeps; one stored without its text cannot be compared here.
+function idVerdict(id, d, text) {
+  if (d.text === text) return { text: "Already stored as " + id + " with this text: adding it would add nothing.", className: "verdict same" };
+  if (!d.text) return { text: "The id " + id + " is taken (the store keeps no text of it): adding this text under it would be refused unless it is the text stored.", className: "verdict dup" };
+  return { text: "Adding it would be refused: the id " + id + " is stored with another text.", className: "verdict dup" };
+}
+
 async function submitDoc(insert) {
-  const body = docInputs(insert), text = body.text;
+  const body = docInputs(), text = body.text;
   const pressed = insert ? $("add-btn") : $("check-btn");
   await withBusy(sections.doc, docButtons(), pressed, insert ? "Adding…" : "Checking…", async () => {
     const v = $("doc-verdict");
@@ -505,7 +528,10 @@ async function submitDoc(insert) {
         // matches says nothing of near-duplicates.
         if (r.inserted === false && !r.duplicate) $("no-matches").hidden = true;
       } else {
-        const r = await api("POST", "/v1/query", body);
+        const r = await api("POST", "/v1/query", { text });
+        // Check and add would be refused under an id taken by another
+        // text, whatever the text's matches: say so before it is pressed.
+        const stored = body.id ? await storedUnder(body.id) : null;
         loadStats();
         const m = r.duplicate ? (r.matches || []).find((x) => x.id === r.duplicate_of) : null;
         if (m) {
@@ -518,9 +544,14 @@ async function submitDoc(insert) {
           v.textContent = "Would be new.";
           v.className = "verdict new";
         }
+        if (stored) {
+          const idv = idVerdict(body.id, stored, text);
+          v.textContent = idv.className === "verdict same" ? idv.text : v.textContent + " " + idv.text;
+          v.className = idv.className;
+        }
         showMatches(r.matches, text);
       }
-      if (!sameInputs(body, docInputs(insert))) throw new Changed();
+      if (!sameInputs(body, docInputs())) throw new Changed();
       $("doc-result").hidden = false;
       showExcerpts();
     } catch (e) {
@@ -528,7 +559,7 @@ async function submitDoc(insert) {
       if (e instanceof Changed && insert) {
         // The document was added all the same: say what became of it.
         showNote($("doc-note"), "The text or id changed while the server was adding the document. The document as sent: " + v.textContent);
-      } else if (e instanceof Changed || !sameInputs(body, docInputs(insert))) {
+      } else if (e instanceof Changed || !sameInputs(body, docInputs())) {
         showNote($("doc-note"), "The text changed while the server was " + (insert ? "adding" : "checking") + " it: press " + (insert ? "Check and add" : "Check only") + " for the text the form holds now.");
       } else {
         showError($("doc-error"), e);
