@@ -932,7 +932,7 @@ func TestBrowserRecovers(t *testing.T) {
 	srv.hook("GET /v1/stats", starting)
 	srv.hook("POST /v1/compare", starting)
 	do(t, ctx,
-		script(`waits.readyPoll = 300`),
+		script(`waits.readyPoll = 300; waits.readyEvery = 300`),
 		setValue("text-a", "some words"),
 		setValue("text-b", "some other words"),
 		chromedp.Click(chromedp.ID("compare-btn")),
@@ -947,6 +947,40 @@ func TestBrowserRecovers(t *testing.T) {
 	waitFor(t, ctx, `document.getElementById("ready").textContent === "ready"`, "badge of the server ready again")
 	waitFor(t, ctx, `document.getElementById("compare-error").hidden && document.getElementById("stats-error").hidden && !document.getElementById("stats").hidden`,
 		"errors gone and stats shown once the server is ready again")
+
+	// The page goes on asking while the server is ready: the badge
+	// follows a server that stops being ready, without a click.
+	srv.hook("GET /readyz", starting)
+	waitFor(t, ctx, `document.getElementById("ready").textContent === "not ready"`, "badge of a server no longer ready, without a click")
+	// A server slow to answer is not asked again before it has answered,
+	// neither by the page's timer nor after a button's request.
+	var asked atomic.Int32
+	answer := make(chan struct{})
+	srv.hook("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		select {
+		case <-answer:
+		case <-srv.done:
+		case <-r.Context().Done():
+			return
+		}
+		srv.next.ServeHTTP(w, r)
+	})
+	for deadline := time.Now().Add(5 * time.Second); asked.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the page did not ask the server whether it is ready within 5 s")
+		}
+	}
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("stats-btn")),
+		chromedp.Poll[chromedp.Void](`!document.getElementById("stats-btn").disabled`),
+		chromedp.Sleep(time.Second),
+	)
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the server was asked %d times whether it is ready while it did not answer, want once", n)
+	}
+	close(answer)
+	waitFor(t, ctx, `document.getElementById("ready").textContent === "ready"`, "badge of the server ready again after its slow answer")
 }
 
 // colorScheme makes the page's prefers-color-scheme the given one

@@ -4,9 +4,10 @@
 const $ = (id) => document.getElementById(id);
 
 // How long the page waits, in milliseconds: for an answer to a request;
-// between asks whether the server is ready, while it is not; and before
-// asking for the stats again at load, when the server could not answer.
-const waits = { request: 30000, readyPoll: 5000, statsRetry: 1000 };
+// between asks whether the server is ready, while it is not and while it
+// is; and before asking for the stats again at load, when the server
+// could not answer.
+const waits = { request: 30000, readyPoll: 5000, readyEvery: 10000, statsRetry: 1000 };
 
 // api posts (or gets) JSON and returns the decoded body, or throws an Error
 // whose message is for the page's user. The Error carries the HTTP status
@@ -751,19 +752,25 @@ function showList(page, more) {
   $("list-result").hidden = false;
 }
 
-// readyTimer is the next ask whether the server is ready, while it is not.
-let readyTimer = 0;
+// readyTimer is the next ask whether the server is ready; readyAsking
+// tells whether an ask is on its way.
+let readyTimer = 0, readyAsking = false;
 
 // checkReady asks the server whether it is ready and shows the answer in
-// the badge. While the server is not ready, it asks again now and then;
-// once the server is ready again, the errors of not reaching it go, and
-// stats it could not give are asked for again.
+// the badge. It asks again now and then while the page is shown, ready or
+// not, so that the badge follows a server that stops; never while an ask
+// is on its way, so that a server slow to answer is not asked again and
+// again. Once the server is ready again, the errors of not reaching it
+// go, and stats it could not give are asked for again.
 async function checkReady() {
+  if (readyAsking) return;
+  readyAsking = true;
   const badge = $("ready");
   const wasDown = badge.classList.contains("down");
   let ready = false;
   try {
-    const resp = await fetch("/readyz", { signal: AbortSignal.timeout(waits.request) });
+    // Never an answer from the cache, nor one shared with another ask.
+    const resp = await fetch("/readyz", { cache: "no-store", signal: AbortSignal.timeout(waits.request) });
     ready = resp.ok;
     let code = "", message = "";
     if (!resp.ok) {
@@ -778,14 +785,14 @@ async function checkReady() {
     badge.className = "badge " + (resp.ok ? "ready" : "down");
   } catch (e) {
     badge.textContent = "unreachable";
+    badge.title = "Server readiness";
     badge.className = "badge down";
+  } finally {
+    readyAsking = false;
   }
   clearTimeout(readyTimer);
-  if (!ready) {
-    if (!document.hidden) readyTimer = setTimeout(checkReady, waits.readyPoll);
-    return;
-  }
-  if (!wasDown) return;
+  if (!document.hidden) readyTimer = setTimeout(checkReady, ready ? waits.readyEvery : waits.readyPoll);
+  if (!ready || !wasDown) return;
   const statsMissing = !statsShown || !$("stats-error").hidden;
   for (const sec of Object.values(sections)) {
     const el = $(sec.error);
