@@ -883,6 +883,19 @@ func TestBrowserErrorWording(t *testing.T) {
 	if msg := get(t, ctx, chromedp.Evaluate[string](fmt.Sprintf(message, "compare-error"))); msg != "The text is too long for this server (at most 1 MiB)." {
 		t.Errorf("a text too long: %q", msg)
 	}
+	// A text of zero-width spaces alone: no visible characters, which
+	// the page says in its own words.
+	for _, btn := range []string{"add-btn", "check-btn"} {
+		do(t, ctx,
+			setValue("doc-text", "\u200b\u200b\u200b"),
+			script(`document.getElementById("doc-error").hidden = true`),
+			chromedp.Click(chromedp.ID(btn)),
+			chromedp.WaitVisible(chromedp.ID("doc-error")),
+		)
+		if msg := get(t, ctx, chromedp.Evaluate[string](fmt.Sprintf(message, "doc-error"))); msg != "The text has no visible characters." {
+			t.Errorf("%s of zero-width spaces: %q", btn, msg)
+		}
+	}
 	srv.hook("POST /v1/query", answerError(429, "overloaded", "too many requests in progress; retry shortly"))
 	do(t, ctx,
 		setValue("doc-text", "a document"),

@@ -563,6 +563,10 @@ async function submitDoc(insert) {
       } else if (e instanceof Changed || !sameInputs(body, docInputs())) {
         showNote($("doc-note"), "The text changed while the server was " + (insert ? "adding" : "checking") + " it: press " + (insert ? "Check and add" : "Check only") + " for the text the form holds now.");
       } else {
+        // The page lets no blank text through: the server's "missing or
+        // empty" is of one whose characters are all invisible
+        // (zero-width spaces, say).
+        if (e.code === "missing_text") e.message = "The text has no visible characters.";
         showError($("doc-error"), e);
       }
     }
