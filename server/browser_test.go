@@ -1317,11 +1317,29 @@ func TestBrowserOpenFile(t *testing.T) {
 	// A file that is no text: refused, the text box left as it was.
 	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("file-a"), []string{write("image.png", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}))
 	waitFor(t, ctx, `!document.getElementById("compare-error").hidden`, "the error for a file that is no text")
-	if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); !strings.Contains(msg, "image.png is not a text file") {
-		t.Errorf("error %q, want it to name the file", msg)
+	if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); msg != "image.png is not a text file (it holds NUL bytes): open a text, HTML or Markdown file." {
+		t.Errorf("error %q, want it to name the file and its NUL bytes", msg)
 	}
 	if v := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("text-a").value`)); v != a {
 		t.Errorf("text A is now %q, want it left as it was", v)
+	}
+	// A file in Latin-1, not UTF-8, and an empty file: refused as well,
+	// never opened with U+FFFD in place of letters, nor as an empty box.
+	for _, f := range []struct{ name, bytes, want string }{
+		{"latin1.txt", "caf\xe9 cr\xe8me", "latin1.txt is not UTF-8 text: save it as UTF-8 and open it again."},
+		{"empty.txt", "", "empty.txt is empty: there is no text to open."},
+	} {
+		do(t, ctx,
+			script(`document.getElementById("compare-error").hidden = true`),
+			chromedp.SetUploadFiles(chromedp.ID("file-a"), []string{write(f.name, f.bytes)}),
+		)
+		waitFor(t, ctx, `!document.getElementById("compare-error").hidden`, "the error for "+f.name)
+		if msg := get(t, ctx, chromedp.Text(chromedp.ID("compare-error"))); msg != f.want {
+			t.Errorf("opening %s: error %q, want %q", f.name, msg, f.want)
+		}
+		if v := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("text-a").value`)); v != a {
+			t.Errorf("after opening %s, text A is %q, want it left as it was", f.name, v)
+		}
 	}
 
 	do(t, ctx, chromedp.SetUploadFiles(chromedp.ID("file-doc"), []string{write("doc.txt", doc)}))

@@ -823,15 +823,28 @@ async function openFile(file, target) {
     fail(`${file.name} is ${formatBytes(file.size)}: the page opens files of up to ${formatBytes(maxFileBytes)}.`);
     return;
   }
-  let text;
+  if (file.size === 0) {
+    fail(`${file.name} is empty: there is no text to open.`);
+    return;
+  }
+  let bytes;
   try {
-    text = await file.text();
+    bytes = new Uint8Array(await file.arrayBuffer());
   } catch (e) {
     fail(`${file.name} could not be read (${e.message || e}).`);
     return;
   }
-  if (text.includes("\u0000")) {
-    fail(`${file.name} is not a text file (it holds zero bytes): open a text, HTML or Markdown file.`);
+  if (bytes.includes(0)) {
+    fail(`${file.name} is not a text file (it holds NUL bytes): open a text, HTML or Markdown file.`);
+    return;
+  }
+  let text;
+  try {
+    // Strict: a file in another encoding (Latin-1, say) would otherwise
+    // open with U+FFFD in place of its accented letters, unnoticed.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (_) {
+    fail(`${file.name} is not UTF-8 text: save it as UTF-8 and open it again.`);
     return;
   }
   target.value = text;
