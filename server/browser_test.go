@@ -1360,8 +1360,9 @@ func TestBrowserOpenFile(t *testing.T) {
 // TestBrowserStoredList checks the page's list of stored documents: an
 // empty store says so; then the first page shows the first 20 documents
 // in the order stored, each with its id, when it was seen and the start
-// of its text, and Show more adds the rest under them and goes once none
-// are left.
+// of its text, and Show more, under them, adds the rest and goes once none
+// are left. A document added on the page appears in the list shown, and
+// Refresh shows the first page again.
 func TestBrowserStoredList(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
@@ -1397,8 +1398,13 @@ func TestBrowserStoredList(t *testing.T) {
 	if len(cells) != 3 || cells[0] != "doc 00" || !regexp.MustCompile(`^20[0-9]{2}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC$`).MatchString(cells[1]) || !strings.HasPrefix(longText(100, 30), strings.TrimSuffix(cells[2], "…")) {
 		t.Errorf("first row: %q, want its id, when it was seen and the start of its text", cells)
 	}
+	do(t, ctx, chromedp.WaitVisible(chromedp.ID("more-btn")))
+	// Show more stands under the rows, where the next ones come, and the
+	// first button, once the list is shown, loads it again.
+	if got := get(t, ctx, chromedp.Evaluate[string](`(document.getElementById("more-btn").getBoundingClientRect().top >= document.getElementById("stored").getBoundingClientRect().bottom) + " " + document.getElementById("list-btn").textContent`)); got != "true Refresh" {
+		t.Errorf("Show more under the table, and the first button's label: %q, want true Refresh", got)
+	}
 	do(t, ctx,
-		chromedp.WaitVisible(chromedp.ID("more-btn")),
 		chromedp.Click(chromedp.ID("more-btn")),
 		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#stored tbody tr").length === 25`),
 		chromedp.Poll[chromedp.Void](`document.getElementById("more-btn").hidden`),
@@ -1406,4 +1412,19 @@ func TestBrowserStoredList(t *testing.T) {
 	if got := get(t, ctx, chromedp.Evaluate[[]string](rows)); !slices.Equal(got, ids) {
 		t.Fatalf("after Show more: %q, want %q", got, ids)
 	}
+	// A document added on the page appears under those listed, which stay.
+	do(t, ctx,
+		setValue("doc-text", longText(125, 30)),
+		setValue("doc-id", "doc 25"),
+		chromedp.Click(chromedp.ID("add-btn")),
+	)
+	waitFor(t, ctx, `document.querySelectorAll("#stored tbody tr").length === 26 && !document.getElementById("list-btn").disabled`, "the document added in the list")
+	if got := get(t, ctx, chromedp.Evaluate[[]string](rows)); !slices.Equal(got, append(ids, "doc 25")) {
+		t.Errorf("after adding doc 25 on the page, the list shows %q", got)
+	}
+	// Refresh shows the first page again.
+	do(t, ctx,
+		chromedp.Click(chromedp.ID("list-btn")),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#stored tbody tr").length === 20 && !document.getElementById("more-btn").hidden`),
+	)
 }

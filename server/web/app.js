@@ -523,6 +523,7 @@ async function submitDoc(insert) {
         } else {
           v.textContent = "New: stored as " + r.id + ".";
           v.className = "verdict new";
+          refreshList();
         }
         showMatches(r.matches, text);
         // A repeat is not checked against the store, so its lack of
@@ -716,9 +717,10 @@ const listPage = 20;
 let listNext = "";
 
 // loadList shows the first page of the stored documents, or with more the
-// next one under those shown (GET /v1/documents).
-async function loadList(more) {
-  let path = "/v1/documents?limit=" + listPage;
+// next one under those shown (GET /v1/documents); limit is the page's
+// length.
+async function loadList(more, limit = listPage) {
+  let path = "/v1/documents?limit=" + limit;
   if (more && listNext) path += "&after=" + encodeURIComponent(listNext);
   try {
     showList(await api("GET", path), more);
@@ -754,6 +756,28 @@ function showList(page, more) {
   $("stored").hidden = none;
   $("list-none").hidden = !none;
   $("list-result").hidden = false;
+}
+
+// listButtons returns the buttons of the stored documents' list.
+function listButtons() {
+  return [$("list-btn"), $("more-btn")];
+}
+
+// pressList runs the request of a list button, pressed. Once the list is
+// shown, its first button loads it again: it says Refresh.
+async function pressList(pressed, more) {
+  await withBusy(sections.list, listButtons(), pressed, "Loading…", () => loadList(more));
+  if (!$("list-result").hidden) $("list-btn").textContent = "Refresh";
+}
+
+// refreshList loads the stored documents shown again, from the first, with
+// one row more (at least a page): a document just added, last in the
+// store's order, then appears under them when the list showed them all.
+// A list not shown, or on its way, is left alone.
+function refreshList() {
+  if ($("list-result").hidden || $("list-btn").disabled) return;
+  const rows = $("stored").querySelectorAll("tbody tr").length;
+  withBusy(sections.list, listButtons(), $("list-btn"), "Loading…", () => loadList(false, Math.min(10000, Math.max(listPage, rows + 1))));
 }
 
 // readyTimer is the next ask whether the server is ready; readyAsking
@@ -888,9 +912,8 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   $("check-btn").addEventListener("click", () => submitDoc(false));
   $("stats-btn").addEventListener("click", () => withBusy(sections.stats, [$("stats-btn")], $("stats-btn"), "Refreshing…", () => loadStats()));
-  const listButtons = [$("list-btn"), $("more-btn")];
-  $("list-btn").addEventListener("click", () => withBusy(sections.list, listButtons, $("list-btn"), "Loading…", () => loadList(false)));
-  $("more-btn").addEventListener("click", () => withBusy(sections.list, listButtons, $("more-btn"), "Loading…", () => loadList(true)));
+  $("list-btn").addEventListener("click", () => pressList($("list-btn"), false));
+  $("more-btn").addEventListener("click", () => pressList($("more-btn"), true));
   // A result is the answer for the inputs it was asked for: once they
   // change, it goes.
   for (const id of ["text-a", "text-b"]) $(id).addEventListener("input", () => clearSection(sections.compare));
