@@ -815,6 +815,25 @@ func TestBrowserStaleResult(t *testing.T) {
 	if get(t, ctx, shown("doc-result")) || !strings.Contains(note, "New: stored as seven.") {
 		t.Errorf("the answer for a text changed while it came: result shown %v, note %q", get(t, ctx, shown("doc-result")), note)
 	}
+	// A document refused while its text changed: the refusal is shown,
+	// not hidden behind a note that the text changed.
+	refuse := make(chan struct{})
+	srv.hook("POST /v1/documents", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-refuse:
+		case <-srv.done:
+		}
+		answerError(413, "body_too_large", "request body too large: more than 4194304 bytes")(w, r)
+	})
+	do(t, ctx, chromedp.Click(chromedp.ID("add-btn")))
+	waitFor(t, ctx, `document.getElementById("add-btn").disabled`, "Check and add pressed")
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("doc-text"), " and still more"))
+	close(refuse)
+	waitFor(t, ctx, `!document.getElementById("add-btn").disabled`, "the refused document answered")
+	refusal := get(t, ctx, chromedp.Evaluate[string](`document.getElementById("doc-error").hidden ? "" : document.getElementById("doc-error").firstChild.textContent`))
+	if refusal != "The text is too long for this server (at most 4 MiB)." || get(t, ctx, shown("doc-result")) {
+		t.Errorf("a document refused while its text changed: error %q, result shown %v; want the refusal", refusal, get(t, ctx, shown("doc-result")))
+	}
 }
 
 // TestBrowserFocusAndBusy presses each button with the keyboard: while its

@@ -561,14 +561,19 @@ async function submitDoc(insert) {
       if (e instanceof Changed && insert) {
         // The document was added all the same: say what became of it.
         showNote($("doc-note"), "The text or id changed while the server was adding the document. The document as sent: " + v.textContent);
-      } else if (e instanceof Changed || !sameInputs(body, docInputs())) {
-        showNote($("doc-note"), "The text changed while the server was " + (insert ? "adding" : "checking") + " it: press " + (insert ? "Check and add" : "Check only") + " for the text the form holds now.");
+      } else if (e instanceof Changed || (!insert && !sameInputs(body, docInputs()))) {
+        showNote($("doc-note"), "The text changed while the server was checking it: press Check only for the text the form holds now.");
       } else {
         // The page lets no blank text through: the server's "missing or
         // empty" is of one whose characters are all invisible
         // (zero-width spaces, say).
         if (e.code === "missing_text") e.message = "The text has no visible characters.";
+        // An add that failed is shown whatever the form holds now: a
+        // note that the text changed would hide that nothing was added.
         showError($("doc-error"), e);
+        if (!sameInputs(body, docInputs())) {
+          showNote($("doc-note"), "The text or id changed while the server was adding the document: the error above is the answer for the document as sent.");
+        }
       }
     }
   });
