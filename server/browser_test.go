@@ -1027,9 +1027,10 @@ func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
 }
 
 // TestBrowserContrast checks, in the light and the dark colour scheme, the
-// contrast of the page's text against its background (4.5:1 at least) and
-// of a grid's set bit that differs against a set bit that does not, and of
-// a clear bit that differs against one that does not (3:1 at least).
+// contrast of the page's text against its background (4.5:1 at least), of
+// a grid's set bit that differs against a set bit that does not, and of a
+// clear bit that differs against one that does not (3:1 at least), and of
+// a clear bit, in the grid and the legend, against the card (1.5:1).
 func TestBrowserContrast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test: slow")
@@ -1067,11 +1068,14 @@ func checkContrast(t *testing.T, ctx context.Context, scheme string) {
 			el.textContent = "x";
 			parent.appendChild(el);
 			const s = getComputedStyle(el);
-			const c = { color: s.color, bg: s.backgroundColor, outline: s.outlineColor };
+			const c = { color: s.color, bg: s.backgroundColor, outline: s.outlineColor, shadow: s.boxShadow };
 			el.remove();
 			return c;
 		};
 		const card = getComputedStyle(document.getElementById("compare")).backgroundColor;
+		// shown is the contrast against the card of a cell's edge (its
+		// box shadow) or of its fill, whichever stands out more.
+		const shown = (shadow, fill) => Math.max(ratio(fill, card), shadow === "none" ? 0 : ratio(shadow, card));
 		const page = getComputedStyle(document.body).backgroundColor;
 		const button = getComputedStyle(document.getElementById("compare-btn"));
 		const quiet = getComputedStyle(document.getElementById("stats-btn"));
@@ -1094,6 +1098,8 @@ func checkContrast(t *testing.T, ctx context.Context, scheme string) {
 			"text: error": ratio(probe("p", "error", document.getElementById("compare")).color, probe("p", "error", document.getElementById("compare")).bg),
 			"cells: set and differs, set": ratio(onDiff.bg, on.bg),
 			"cells: clear and differs (outline), clear": ratio(offDiff.outline, off.bg),
+			"edge: clear bit, card": shown(off.shadow, off.bg),
+			"edge: legend's clear bit, card": (s => shown(s.boxShadow, s.backgroundColor))(getComputedStyle(document.querySelector(".legend .cell:not(.on)"))),
 			"page: luminance of the background": lum(page),
 		};
 	})()`
@@ -1107,8 +1113,12 @@ func checkContrast(t *testing.T, ctx context.Context, scheme string) {
 			continue
 		}
 		least := 3.0
-		if strings.HasPrefix(what, "text:") {
+		switch {
+		case strings.HasPrefix(what, "text:"):
 			least = 4.5
+		case strings.HasPrefix(what, "edge:"):
+			// Where a clear bit is, beside the card's colour.
+			least = 1.5
 		}
 		if r < least {
 			t.Errorf("%s scheme, %s: contrast %.2f:1, want at least %.1f:1", scheme, what, r, least)
