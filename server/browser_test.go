@@ -452,6 +452,12 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	if label, text, title := stat("retention_seconds"); label != "retention" || text != "2 d" || title != "172800" {
 		t.Errorf("retention shown as %q %q (title %q), want retention 2 d (172800)", label, text, title)
 	}
+	// Counters start again with the server, which their labels say.
+	for key, want := range map[string]string{"checks": "checks since the server started", "rejected": "candidates turned down since the server started"} {
+		if label, _, _ := stat(key); label != want {
+			t.Errorf("stat %s labelled %q, want %q", key, label, want)
+		}
+	}
 	// The tiny rule's distance and length, named.
 	if label, text, _ := stat("tiny_k"); label != "distance, tiny texts" || text != "14 bits" {
 		t.Errorf("tiny rule's distance shown as %q %q, want distance, tiny texts 14 bits", label, text)

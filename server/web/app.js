@@ -618,8 +618,12 @@ const statTitles = {
   short_documents: "Stored documents short enough for the short-text or tiny-text rule",
 };
 
+// Stats that count events since the engine opened: each start of the
+// server counts them from 0 again, which their labels say.
+const sinceStart = new Set(["checks", "inserts", "duplicates", "candidates", "rejected", "expired", "deleted", "syncs"]);
+
 function statLabel(key) {
-  return statLabels[key] ?? key.replace(/_/g, " ");
+  return (statLabels[key] ?? key.replace(/_/g, " ")) + (sinceStart.has(key) ? " since the server started" : "");
 }
 
 function formatBytes(n) {
