@@ -225,6 +225,12 @@ func TestBrowserCompare(t *testing.T) {
 		}
 	}
 
+	// The server's switches, in its stats, read on or off.
+	waitFor(t, ctx, `document.querySelector('#stats dd[data-stat="distinct_negation"]') !== null`, "the server's stats")
+	if got := get(t, ctx, chromedp.Evaluate[[]string](`["distinct_numbers", "distinct_negation"].map(k => document.querySelector('#stats dd[data-stat="' + k + '"]').textContent)`)); !slices.Equal(got, []string{"on", "on"}) {
+		t.Errorf("distinct_numbers and distinct_negation shown as %q, want on and on", got)
+	}
+
 	// Two texts of a few words are judged by the tiny rule, which the
 	// page names.
 	do(t, ctx,
@@ -471,6 +477,10 @@ func TestBrowserAddAndCheck(t *testing.T) {
 	// A server run with --tiny-length 0 has no tiny rule; one bit is one.
 	if got := get(t, ctx, chromedp.Evaluate[string](`formatStat("tiny_length", 0) + " / " + formatStat("short_k", 1)`)); got != "off / 1 bit" {
 		t.Errorf("tiny length 0 and a distance of 1 shown as %q, want off / 1 bit", got)
+	}
+	// A switch of the policy reads on or off, a state yes or no.
+	if got := get(t, ctx, chromedp.Evaluate[string](`["distinct_numbers", "distinct_negation", "disk_full"].map((k, i) => formatStat(k, i !== 1)).join(" / ")`)); got != "on / off / yes" {
+		t.Errorf("distinct_numbers true, distinct_negation false and disk_full true shown as %q, want on / off / yes", got)
 	}
 }
 

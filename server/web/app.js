@@ -650,7 +650,12 @@ function formatSeconds(s) {
 // turns off.
 const bitStats = new Set(["k", "short_k", "tiny_k"]);
 
+// Stats that are switches of the server's policy; other true-or-false
+// stats are states (disk_full).
+const switchStats = new Set(["distinct_numbers", "distinct_negation"]);
+
 function formatStat(key, v) {
+  if (typeof v === "boolean") return switchStats.has(key) ? (v ? "on" : "off") : v ? "yes" : "no";
   if (typeof v !== "number") return String(v);
   if (key.endsWith("_bytes")) return formatBytes(v);
   if (key.endsWith("_seconds")) return formatSeconds(v);
