@@ -1318,6 +1318,29 @@ func TestBrowserCompareMatchRefused(t *testing.T) {
 	if focus := get(t, ctx, chromedp.Evaluate[string](`document.activeElement.className`)); focus != "compare-match" {
 		t.Errorf("after the message, the focus is on %q, want the match's Compare button", focus)
 	}
+
+	// A document whose id is ".." cannot be asked for by a browser, which
+	// resolves the path segment away: a note says so, and how curl can.
+	dots := longText(13, 120)
+	if _, err := c.CheckAndInsert(context.Background(), client.Document{ID: "..", Text: dots}); err != nil {
+		t.Fatal(err)
+	}
+	wantNote := `A browser cannot ask for the document with id ".." (it takes ".." in a path for a step, even written %2E%2E); curl can: curl ` + srv.URL + `/v1/documents/%2E%2E`
+	do(t, ctx,
+		setValue("doc-text", strings.ToUpper(dots[:1])+dots[1:]),
+		setValue("doc-id", ".."),
+		chromedp.Click(chromedp.ID("check-btn")),
+	)
+	waitFor(t, ctx, `document.querySelector('#matches tbody tr[data-id=".."] button') !== null && !document.getElementById("doc-result").hidden && !document.getElementById("check-btn").disabled`, `the match ".."`)
+	if note := get(t, ctx, chromedp.Evaluate[string](`(e => e.hidden ? "" : e.textContent)(document.getElementById("doc-note"))`)); note != `Whether the id ".." is taken, the page cannot tell. `+wantNote {
+		t.Errorf(`Check only under the id "..": note %q`, note)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#matches tbody tr[data-id=".."] button`)))
+	waitFor(t, ctx, `!document.querySelector('#matches tbody tr[data-id=".."] button').disabled && (!document.getElementById("doc-error").hidden || !document.getElementById("doc-note").hidden)`, `a message after Compare on the match ".."`)
+	if note, msg := get(t, ctx, chromedp.Evaluate[string](`(e => e.hidden ? "" : e.textContent)(document.getElementById("doc-note"))`)), message(); note != wantNote || msg != "" {
+		t.Errorf(`Compare on the match "..": note %q, error %q; want the note %q`, note, msg, wantNote)
+	}
+	unchanged(`Compare on the match ".."`, typedA+" More.", typedB)
 }
 
 // TestBrowserOpenFile opens two files into the texts to compare and one

@@ -398,6 +398,20 @@ function docPath(id) {
   return "/v1/documents/" + e;
 }
 
+// dotID tells whether the page cannot ask for the document id: a browser
+// resolves a path segment "." or ".." away even written %2E or %2E%2E
+// (the URL standard says so), and would ask for another path.
+function dotID(id) {
+  return id === "." || id === "..";
+}
+
+// dotIDNote says why the page cannot ask for the document id (dotID), and
+// how to; it ends with a command, not a full stop, so that it can be
+// copied.
+function dotIDNote(id) {
+  return `A browser cannot ask for the document with id "${id}" (it takes "${id}" in a path for a step, even written ${docPath(id).slice("/v1/documents/".length)}); curl can: curl ${location.origin}${docPath(id)}`;
+}
+
 // excerpt returns the first n or so characters of text, its white space
 // run together, cut after a word when there is more.
 function excerpt(text, n = 200) {
@@ -417,6 +431,7 @@ async function showExcerpts() {
   const table = matchesShown;
   for (const tr of $("matches").querySelectorAll("tbody tr")) {
     if (table !== matchesShown) return;
+    if (dotID(tr.dataset.id)) continue;
     try {
       const d = await api("GET", docPath(tr.dataset.id));
       if (table !== matchesShown || !d.text) continue;
@@ -441,6 +456,10 @@ async function compareStored(id, checked, pressed) {
   const before = compareInputs();
   let text = null;
   await withBusy(sections.doc, docButtons(), pressed, "Loading…", async () => {
+    if (dotID(id)) {
+      showNote($("doc-note"), dotIDNote(id));
+      return;
+    }
     try {
       const d = await api("GET", docPath(id));
       if (!d.text) throw new Error("The store keeps no text of " + id + " (only its fingerprint): there is nothing to compare with.");
@@ -533,7 +552,7 @@ async function submitDoc(insert) {
         const r = await api("POST", "/v1/query", { text });
         // Check and add would be refused under an id taken by another
         // text, whatever the text's matches: say so before it is pressed.
-        const stored = body.id ? await storedUnder(body.id) : null;
+        const stored = body.id && !dotID(body.id) ? await storedUnder(body.id) : null;
         loadStats();
         const m = r.duplicate ? (r.matches || []).find((x) => x.id === r.duplicate_of) : null;
         if (m) {
@@ -554,6 +573,9 @@ async function submitDoc(insert) {
         showMatches(r.matches, text);
       }
       if (!sameInputs(body, docInputs())) throw new Changed();
+      if (!insert && body.id && dotID(body.id)) {
+        showNote($("doc-note"), `Whether the id "${body.id}" is taken, the page cannot tell. ${dotIDNote(body.id)}`);
+      }
       $("doc-result").hidden = false;
       showExcerpts();
     } catch (e) {
