@@ -135,23 +135,8 @@ func startDistinctServer(t *testing.T) (*httptest.Server, *client.Client) {
 	p := neardup.DefaultPolicy()
 	p.DistinctNumbers, p.DistinctNegation = true, true
 	opts := neardup.DefaultOptions()
-	opts.InMemory = true
 	opts.Policy = p
-	e, err := neardup.Open("", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := server.New(server.Options{Policy: &p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetEngine(e)
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		e.Close()
-	})
-	return srv, client.New(srv.URL, srv.Client())
+	return startServerOf(t, opts, server.Options{Policy: &p})
 }
 
 // TestBrowserCompare loads the page, types two texts, presses Compare and

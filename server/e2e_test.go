@@ -118,9 +118,23 @@ func startServer(t *testing.T) (*httptest.Server, *client.Client) {
 // --scores rule).
 func startServerWith(t *testing.T, ruleOnly bool) (*httptest.Server, *client.Client) {
 	t.Helper()
-	e := openMemEngineWith(t, ruleOnly)
-	s, err := server.New(server.Options{RuleScoreOnly: ruleOnly})
+	opts := neardup.DefaultOptions()
+	opts.RuleScoreOnly = ruleOnly
+	return startServerOf(t, opts, server.Options{RuleScoreOnly: ruleOnly})
+}
+
+// startServerOf is startServer with an engine of the options eo (kept in
+// memory) and a server of so.
+func startServerOf(t *testing.T, eo neardup.Options, so server.Options) (*httptest.Server, *client.Client) {
+	t.Helper()
+	eo.InMemory = true
+	e, err := neardup.Open("", &eo)
 	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(so)
+	if err != nil {
+		e.Close()
 		t.Fatal(err)
 	}
 	s.SetEngine(e)

@@ -133,18 +133,8 @@ func TestQueryBatch(t *testing.T) {
 // text and its size, not the empty id a query has.
 func TestQueryTextTooLarge(t *testing.T) {
 	opts := neardup.DefaultOptions()
-	opts.InMemory, opts.MaxTextBytes = true, 100
-	e, err := neardup.Open("", &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.SetEngine(e)
-	h := s.Handler()
+	opts.MaxTextBytes = 100
+	h := engineHandler(t, opts)
 	big := jsonString(map[string]string{"text": strings.Repeat("word ", 20) + "x"})
 	const says = "text too large: the text has 101 bytes, limit 100"
 	code, v := call(t, h, "POST", "/v1/query", "", big)

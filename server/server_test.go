@@ -41,6 +41,25 @@ func newTestServer(t *testing.T, opts Options) (*Server, *fakeEngine) {
 	return s, e
 }
 
+// engineHandler returns the handler of a server (default options) over a
+// real engine of the options eo, kept in memory and closed at the test's
+// end.
+func engineHandler(t *testing.T, eo neardup.Options) http.Handler {
+	t.Helper()
+	eo.InMemory = true
+	e, err := neardup.Open("", &eo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(e)
+	return s.Handler()
+}
+
 // call serves one request and returns the status and the decoded JSON body.
 func call(t *testing.T, h http.Handler, method, path, contentType, body string) (int, map[string]any) {
 	t.Helper()
@@ -674,18 +693,8 @@ func TestZeroTime(t *testing.T) {
 	}{{"window", neardup.DefaultRetention, "expired"}, {"forever", -1, "bad_request"}} {
 		t.Run(c.name, func(t *testing.T) {
 			opts := neardup.DefaultOptions()
-			opts.InMemory, opts.Retention = true, c.retention
-			e, err := neardup.Open("", &opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { e.Close() })
-			s, err := New(Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.SetEngine(e)
-			h := s.Handler()
+			opts.Retention = c.retention
+			h := engineHandler(t, opts)
 			code, v := call(t, h, "POST", "/v1/documents", "", `{"id":"z","text":"a document of the zero time","time":"`+zero+`"}`)
 			refusal, _ := v["error"].(map[string]any)
 			msg, _ := refusal["message"].(string)
