@@ -1253,7 +1253,11 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 	case len(d.ID) > MaxIDBytes:
 		p.err = fmt.Errorf("%w: it has %d bytes, limit %d", ErrIDTooLong, len(d.ID), MaxIDBytes)
 	case len(d.Text) > e.opts.MaxTextBytes:
-		p.err = fmt.Errorf("%w: %q has %d bytes, limit %d", ErrTooLarge, d.ID, len(d.Text), e.opts.MaxTextBytes)
+		what := "the text" // of a query (Check), which has no id
+		if d.ID != "" {
+			what = strconv.Quote(d.ID)
+		}
+		p.err = fmt.Errorf("%w: %s has %d bytes, limit %d", ErrTooLarge, what, len(d.Text), e.opts.MaxTextBytes)
 	case strings.TrimSpace(d.Text) == "":
 		p.err = fmt.Errorf("%w: %q", ErrEmptyText, d.ID)
 	case e.opts.RejectInvalidUTF8 && !utf8.ValidString(d.Text):

@@ -305,6 +305,22 @@ func (p Policy) TinyCap() int { return p.TinyLength + p.TinyLength/4 }
 // width: MaxDistance at 64 bits, scaled in proportion to wider ones.
 func (r Rule) MaxDistanceAt(bits int) int { return scale(r.MaxDistance, bits) }
 
+// ToldApartBy returns what tells apart the texts whose sketches are a and
+// b, whatever their scores: "numbers" when DistinctNumbers is set and
+// their numbers differ (similarity.SameNumbers), "negation" when
+// DistinctNegation is set and their words of negation differ
+// (similarity.SameNegation), "" otherwise. Verify turns down a pair its
+// measure passes when it is not "".
+func (p Policy) ToldApartBy(a, b *similarity.Sketch) string {
+	switch {
+	case p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes):
+		return "numbers"
+	case p.DistinctNegation && !similarity.SameNegation(a.Runes, b.Runes):
+		return "negation"
+	}
+	return ""
+}
+
 // maxEditRunes is the longest text for which Verify computes the
 // Levenshtein ratio when the rule judges by another measure.
 const maxEditRunes = 2000
@@ -379,10 +395,7 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 	if sim < r.MinSimilarity {
 		return false, sim, s
 	}
-	if p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes) {
-		return false, sim, s
-	}
-	if p.DistinctNegation && !similarity.SameNegation(a.Runes, b.Runes) {
+	if p.ToldApartBy(a, b) != "" {
 		return false, sim, s
 	}
 	if !all {

@@ -202,9 +202,8 @@ type compareRule struct {
 	// whatever their distance.
 	OneWordApart bool `json:"one_word_apart,omitempty"`
 	// ToldApartBy, for a pair the rule's measure passes but the policy
-	// turns down, says why: "numbers" (Policy.DistinctNumbers, their
-	// numbers differ) or "negation" (Policy.DistinctNegation, their words
-	// of negation do).
+	// turns down, says why (neardup.Policy.ToldApartBy): "numbers" or
+	// "negation".
 	ToldApartBy string `json:"told_apart_by,omitempty"`
 }
 
@@ -277,12 +276,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 	rule := ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits())
 	rule.OneWordApart = rule.Name == "tiny" && s.opts.Policy.OneWordApart(sa, sb)
 	if !dup && sim >= rule.MinSimilarity && (d <= rule.MaxDistance || rule.OneWordApart) {
-		switch p := s.opts.Policy; {
-		case p.DistinctNumbers && !similarity.SameNumbers(sa.Runes, sb.Runes):
-			rule.ToldApartBy = "numbers"
-		case p.DistinctNegation && !similarity.SameNegation(sa.Runes, sb.Runes):
-			rule.ToldApartBy = "negation"
-		}
+		rule.ToldApartBy = s.opts.Policy.ToldApartBy(sa, sb)
 	}
 	return compareOut{
 		Profile:               profile,

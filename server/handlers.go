@@ -549,7 +549,7 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request, e Engine) e
 		// counts (an id would leave out a stored document that has it).
 		res, err := e.Check(r.Context(), neardup.Document{Text: q.text})
 		if err != nil {
-			return queryError(err)
+			return err
 		}
 		out = s.textQueryOut(res, q.k)
 	}
@@ -591,15 +591,6 @@ func readQuery(in queryIn, e Engine) (query, error) {
 		return q, newError(http.StatusBadRequest, "missing_text", `give "text" or "fingerprint"`)
 	}
 	return q, nil
-}
-
-// queryError is the API error of a query's text that the engine refused.
-// The engine names the document refused by its id, and a query has none:
-// "text too large: the text has N bytes", not `"" has N bytes`.
-func queryError(err error) *apiError {
-	ae := *engineError(err)
-	ae.message = strings.Replace(ae.message, strconv.Quote("")+" has ", "the text has ", 1)
-	return &ae
 }
 
 // queryFingerprint answers q, a query by fingerprint, from e.
@@ -699,7 +690,7 @@ func (s *Server) handleQueryBatch(w http.ResponseWriter, r *http.Request, e Engi
 	}
 	for j, i := range at {
 		if errs != nil && errs[j] != nil {
-			ae := queryError(errs[j])
+			ae := engineError(errs[j])
 			out.Results[i] = queryOut{Matches: []matchOut{}, Error: &errorDetail{Code: ae.code, Message: ae.message}}
 			continue
 		}
