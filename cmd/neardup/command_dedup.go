@@ -1507,6 +1507,7 @@ type deduper struct {
 	dupIDs   map[xxh3.Uint128]xxh3.Uint128
 	batchIDs map[xxh3.Uint128]int // the ids of the batch in hand sent to the engine, and where
 	held     []int                // by document of the batch: sentToEngine, or what decides it
+	ids      []xxh3.Uint128       // by document of the batch: its id's hash (zero for an empty text)
 	fates    []fate               // by document of the batch: what became of it
 	in       *docInput
 	stderr   io.Writer
@@ -1848,10 +1849,12 @@ func (d *deduper) flush(ctx context.Context) error {
 		d.batchIDs, d.dupIDs = map[xxh3.Uint128]int{}, map[xxh3.Uint128]xxh3.Uint128{}
 	}
 	clear(d.batchIDs)
+	ids := d.ids[:0]
 	for i, r := range batch {
 		h := sentToEngine
+		var id xxh3.Uint128
 		if strings.TrimSpace(r.doc.Text) != "" {
-			id := xxh3.HashString128(r.doc.ID)
+			id = xxh3.HashString128(r.doc.ID)
 			if at, ok := d.batchIDs[id]; ok {
 				h = at
 			} else if _, ok := d.dupIDs[id]; ok {
@@ -1861,9 +1864,9 @@ func (d *deduper) flush(ctx context.Context) error {
 				d.docs = append(d.docs, r.doc)
 			}
 		}
-		held = append(held, h)
+		held, ids = append(held, h), append(ids, id)
 	}
-	d.held = held
+	d.held, d.ids = held, ids
 	fates := d.fates[:0]
 	if d.db != "" {
 		// Only the ids the store does not hold yet: a recovery takes
@@ -1935,7 +1938,7 @@ func (d *deduper) flush(ctx context.Context) error {
 			res, repeat = empty(r)
 		} else if held[i] != sentToEngine {
 			var err error
-			if res, repeat, err = d.again(r, held[i], batch, fates); err != nil {
+			if res, repeat, err = d.again(r, ids[i], held[i], batch, fates); err != nil {
 				fates[i].err = err
 				if !refusesInput(err) {
 					continue // the earlier one failed in the store
@@ -1976,7 +1979,7 @@ func (d *deduper) flush(ctx context.Context) error {
 				d.repeats++
 			} else if strings.TrimSpace(r.doc.Text) != "" {
 				// Not stored: only this run knows its id.
-				d.dupIDs[xxh3.HashString128(r.doc.ID)] = xxh3.HashString128(r.doc.Text)
+				d.dupIDs[ids[i]] = xxh3.HashString128(r.doc.Text)
 			}
 			if d.rep != nil {
 				d.repEnc.Encode(dupReport{ID: r.doc.ID, DuplicateOf: *res.DuplicateOf, Distance: res.Distance, Similarity: res.Similarity, Repeat: repeat})
@@ -2050,18 +2053,17 @@ type fate struct {
 // the run had, with another text.
 var errIDSeen = errors.New("id already seen with another text")
 
-// again decides r, whose id an earlier document of the run had (held is
-// where that one is, see sentToEngine): with the same text it is the same
-// document again, a repeat, whatever became of the first; with another
-// it is refused (errIDSeen). The same text after a refused one is refused
-// as that one was.
-func (d *deduper) again(r *record, held int, batch []*record, fates []fate) (neardup.Result, bool, error) {
-	text := xxh3.HashString128(r.doc.Text)
+// again decides r, whose id (of hash id) an earlier document of the run
+// had (held is where that one is, see sentToEngine): with the same text it
+// is the same document again, a repeat, whatever became of the first;
+// with another it is refused (errIDSeen). The same text after a refused
+// one is refused as that one was.
+func (d *deduper) again(r *record, id xxh3.Uint128, held int, batch []*record, fates []fate) (neardup.Result, bool, error) {
 	var same bool
 	if held == dupEarlier {
-		same = d.dupIDs[xxh3.HashString128(r.doc.ID)] == text
+		same = d.dupIDs[id] == xxh3.HashString128(r.doc.Text)
 	} else {
-		if same = xxh3.HashString128(batch[held].doc.Text) == text; same && fates[held].err != nil {
+		if same = batch[held].doc.Text == r.doc.Text; same && fates[held].err != nil {
 			return neardup.Result{}, false, fates[held].err
 		}
 	}
