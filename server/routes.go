@@ -57,8 +57,9 @@ func (s *Server) buildHandler() http.Handler {
 	plain("GET /{$}", false, s.handleIndex)
 	plain("GET /static/", false, s.handleStatic)
 
-	// Requests no route takes (unknown paths, other methods, paths to
-	// clean) are counted under one label, which bounds the series.
+	// Requests no route takes (unknown paths, other methods, and the paths
+	// the mux redirects: unclean ones, a subtree's without its slash) are
+	// counted under one label, which bounds the series.
 	unmatched := s.metrics.route("unmatched")
 	// A page of another site must not write to the store through the
 	// visitor's browser (a server on loopback included): browsers mark a
@@ -70,8 +71,8 @@ func (s *Server) buildHandler() http.Handler {
 		writeError(w, newError(http.StatusForbidden, "cross_origin", "a request from another site's page is refused: the API takes writes from programs and from its own page"))
 	}))
 	return cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
+		h, _ := mux.Handler(r)
+		if _, ok := h.(route); ok {
 			// Handler does not set path values; ServeHTTP does.
 			mux.ServeHTTP(w, r)
 			return
@@ -104,9 +105,15 @@ func noRoute(r *http.Request) *apiError {
 
 func (s *Server) addRoute(mux *http.ServeMux, pattern string, documented bool, h http.Handler) {
 	method, path, _ := strings.Cut(pattern, " ")
-	mux.Handle(pattern, h)
+	mux.Handle(pattern, route{h})
 	s.routes = append(s.routes, Route{Method: method, Path: path, API: documented})
 }
+
+// route marks the handlers addRoute registers, so that the root handler
+// tells a request a route takes from one the mux answers itself: a
+// redirect comes with the pattern of the route it leads to, but not with
+// the route's handler.
+type route struct{ http.Handler }
 
 // statusCapture records the status a handler writes and drops its body.
 type statusCapture struct {

@@ -334,6 +334,15 @@ func TestMetrics(t *testing.T) {
 	call(t, h, "PUT", "/v1/documents", "", `{"text":"x"}`) // 405
 	call(t, h, "GET", "/v2/stats", "", "")                 // no route
 	call(t, h, "GET", "/v1/nothing", "", "")
+	// Redirected by the mux, to the clean path and to the subtree.
+	for _, path := range []string{"/v1//stats", "/v1/./documents/none", "/static"} {
+		req := httptest.NewRequest("GET", path, nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusTemporaryRedirect || w.Header().Get("Location") == "" {
+			t.Errorf("GET %s: %d, Location %q", path, w.Code, w.Header().Get("Location"))
+		}
+	}
 	req := httptest.NewRequest("GET", "/metrics", nil)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
@@ -343,7 +352,8 @@ func TestMetrics(t *testing.T) {
 		`neardup_http_requests_total{code="404",route="GET /v1/documents/{id}"} 1`,
 		`neardup_http_requests_total{code="405",route="unmatched"} 1`,
 		`neardup_http_requests_total{code="404",route="unmatched"} 2`,
-		`neardup_http_request_duration_seconds_count{route="unmatched"} 3`,
+		`neardup_http_requests_total{code="307",route="unmatched"} 3`,
+		`neardup_http_request_duration_seconds_count{route="unmatched"} 6`,
 		`neardup_http_request_duration_seconds_count{route="POST /v1/documents"} 2`,
 		"neardup_documents_checked_total 2",
 		"neardup_duplicates_found_total 1",
