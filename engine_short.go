@@ -155,7 +155,7 @@ func (s *shortIndex) radius(n int) int {
 // fits reports whether a text of n normalized runes may be a duplicate
 // of a stored text tagged t by the length bound of their pair's rule:
 // the difference of their lengths is at most the edits the rule's ratio
-// allows the longer one (maxEdits, as verification counts them), with
+// allows the longer one (similarity.MaxEdits, as verification counts them), with
 // one edit of slack against rounding.
 func (s *shortIndex) fits(n int, t uint16) bool {
 	if t == 0 || n <= 0 {
@@ -164,7 +164,7 @@ func (s *shortIndex) fits(n int, t uint16) bool {
 	m := int(t)
 	long := max(n, m)
 	r := s.rule(n, m)
-	return r.ratio <= 0 || long-min(n, m) <= maxEdits(long, r.ratio)+1
+	return r.ratio <= 0 || long-min(n, m) <= similarity.MaxEdits(long, r.ratio)+1
 }
 
 // add holds e, the fingerprint of a text of n normalized runes (0:

@@ -625,3 +625,51 @@ func TestIdenticalTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestSentencesMoved checks that a short text reposted with its sentences
+// in another order is a duplicate, alone and in a batch, English and
+// Chinese, while a text that shares one of its sentences only is not.
+func TestSentencesMoved(t *testing.T) {
+	for _, tc := range []struct{ name, stored, moved, shares string }{
+		{"en", "The train was late again this morning. Nobody on the platform said a word. We all looked down at our phones and waited.",
+			"We all looked down at our phones and waited. The train was late again this morning. Nobody on the platform said a word.",
+			"We all looked down at our phones and waited. The meeting had been moved to Friday. Lunch was cold pizza again."},
+		{"zh", "今天下雨了，我们没有出门。明天会晴吗？大家都在等着看天气预报。",
+			"明天会晴吗？大家都在等着看天气预报。今天下雨了，我们没有出门。",
+			"明天会晴吗？老师说考试推迟到下周。食堂的饭菜又涨价了。"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testSentencesMoved(t, tc.stored, tc.moved, tc.shares) })
+	}
+}
+
+func testSentencesMoved(t *testing.T, stored, moved, shares string) {
+	for _, batch := range []bool{false, true} {
+		e := mustOpen(t, "", memOptions(nil))
+		ctx := context.Background()
+		if _, err := e.CheckAndInsert(ctx, Document{ID: "stored", Text: stored}); err != nil {
+			t.Fatal(err)
+		}
+		docs := []Document{{ID: "moved", Text: moved}, {ID: "shares", Text: shares}}
+		var rs []Result
+		if batch {
+			var err error
+			if rs, err = e.CheckAndInsertBatch(ctx, docs); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			for _, d := range docs {
+				res, err := e.CheckAndInsert(ctx, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs = append(rs, res)
+			}
+		}
+		if !rs[0].Duplicate || *rs[0].DuplicateOf != "stored" {
+			t.Errorf("sentences moved (batch %v): %+v", batch, rs[0])
+		}
+		if rs[1].Duplicate {
+			t.Errorf("one sentence shared (batch %v): %+v", batch, rs[1])
+		}
+	}
+}

@@ -2,7 +2,6 @@ package neardup
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/neardup/neardup/similarity"
 )
@@ -19,7 +18,11 @@ const (
 	Cosine Measure = "cosine"
 	// Levenshtein is 1 - edit distance / length of the longer text, over
 	// the normalized texts without their punctuation and symbols
-	// (similarity.EditRunes), which the fingerprint does not read either.
+	// (similarity.EditRunes), which the fingerprint does not read either;
+	// for texts of two sentences or more, the higher of that and the
+	// ratio with the sentences of one in the order of the other's
+	// (similarity.EditRatio), so that a copy with its sentences moved is
+	// confirmed as its copy in order is.
 	Levenshtein Measure = "levenshtein"
 )
 
@@ -386,9 +389,9 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 		sim = s.Cosine
 	default:
 		if exact || r.MinSimilarity <= 0 {
-			s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
+			s.Levenshtein = similarity.EditRatio(a, b)
 		} else {
-			s.Levenshtein = boundedRatio(a.EditRunes(), b.EditRunes(), r.MinSimilarity)
+			s.Levenshtein = similarity.EditRatioAtLeast(a, b, r.MinSimilarity)
 		}
 		sim = s.Levenshtein
 	}
@@ -409,7 +412,7 @@ func (p Policy) verify(a, b *similarity.Sketch, distance, bits int, exact, all b
 	}
 	if r.Measure != Levenshtein {
 		if n <= maxEditRunes {
-			s.Levenshtein = similarity.LevenshteinRatio(a.EditRunes(), b.EditRunes())
+			s.Levenshtein = similarity.EditRatio(a, b)
 		} else {
 			s.LevenshteinSkipped = true
 		}
@@ -449,22 +452,4 @@ func (p Policy) identical(n int, all bool) (dup bool, sim float64, s Scores) {
 		s.Levenshtein = 1
 	}
 	return r.MinSimilarity <= 1, 1, s
-}
-
-// boundedRatio is similarity.LevenshteinRatio(a, b) when that is at least
-// min; otherwise it is some value below min, at least the ratio: the edit
-// distance stops once it exceeds the most that min allows.
-func boundedRatio(a, b []rune, min float64) float64 {
-	n := max(len(a), len(b))
-	if n == 0 {
-		return 1
-	}
-	return 1 - float64(similarity.Levenshtein(a, b, maxEdits(n, min)))/float64(n)
-}
-
-// maxEdits returns the most edits a Levenshtein ratio of min allows
-// between texts whose longer one has n runes; the slack absorbs rounding
-// in n*(1-min) when that is a whole number.
-func maxEdits(n int, min float64) int {
-	return int(math.Floor(float64(n)*(1-min) + 1e-9))
 }

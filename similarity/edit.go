@@ -24,7 +24,7 @@ func EditRunes(rs []rune) []rune {
 		return rs // the common case: nothing to drop
 	}
 	out := make([]rune, 0, len(rs))
-	editWalk(rs, func(r rune) { out = append(out, r) })
+	editWalk(rs, func(_ int, r rune) { out = append(out, r) })
 	if len(out) == 0 {
 		return rs
 	}
@@ -41,11 +41,13 @@ func editCount(rs []rune) int {
 
 // editWalk returns how many runes of rs EditRunes keeps when it drops
 // some: the letters, marks and numbers, and one space for each run of
-// white space between two of them. It calls emit, if not nil, with each.
-func editWalk(rs []rune, emit func(rune)) int {
+// white space between two of them. It calls emit, if not nil, with each
+// and the index in rs of the rune kept (for a space, of the rune after
+// it).
+func editWalk(rs []rune, emit func(i int, r rune)) int {
 	n := 0
 	space := false // white space since the last rune kept
-	for _, r := range rs {
+	for i, r := range rs {
 		switch {
 		case r == ' ':
 			space = true
@@ -53,12 +55,12 @@ func editWalk(rs []rune, emit func(rune)) int {
 			if space && n > 0 {
 				n++
 				if emit != nil {
-					emit(' ')
+					emit(i, ' ')
 				}
 			}
 			n++
 			if emit != nil {
-				emit(r)
+				emit(i, r)
 			}
 			space = false
 		}

@@ -16,8 +16,10 @@ type Scores struct {
 	Jaccard float64 `json:"jaccard"`
 	// Cosine is the cosine similarity of the two term vectors.
 	Cosine float64 `json:"cosine"`
-	// Levenshtein is LevenshteinRatio of the two texts' EditRunes: the
-	// normalized texts without their punctuation and symbols.
+	// Levenshtein is the edit ratio of the two texts (EditRatio):
+	// LevenshteinRatio of their EditRunes, the normalized texts without
+	// their punctuation and symbols, or of the texts with the sentences
+	// of one in the other's order, where that is higher.
 	Levenshtein float64 `json:"levenshtein"`
 	// LevenshteinSkipped says that Levenshtein was not computed, and its 0
 	// means nothing: a verifier that decides by another measure leaves the
@@ -67,6 +69,12 @@ type Sketch struct {
 	len          int // len(EditRunes()), counted without making them
 	shinglesOnce sync.Once
 	shingles     []uint64
+	sentOnce     sync.Once
+	sents        sentences
+	editStrOnce  sync.Once
+	editStr      string
+	editWinOnce  sync.Once
+	editWin      *windowSet
 	vectorOnce   sync.Once // computes vector and norm
 	vector       Vector
 	norm         float64
@@ -126,6 +134,13 @@ func runes(norm []byte) []rune {
 		rs = append(rs, r)
 	}
 	return rs
+}
+
+// sentences returns the sentences of the text (splitSentences), made
+// once.
+func (s *Sketch) sentences() sentences {
+	s.sentOnce.Do(func() { s.sents = splitSentences(s.Runes, s.EditRunes(), s.editString()) })
+	return s.sents
 }
 
 // Shingles returns the sorted set of shingle keys, without repeats.
@@ -284,6 +299,6 @@ func Compare(a, b *Sketch) Scores {
 	return Scores{
 		Jaccard:     Jaccard(a.Shingles(), b.Shingles()),
 		Cosine:      a.Cosine(b),
-		Levenshtein: LevenshteinRatio(a.EditRunes(), b.EditRunes()),
+		Levenshtein: EditRatio(a, b),
 	}
 }

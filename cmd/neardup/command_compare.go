@@ -246,7 +246,9 @@ func newCompareCmd() *cobra.Command {
 		Long: `Compare prints, for texts A and B, their fingerprints, the Hamming distance,
 the similarity 1 - distance/bits, the Jaccard similarity of their character
 3-grams (2-grams from CJK characters), the cosine similarity of their
-term-frequency vectors, the Levenshtein ratio of their normalized texts, and
+term-frequency vectors, the Levenshtein ratio of their normalized texts (for
+texts of several sentences, the higher of the texts as they run and with the
+sentences of one in the other's order), and
 the duplicate decision, with a line (why) that names the rule that made it
 and the bound or threshold that decided. A and B are the texts themselves,
 or @path to read a file ("@-" reads standard input, so only one of A and B
