@@ -46,11 +46,12 @@ names: \\ for a backslash, \t for a tab, \n and \r for line breaks (a
 backslash before anything else is kept as it is), so that every output
 line has three fields and a name comes out as fingerprint wrote it.
 
-In a line with a tab, the field that is a 64-bit fingerprint is the
-fingerprint and the other the id. Where both are (ids of 16 hex digits),
-the order of the other lines decides, and if every line is so, the first
-field is taken as the fingerprint, as 'neardup fingerprint' writes it, with
-a warning; --layout says which it is instead.
+The lines with a tab all have one layout, HEX<TAB>ID or ID<TAB>HEX: the
+first of them in which only one field is a 64-bit fingerprint says which
+(a later line the other way round is an error). Where both fields are in
+every line (ids of 16 hex digits), the first field is taken as the
+fingerprint, as 'neardup fingerprint' writes it, with a warning; --layout
+says which it is instead.
 
 It sorts one permuted copy of the fingerprints per table of a multi-table
 design and compares only entries whose keys agree, on all cores. Pairs are
