@@ -79,7 +79,8 @@ type Policy struct {
 	// words farther than any distance an index searches at a sane cost,
 	// and the engine finds those pairs by their deletion keys instead
 	// (similarity.DeletionKeys), TinyWords+1 of them a text at most. 0
-	// turns this off; at most 64.
+	// turns this off; otherwise it is 4 to 64 (Validate refuses 1 to 3,
+	// which would count no text).
 	TinyWords int
 	// Long is the rule for the other pairs.
 	Long Rule
