@@ -27,7 +27,7 @@
 //	404 not_found             no document has that id
 //	404 no_route              no such path
 //	405 method_not_allowed    the path takes other methods (see the Allow header)
-//	403 cross_origin          a POST a browser marks as made by another site's page
+//	403 cross_origin          a POST or DELETE a browser marks as made by another site's page
 //	403 host_not_allowed      the Host header names no host the server answers to (Options.AllowedHosts)
 //	409 id_conflict           the id is stored with another text
 //	413 body_too_large        the body exceeds Options.MaxBody (sent, or decompressed)

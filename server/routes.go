@@ -63,8 +63,8 @@ func (s *Server) buildHandler() http.Handler {
 	unmatched := s.metrics.route("unmatched")
 	// A page of another site must not write to the store through the
 	// visitor's browser (a server on loopback included): browsers mark a
-	// cross-origin request (Sec-Fetch-Site, Origin), and a POST so marked
-	// is refused. Programs and the server's own page are not affected.
+	// cross-origin request (Sec-Fetch-Site, Origin), and a POST or DELETE
+	// so marked is refused. Programs and the server's own page are not affected.
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.metrics.refused.WithLabelValues("cross_origin").Inc()
