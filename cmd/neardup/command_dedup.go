@@ -1169,9 +1169,9 @@ Inputs (standard input when none is given):
              relative paths of the unique files, one a line. A directory of
              shards, whose every file (but hidden ones, named with a leading
              "." or "_", such as Spark's _SUCCESS) is JSONL (.jsonl, .ndjson,
-             or .json with a JSON object on its first line), CSV, Parquet or
-             WARC by its name, compressed or not, is read as those files
-             instead, in name order (unless --format dir).
+             or .json when the first .json file's first line is a JSON
+             object), CSV, Parquet or WARC by its name, compressed or not, is
+             read as those files instead, in name order (unless --format dir).
 A UTF-8 byte order mark at the start of a JSONL or CSV input is ignored (and
 not written). An input compressed with gzip, zstd, bzip2 or xz (a file,
 standard input, or a file of a directory) is read decompressed: the format is
