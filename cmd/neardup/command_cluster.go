@@ -46,7 +46,8 @@ representatives. Documents in no group are not listed. As in dedup, an id
 seen again with another text is a bad line (exit status 2, or skipped with
 --on-error skip), and the same id with the same text again is the same
 document, listed once. A run that ends well says on standard error how many
-documents it read and how many groups hold how many of them.
+documents it clustered (those it read, less the empty texts and the same
+documents again) and how many groups hold how many of them.
 
 Pairs are found with the multi-table index (all pairs within the default
 policy's distance, the wider short-text distance among short texts, and the
