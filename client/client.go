@@ -300,6 +300,20 @@ type Stats struct {
 	ShortK     int    `json:"short_k"`
 	TinyK      int    `json:"tiny_k"`
 	TinyLength int    `json:"tiny_length"`
+	// Pipeline describes the server's pipeline when it is not the default
+	// profile's own, as --pipeline writes it ("HTML=true,Shingle=3");
+	// empty otherwise.
+	Pipeline string `json:"pipeline"`
+	// DistinctNumbers and DistinctNegation are the policy's switches
+	// (--distinct-numbers, --distinct-negation): pairs whose numbers, or
+	// words of negation, differ are never duplicates.
+	DistinctNumbers  bool `json:"distinct_numbers"`
+	DistinctNegation bool `json:"distinct_negation"`
+	// TinyWords is the policy's --tiny-words when the server keeps
+	// deletion keys for tiny texts (0 when it keeps none), and
+	// DeletionKeys how many it holds.
+	TinyWords    int `json:"tiny_words"`
+	DeletionKeys int `json:"deletion_keys"`
 	// Retention is how long the server keeps documents, in seconds (0:
 	// forever); OpenSeconds how long its store took to open, in seconds.
 	Retention   float64 `json:"retention_seconds"`

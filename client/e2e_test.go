@@ -2,10 +2,12 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,5 +104,60 @@ func TestBatchAllServer(t *testing.T) {
 	st, err := client.New(srv.URL, nil).Stats(context.Background())
 	if err != nil || st.Documents != 299 {
 		t.Errorf("%d documents stored (%v), want 299", st.Documents, err)
+	}
+}
+
+// TestStatsFields checks that Stats has a field for every one that
+// GET /v1/stats answers, from a server whose engine fills in those it
+// leaves out when empty (a pipeline, the policy's switches, deletion
+// keys), so that the client gives all that the server reports.
+func TestStatsFields(t *testing.T) {
+	eopts := neardup.DefaultOptions()
+	eopts.InMemory = true
+	eopts.Fingerprint.Pipeline = &neardup.Pipeline{HTML: true}
+	eopts.Policy.DistinctNumbers = true
+	eopts.Policy.DistinctNegation = true
+	engine, err := neardup.Open("", &eopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer engine.Close()
+	s, err := server.New(server.Options{Fingerprint: eopts.Fingerprint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetEngine(engine)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	c := client.New(srv.URL, nil)
+	if _, err := c.CheckAndInsert(ctx, client.Document{ID: "a", Text: "a tiny text of a few words"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL + "/v1/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var answer map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]bool{}
+	for f := range reflect.TypeFor[client.Stats]().Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fields[name] = true
+	}
+	for name := range answer {
+		if !fields[name] {
+			t.Errorf("the server answers %q, which client.Stats has no field for", name)
+		}
+	}
+	st, err := c.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pipeline != "HTML=true" || !st.DistinctNumbers || !st.DistinctNegation || st.TinyWords != 12 || st.DeletionKeys == 0 {
+		t.Errorf("stats %+v; want pipeline HTML=true, both switches on, tiny words 12 and deletion keys", st)
 	}
 }
