@@ -167,9 +167,6 @@ all, and giving it --max-candidates too is an error.`,
 	}
 	in.addFlags(cmd)
 	ef.addFlags(cmd)
-	if f := cmd.Flags().Lookup("k"); f != nil {
-		f.Usage = fmt.Sprintf("Hamming distance within which long texts are candidates, 0 to 32 bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", neardup.DefaultPolicy().Long.MaxDistance)
-	}
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "join every pair within the distance, without the similarity test")
 	cmd.Flags().BoolVar(&strict, "strict", false, "merge two groups only if their representatives also pass the similarity test")
 	cmd.Flags().IntVar(&most, "max-candidates", 64, "compare each document with at most its N nearest candidates (0: every candidate pair, exact groups; --strict takes every pair)")

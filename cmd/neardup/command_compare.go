@@ -333,7 +333,7 @@ say; the table adds a note, JSON output "empty": true.`,
 	}
 	ff.register(cmd)
 	pf.addFlags(cmd.Flags(), false)
-	cmd.Flags().IntVar(&longK, "k", 0, fmt.Sprintf("Hamming distance within which long texts are candidates, 0 to 32 bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", neardup.DefaultPolicy().Long.MaxDistance))
+	cmd.Flags().IntVar(&longK, "k", 0, longKUsage())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object instead of a table")
 	cmd.Flags().StringVar(&pairs, "pairs", "", `compare each {"a": ..., "b": ...} line of a JSON Lines file ("-" for standard input)`)
 	cmd.Flags().IntVar(&maxLine, "max-line", defaultMaxLine, "longest --pairs line accepted, in bytes")

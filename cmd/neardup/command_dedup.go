@@ -1031,7 +1031,7 @@ func (ef *engineFlags) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&ef.profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles()))
 	f.IntVar(&ef.bits, "bits", 64, "fingerprint width: 64 or 128")
-	f.IntVar(&ef.k, "k", 0, "Hamming distance within which long texts are candidates, in bits per 64 (doubled at --bits 128; 0: the default policy's)")
+	f.IntVar(&ef.k, "k", 0, longKUsage())
 	ef.policy.addFlags(f, false)
 	ef.pipe.addFlags(f)
 	f.Var(&ef.memLimit, "memory-limit", "soft limit of the Go heap: auto (90% of the machine's or the cgroup's memory, unless GOMEMLIMIT is set), off, or a size such as 20GiB")

@@ -209,7 +209,7 @@ flushes the store and exits 0.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on, host:port (NEARDUP_ADDR)")
 	f.StringVar(&data, "data", "./neardup-data", "directory of the store, created if missing (NEARDUP_DATA)")
 	f.DurationVar(&retention, "retention", neardup.DefaultRetention, "how long documents are kept, from their time; 0 keeps them forever (NEARDUP_RETENTION)")
-	f.IntVar(&k, "k", 0, "Hamming distance within which long texts are candidates; 0 means the policy's default (NEARDUP_K)")
+	f.IntVar(&k, "k", 0, longKUsage()+" (NEARDUP_K)")
 	policy.addFlags(f, true)
 	f.IntVar(&expectedDocs, "expected-docs", 0, "documents the store will hold, which sizes the id map and lock stripes (the index sizes itself); 0 means 1M (NEARDUP_EXPECTED_DOCS)")
 	f.StringVar(&profile, "profile", "default", "fingerprint profile: "+orList(engineProfiles())+" (NEARDUP_PROFILE)")

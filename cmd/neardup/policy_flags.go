@@ -18,6 +18,12 @@ type policyFlags struct {
 	distinctNumbers, distinctNegation    bool
 }
 
+// longKUsage is the help of --k, the long texts' distance, of the commands
+// that take the policy's distances (compare, dedup, cluster, serve).
+func longKUsage() string {
+	return fmt.Sprintf("Hamming distance within which long texts are candidates, 0 to 32 bits per 64 (doubled at --bits 128); 0 means the policy's default, %d", neardup.DefaultPolicy().Long.MaxDistance)
+}
+
 // addFlags defines the flags on f; env, if true, names each flag's
 // environment variable in its help (serve reads them).
 func (pf *policyFlags) addFlags(f *pflag.FlagSet, env bool) {
