@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/neardup/neardup/client"
@@ -78,6 +80,9 @@ progress, with exit status 130 or 143.`,
 				return usagef("export: --fingerprints writes no texts already; give one of --fingerprints and --no-text")
 			}
 			if url != "" {
+				if err := checkServerURL(url); err != nil {
+					return err
+				}
 				return exportURL(cmd, url, fingerprints, noText, retention)
 			}
 			if !store.Exists(dir) {
@@ -187,6 +192,20 @@ func (x *exporter) write(db *store.DB, v *store.View) error {
 		}
 	}
 	return x.enc.Encode(d)
+}
+
+// checkServerURL refuses, as bad input, an --url that cannot be a server's
+// base URL: one that does not parse, is not http or https, names no host,
+// or has a query or a fragment, which the API's paths cannot follow.
+func checkServerURL(raw string) error {
+	u, err := neturl.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https":
+		return usagef("export: --url %q: want the base URL of a server, such as http://127.0.0.1:8080", raw)
+	case strings.ContainsAny(raw, "?#"):
+		return usagef("export: --url %q has a query or a fragment; give the server's scheme, host and port", raw)
+	}
+	return nil
 }
 
 // exportURL is export from the running server at url, through its GET

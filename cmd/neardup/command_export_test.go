@@ -293,4 +293,12 @@ func TestExportURL(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, srv.URL) {
 		t.Errorf("export --url of a stopped server: status %d, stderr %q", code, errOut)
 	}
+	// A URL that cannot be a server's is bad input, refused before any
+	// request: without a scheme, of another scheme, without a host, or
+	// with a query or a fragment.
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, bad := range []string{host, "ftp://" + host, "http://", srv.URL + "/?limit=5", srv.URL + "#top"} {
+		_, errOut, code = runFP(t, "", "export", "--url", bad)
+		wantUsageError(t, errOut, code, fmt.Sprintf("--url %q", bad))
+	}
 }
