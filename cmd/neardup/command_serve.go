@@ -381,8 +381,8 @@ func (m *freeMargin) Set(s string) error {
 }
 
 // byteSize is a flag value for a size in bytes with an optional unit
-// (B, KB, MB, GB, TB powers of 1000; KiB, MiB, GiB, TiB powers of 1024),
-// from 1 byte to maxSize.
+// (B, KB, MB, GB, TB, PB powers of 1000; KiB, MiB, GiB, TiB, PiB powers of
+// 1024), from 1 byte to maxSize.
 type byteSize int64
 
 // maxSize is the largest size a flag takes: 1 PiB.
@@ -392,13 +392,13 @@ func (b *byteSize) String() string { return formatSize(int64(*b)) }
 func (b *byteSize) Type() string   { return "size" }
 
 // formatSize writes n bytes as byteSize reads them: in the largest of
-// TiB, GiB, MiB and KiB that divides it, else as a number of bytes, so that the
+// PiB, TiB, GiB, MiB and KiB that divides it, else as a number of bytes, so that the
 // help shows "4MiB" rather than 4194304.
 func formatSize(n int64) string {
 	for _, u := range []struct {
 		suffix string
 		mult   int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+	}{{"PiB", 1 << 50}, {"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
 		if n != 0 && n%u.mult == 0 {
 			return strconv.FormatInt(n/u.mult, 10) + u.suffix
 		}
@@ -410,7 +410,7 @@ func (b *byteSize) Set(s string) error {
 	units := []struct {
 		suffix string
 		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"P", 1 << 50}, {"B", 1}}
 	t := strings.TrimSpace(s)
 	mult := int64(1)
 	for _, u := range units {
@@ -422,7 +422,7 @@ func (b *byteSize) Set(s string) error {
 	}
 	n, err := strconv.ParseInt(t, 10, 64)
 	if err != nil || n <= 0 || n > maxSize/mult {
-		return fmt.Errorf("size %q: want a number of bytes from 1 to 1PiB, with an optional unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB)", s)
+		return fmt.Errorf("size %q: want a number of bytes from 1 to 1PiB, with an optional unit (KiB, MiB, GiB, TiB, PiB, KB, MB, GB, TB, PB)", s)
 	}
 	*b = byteSize(n * mult)
 	return nil

@@ -50,6 +50,12 @@ func TestByteSize(t *testing.T) {
 		{"2TiB", 2 << 40, true},
 		{"1024TiB", 1 << 50, true},
 		{"1025TiB", 0, false},
+		// The largest size, as the error message names it.
+		{"1PiB", 1 << 50, true},
+		{"1pib", 1 << 50, true},
+		{"1P", 1 << 50, true},
+		{"1PB", 1e15, true},
+		{"2PiB", 0, false},
 		{"9223372036854775807", 0, false},
 	}
 	for _, tt := range tests {
@@ -64,7 +70,7 @@ func TestByteSize(t *testing.T) {
 // TestByteSizeString checks that sizes print in the largest binary unit
 // that divides them, and that what is printed reads back as the same size.
 func TestByteSizeString(t *testing.T) {
-	for n, want := range map[int64]string{4 << 20: "4MiB", 64 << 20: "64MiB", 3 << 30: "3GiB", 3072: "3KiB", 1536: "1536", 1000: "1000", 500000: "500000", 1: "1", 1<<20 + 1: "1048577", 3 << 40: "3TiB"} {
+	for n, want := range map[int64]string{4 << 20: "4MiB", 64 << 20: "64MiB", 3 << 30: "3GiB", 3072: "3KiB", 1536: "1536", 1000: "1000", 500000: "500000", 1: "1", 1<<20 + 1: "1048577", 3 << 40: "3TiB", 1 << 50: "1PiB"} {
 		b := byteSize(n)
 		got := b.String()
 		if got != want {
