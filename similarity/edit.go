@@ -10,9 +10,13 @@ import (
 // numbers, with one space wherever the text had white space between two of
 // them. Punctuation and symbols (emoji too) go, as they do from the words
 // the fingerprint is made of: "谢谢分享！！" and "谢谢分享" are the same
-// text to both, as are "late. The" and "late.The" but for one space. A
-// text of punctuation and symbols alone ("!!!", "😀😀") keeps all its
-// runes, as its fingerprint is made of them.
+// text to both, as are "late. The" and "late.The" but for one space. The
+// marks that follow a punctuation mark or a symbol go with it, as the
+// fingerprint's words drop them with it: the variation selector of "❤️"
+// (U+2764 U+FE0F, the usual form of the red heart) or a keycap around
+// "#", so that "great ❤️" and "great" are the same text too. A text of
+// punctuation and symbols alone ("!!!", "😀😀") keeps all its runes, as
+// its fingerprint is made of them.
 //
 // It returns rs itself when nothing goes, and a new slice otherwise.
 func EditRunes(rs []rune) []rune {
@@ -40,18 +44,23 @@ func editCount(rs []rune) int {
 }
 
 // editWalk returns how many runes of rs EditRunes keeps when it drops
-// some: the letters, marks and numbers, and one space for each run of
-// white space between two of them. It calls emit, if not nil, with each
-// and the index in rs of the rune kept (for a space, of the rune after
-// it).
+// some: the letters, marks and numbers (but the marks of a rune it drops),
+// and one space for each run of white space between two of them. It calls
+// emit, if not nil, with each and the index in rs of the rune kept (for a
+// space, of the rune after it).
 func editWalk(rs []rune, emit func(i int, r rune)) int {
 	n := 0
-	space := false // white space since the last rune kept
+	space := false   // white space since the last rune kept
+	dropped := false // the last rune but white space went, with its marks
 	for i, r := range rs {
 		switch {
 		case r == ' ':
-			space = true
-		case editRune(r):
+			space, dropped = true, false
+		case dropped && markOf(r):
+		case !editRune(r):
+			dropped = true
+		default:
+			dropped = false
 			if space && n > 0 {
 				n++
 				if emit != nil {
@@ -68,11 +77,18 @@ func editWalk(rs []rune, emit func(i int, r rune)) int {
 	return n
 }
 
+// markOf reports whether r is a mark (Unicode M), which belongs to the
+// rune before it: EditRunes drops one that follows a rune it drops.
+func markOf(r rune) bool {
+	return r >= 0x300 && unicode.Is(unicode.M, r)
+}
+
 // EditLen returns len(EditRunes(the runes of norm)) for a normalized text
 // norm, without making them.
 func EditLen(norm []byte) int {
-	n, all := 0, 0 // runes kept, and runes in all
-	space := false // white space since the last rune kept
+	n, all := 0, 0   // runes kept, and runes in all
+	space := false   // white space since the last rune kept
+	dropped := false // the last rune but white space went (see editWalk)
 	for i := 0; i < len(norm); all++ {
 		c := norm[i]
 		if c < utf8.RuneSelf {
@@ -83,20 +99,26 @@ func EditLen(norm []byte) int {
 					n++
 				}
 				n++
-				space = false
+				space, dropped = false, false
 			case editSpace:
-				space = true
+				space, dropped = true, false
+			default:
+				dropped = true
 			}
 			continue
 		}
 		r, size := utf8.DecodeRune(norm[i:])
 		i += size
-		if editRune(r) {
+		switch {
+		case dropped && markOf(r):
+		case !editRune(r):
+			dropped = true
+		default:
 			if space && n > 0 {
 				n++
 			}
 			n++
-			space = false
+			space, dropped = false, false
 		}
 	}
 	if n == 0 {

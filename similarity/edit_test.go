@@ -26,7 +26,13 @@ func TestEditRunes(t *testing.T) {
 		{"é", "é"},               // NFKC composes it
 		{"e\u0301x", "éx"},       // and this
 		{"x \u0301", "x \u0301"}, // a lone mark is kept, after its space
-		{"Ⅻ 第二", "xii第二"},        // no space next to Han once normalized
+		{"great ❤️", "great"},    // the variation selector goes with its heart
+		{"❤️ great ❤️❤️", "great"},
+		{"#\ufe0f\u20e3 tag", "tag"},       // and the keycap with its #
+		{"a !\u0301 b", "a b"},             // any mark after punctuation
+		{"1\ufe0f\u20e3", "1\ufe0f\u20e3"}, // marks after a number stay with it
+		{"❤️", "❤️"},                       // a symbol alone keeps its marks
+		{"Ⅻ 第二", "xii第二"},                  // no space next to Han once normalized
 		{"你妈妈喊你回家吃饭哦,回家罗回家罗", "你妈妈喊你回家吃饭哦回家罗回家罗"},
 	}
 	for _, tt := range tests {
@@ -65,6 +71,8 @@ func TestEditRunesLevenshtein(t *testing.T) {
 		{"Great post!!!", "great post", 1},
 		{"He came home late. The door was locked.", "He came home late.The door was locked.", 1 - 1.0/37},
 		{"thanks 👍", "thanks", 1},
+		{"great ❤️", "great ❤", 1},
+		{"thanks ❤️", "thanks", 1},
 		{"the cat sat on the mat", "the cat sat on a mat", 1 - 3.0/22},
 		{"!!!", "???", 0},
 		{"!!!", "!!!", 1},
