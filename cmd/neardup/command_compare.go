@@ -86,9 +86,14 @@ func decisionWhy(p neardup.Policy, n, m, distance, bits int, s similarity.Scores
 	}
 	if distance > bound {
 		why := fmt.Sprintf("%s: %d bits apart, more than its %d, so the texts are not compared", which, distance, bound)
-		// The flag that would let them be compared, in bits per 64.
+		// The flag that would let them be compared, in bits per 64,
+		// unless their numbers or negations tell them apart all the same.
 		k := (distance*64 + bits - 1) / bits
-		if score >= r.MinSimilarity && k <= 32 {
+		switch {
+		case score < r.MinSimilarity:
+		case refused != "":
+			why += fmt.Sprintf(" (their %s %.4f would pass%s)", name, score, refused)
+		case k <= 32:
 			why += fmt.Sprintf(" (their %s %.4f would pass: %s %d calls them duplicates)", name, score, flag, k)
 		}
 		return why

@@ -57,6 +57,9 @@ func TestCompareWhy(t *testing.T) {
 		// apart; without --tiny-words, the distance decides.
 		{[]string{"A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, but one word apart (of 12 words at most, --tiny-words), and the Levenshtein ratio 0.9600 is at least 0.8\n"},
 		{[]string{"--tiny-words", "0", "A girl is playing a flute.", "A gvrl is playing a flute."}, "why                tiny rule (the shorter text under 64 characters, the longer under 80): 15 bits apart, more than its 14, so the texts are not compared (their Levenshtein ratio 0.9600 would pass: --tiny-k 15 calls them duplicates)\n"},
+		// Far apart, and told apart by their numbers whatever the
+		// distance: no flag to suggest.
+		{[]string{"--distinct-numbers", "--tiny-words", "0", "A girl is playing 2 flutes.", "A gvrl is playing 3 flutes."}, "more than its 14, so the texts are not compared (their Levenshtein ratio 0.9231 would pass, but their numbers differ (--distinct-numbers))\n"},
 		// Far apart and unlike: no flag to suggest.
 		{[]string{"the cat sat on the mat", "an entirely different sentence"}, "so the texts are not compared\n"},
 		{[]string{"The patient is allergic to penicillin.", "The patient is not allergic to penicillin."}, "tiny rule (the shorter text under 64 characters, the longer under 80): within its 14 bits, and the Levenshtein ratio 0.9024 is at least 0.8\n"},
