@@ -209,6 +209,15 @@ func TestBrowserCompare(t *testing.T) {
 			t.Errorf("%s at %d bits, %d bits apart: why %q, want the hint that a server could allow it %v", h.profile, h.bits, h.distance, why, h.hint)
 		}
 	}
+	// No such hint for texts the server tells apart whatever the
+	// distance: the page says why instead.
+	far := map[string]any{"profile": "default", "bits": 64, "distance": 20, "duplicate": false, "similarity": 0,
+		"scores": map[string]any{"jaccard": 0.5, "cosine": 0.9, "levenshtein": 0.9},
+		"rule":   map[string]any{"name": "short", "max_distance": 10, "measure": "levenshtein", "min_similarity": 0.8, "told_apart_by": "numbers"}}
+	if why := get(t, ctx, chromedp.Evaluate[string](`ruleWhy(`+mustJSON(far)+`)`)); strings.Contains(why, "a server allowing") ||
+		!strings.HasSuffix(why, "would pass, but their numbers differ, and this server tells such texts apart (--distinct-numbers).") {
+		t.Errorf("far pair told apart by its numbers: why %q, want the measure's pass and why they are no near-duplicates all the same", why)
+	}
 
 	// The server's switches, in its stats, read on or off.
 	waitFor(t, ctx, `document.querySelector('#stats dd[data-stat="distinct_negation"]') !== null`, "the server's stats")

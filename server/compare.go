@@ -203,7 +203,8 @@ type compareRule struct {
 	OneWordApart bool `json:"one_word_apart,omitempty"`
 	// ToldApartBy, for a pair the rule's measure passes but the policy
 	// turns down, says why (neardup.Policy.ToldApartBy): "numbers" or
-	// "negation".
+	// "negation". A pair beyond the rule's distance gets it too when its
+	// measure would pass: no distance makes it a duplicate.
 	ToldApartBy string `json:"told_apart_by,omitempty"`
 }
 
@@ -275,7 +276,15 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) (compareOut, er
 	scores := similarity.Compare(sa, sb)
 	rule := ruleOf(*s.opts.Policy, sa.Len(), sb.Len(), fa.Bits())
 	rule.OneWordApart = rule.Name == "tiny" && s.opts.Policy.OneWordApart(sa, sb)
-	if !dup && sim >= rule.MinSimilarity && (d <= rule.MaxDistance || rule.OneWordApart) {
+	// A pair beyond the distance has its measure in scores alone (Decide
+	// does not compute it): one that would pass is told apart all the
+	// same, so the page suggests no distance that would call it a
+	// duplicate.
+	measured := sim
+	if d > rule.MaxDistance && !rule.OneWordApart {
+		measured = score(scores, measureBit(rule.Measure))
+	}
+	if !dup && measured >= rule.MinSimilarity {
 		rule.ToldApartBy = s.opts.Policy.ToldApartBy(sa, sb)
 	}
 	return compareOut{

@@ -1443,6 +1443,9 @@ func TestCompareToldApart(t *testing.T) {
 		{"Your verification code is 123456, do not share it with anyone", "Your verification code is 987654, do not share it with anyone", "numbers"},
 		{"The patient is allergic to penicillin and to nuts", "The patient is not allergic to penicillin and to nuts", "negation"},
 		{"Your verification code is 123456, do not share it with anyone", "A completely different sentence about the weather in spring", ""},
+		// Beyond the tiny rule's distance, two words apart, but a ratio
+		// that would pass: told apart by their numbers all the same.
+		{"A girl is playing 2 flutes.", "A gvrl is playing 3 flutes.", "numbers"},
 	} {
 		j, _ := json.Marshal(map[string]any{"a": c.a, "b": c.b})
 		code, v := call(t, s.Handler(), "POST", "/v1/compare", "", string(j))

@@ -140,9 +140,14 @@ function ruleWhy(r) {
   if (r.distance > rule.max_distance) {
     let why = `${name}: ${r.distance} bits apart, more than its ${rule.max_distance}, so the texts are not compared.`;
     const score = r.scores && r.scores[rule.measure];
-    if (typeof score === "number" && score >= rule.min_similarity && serverCould(r.profile, r.bits, r.distance)) {
-      // The server's --tiny-k, --short-k or --k sets the distance.
-      why += ` Their ${measure}, ${pct(score)}, would pass: a server allowing ${r.distance} bits would call them near-duplicates.`;
+    if (typeof score === "number" && score >= rule.min_similarity) {
+      if (told) {
+        // No distance makes them near-duplicates.
+        why += ` Their ${measure}, ${pct(score)}, would pass, but ${told[0]}, and this server tells such texts apart (${told[1]}).`;
+      } else if (serverCould(r.profile, r.bits, r.distance)) {
+        // The server's --tiny-k, --short-k or --k sets the distance.
+        why += ` Their ${measure}, ${pct(score)}, would pass: a server allowing ${r.distance} bits would call them near-duplicates.`;
+      }
     }
     return why;
   }
