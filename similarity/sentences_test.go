@@ -22,6 +22,8 @@ func TestSplitSentences(t *testing.T) {
 		{"Pi is 3.14 today. See example.com now.", []string{"pi is 314 today", "see examplecom now"}, true},
 		// Marks in a run end one sentence; punctuation alone is none.
 		{"What?! Yes... !!! Fine.", []string{"what", "yes", "fine"}, true},
+		// The marks of a symbol go with it, as EditRunes drops them.
+		{"Great ❤️. Thanks ❤️!", []string{"great", "thanks"}, true},
 		// Punctuation alone, which EditRunes keeps whole, has none.
 		{"!!! ???", nil, false},
 		{"今天下雨了，我们没有出门。明天会晴吗？大家都在等着。", []string{"今天下雨了我们没有出门", "明天会晴吗", "大家都在等着"}, false},
