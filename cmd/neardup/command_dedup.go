@@ -1162,7 +1162,8 @@ Inputs (standard input when none is given):
              malformed (with WARC-Truncated, a body cut short is read as far as
              it goes). Output: the records kept, as they were read; the others
              are not written. A record that cannot be read to its end (no
-             Content-Length, a block cut short) stops the run there.
+             Content-Length, a block cut short, a header of more than 1 MiB)
+             stops the run there.
   lines      --lines: plain text, one document per line, id = line number.
              Output: the line, ending in LF (a CR before it is dropped).
   directory  one document per regular file, id = its relative path. Output: the

@@ -25,6 +25,10 @@ import (
 // does not keep (by default all but 2xx: redirects, error pages) are no
 // documents: they are neither decided nor written.
 
+// maxWARCHeader is the most bytes a WARC record's header (its first line
+// and header fields) may hold.
+const maxWARCHeader = 1 << 20
+
 // warcDocTypes are the WARC-Type values of the records that are
 // documents.
 var warcDocTypes = map[string]bool{"conversion": true, "resource": true, "response": true}
@@ -33,7 +37,7 @@ var warcDocTypes = map[string]bool{"conversion": true, "resource": true, "respon
 // block is longer than --max-line is malformed, and skipped past. A
 // record that cannot be read to its end (a line other than "WARC/..."
 // where a record starts, a Content-Length missing or not a number, a
-// block cut short) stops the run, as a read error does: what follows
+// block cut short, a header longer than maxWARCHeader) stops the run, as a read error does: what follows
 // cannot be told apart.
 func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -45,14 +49,18 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 			return usageError{&stopError{where, fmt.Errorf(format, args...)}}
 		}
 		var raw bytes.Buffer
-		first, err := br.ReadString('\n')
+		// The header, its first line included, is read to
+		// maxWARCHeader bytes at most: a file without line ends is not
+		// read whole.
+		left := maxWARCHeader
+		first, err := readLineMax(br, left)
 		if len(first) == 0 && errors.Is(err, io.EOF) {
 			return nil
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errLineTooLong) {
 			return stop("cannot read: %w", ioCause(err))
 		}
-		if strings.TrimSpace(first) == "" {
+		if err == nil && strings.TrimSpace(first) == "" {
 			line++ // a blank line between records
 			continue
 		}
@@ -61,12 +69,17 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		}
 		raw.WriteString(first)
 		line++
+		left -= len(first)
 		fields := map[string]string{}
 		for {
-			h, err := br.ReadString('\n')
+			h, err := readLineMax(br, left)
+			if errors.Is(err, errLineTooLong) {
+				return stop("WARC record header is longer than %d bytes (is the file WARC?)", maxWARCHeader)
+			}
 			if err != nil {
 				return stop("WARC record cut short in its header fields")
 			}
+			left -= len(h)
 			raw.WriteString(h)
 			line++
 			h = strings.TrimRight(h, "\r\n")
@@ -143,12 +156,12 @@ func (in *docInput) warcIDField() string {
 // raw, counting them in line. The last record of the input may lack them.
 func warcRecordEnd(br *bufio.Reader, raw *bytes.Buffer, line *int) error {
 	for range 2 {
-		l, err := br.ReadString('\n')
+		l, err := readLineMax(br, 64) // a line end, or the block goes on
 		if l == "" && errors.Is(err, io.EOF) {
 			return nil
 		}
 		raw.WriteString(l)
-		if strings.TrimRight(l, "\r\n") != "" {
+		if errors.Is(err, errLineTooLong) || strings.TrimRight(l, "\r\n") != "" {
 			return errors.New("WARC record does not end with two line ends after its block (is its Content-Length right?)")
 		}
 		if err == nil {
@@ -156,6 +169,26 @@ func warcRecordEnd(br *bufio.Reader, raw *bytes.Buffer, line *int) error {
 		}
 	}
 	return nil
+}
+
+// errLineTooLong is readLineMax's error for a line longer than its limit.
+var errLineTooLong = errors.New("line too long")
+
+// readLineMax reads a line of br, its line end included, as ReadString
+// does, but stops with errLineTooLong (and the first max bytes or more
+// of the line) once the line holds more than max bytes without ending.
+func readLineMax(br *bufio.Reader, max int) (string, error) {
+	var line []byte
+	for {
+		b, err := br.ReadSlice('\n')
+		line = append(line, b...)
+		if len(line) > max {
+			return string(line), errLineTooLong
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return string(line), err
+		}
+	}
 }
 
 // lineCounter counts the line ends written to it, discarding the bytes.

@@ -99,4 +99,16 @@ func TestDedupWARCErrors(t *testing.T) {
 		!strings.Contains(errb.String(), path+":45: not a WARC record") {
 		t.Errorf("a long block: exit %d, output %q, stderr %q", code, out.String(), errb.String())
 	}
+	// A header is read to 1 MiB, not to the end of a file without line
+	// ends: the run stops there, whatever --on-error says.
+	junk := strings.Repeat("x", 1<<20)
+	for _, head := range []string{"WARC/1.0" + junk, "WARC/1.0\r\nWARC-Type: conversion\r\nX-Junk: " + junk} {
+		path = writeDedupFile(t, t.TempDir(), "in.warc", a+head+"\r\nContent-Length: 1\r\n\r\nx\r\n\r\n")
+		out.Reset()
+		errb.Reset()
+		code = run([]string{"dedup", "--on-error", "skip", path}, strings.NewReader(""), &out, &errb)
+		if code != 2 || out.String() != a || !strings.Contains(errb.String(), path+":9: WARC record header is longer than 1048576 bytes (is the file WARC?)") {
+			t.Errorf("a long header: exit %d, output %q, stderr %q", code, out.String(), errb.String())
+		}
+	}
 }
