@@ -826,11 +826,51 @@ func (in *docInput) csvTimeMeta(doc *neardup.Document, fields []string, timeCol,
 	return nil
 }
 
+// errCSVTooLong is the read error of a CSV record that runs past twice
+// --max-line (csvLimit).
+var errCSVTooLong = errors.New("CSV record too long")
+
+// csvLimit is the reader under a CSV input's csv.Reader, which reads a
+// record into memory whole, to the end of the file when a quote is left
+// open: once the record being read runs past limit bytes, csvLimit fails
+// with errCSVTooLong.
+type csvLimit struct {
+	r     io.Reader
+	read  int64 // the bytes read from r
+	start int64 // the offset of the record being read (read sets it)
+	limit int64
+}
+
+// Read reads from the underlying reader, or fails with errCSVTooLong
+// once the record being read holds more than limit bytes.
+func (c *csvLimit) Read(p []byte) (int, error) {
+	if c.read-c.start > c.limit {
+		return 0, errCSVTooLong
+	}
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	return n, err
+}
+
 // readCSV reads a CSV file with a header line. A UTF-8 byte order mark at
-// the start of the header is dropped.
+// the start of the header is dropped. A record of more than twice
+// --max-line bytes stops the run: what follows it (a quote left open)
+// cannot be told apart.
 func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*record) error, bad func(*inputError) error) error {
-	cr := csv.NewReader(r)
-	header, err := cr.Read()
+	lr := &csvLimit{r: r, limit: 2 * int64(in.maxLine)}
+	cr := csv.NewReader(lr)
+	tooLong := func(line int) error {
+		return usageError{&stopError{fmt.Sprintf("%s:%d", name, line), fmt.Errorf("CSV record runs past %d bytes, twice --max-line (is a quote left open?)", lr.limit)}}
+	}
+	// read reads the next record, which starts where the last one ended.
+	read := func() ([]string, error) {
+		lr.start = cr.InputOffset()
+		return cr.Read()
+	}
+	header, err := read()
+	if errors.Is(err, errCSVTooLong) {
+		return tooLong(1)
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -875,10 +915,14 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 			return usageError{&stopError{name + ":1", fmt.Errorf("CSV header differs from the one of %s, the first CSV input; dedup them separately", in.csvHeaderOf)}}
 		}
 	}
+	next := nextCSVLine(cr, header) // the line the next record starts on
 	for {
-		fields, err := cr.Read()
+		fields, err := read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if errors.Is(err, errCSVTooLong) {
+			return tooLong(next)
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -889,11 +933,13 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 			if e := bad(&inputError{where, fmt.Errorf("malformed CSV: %w", pe.Err)}); e != nil {
 				return e
 			}
+			next = pe.Line + 1
 			continue
 		}
 		// Only now: a record that failed may have no field whose
 		// position FieldPos could give (it panics then).
 		line, _ := cr.FieldPos(0)
+		next = nextCSVLine(cr, fields)
 		where := fmt.Sprintf("%s:%d", name, line)
 		if len(fields[textCol]) > in.maxLine {
 			if e := bad(&inputError{where, fmt.Errorf("text of %d bytes is longer than --max-line %d", len(fields[textCol]), in.maxLine)}); e != nil {
@@ -916,6 +962,14 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 			return err
 		}
 	}
+}
+
+// nextCSVLine returns the number of the line after the end of the record
+// cr has just read, fields: where the next record starts, unless blank
+// lines come first.
+func nextCSVLine(cr *csv.Reader, fields []string) int {
+	line, _ := cr.FieldPos(len(fields) - 1)
+	return line + strings.Count(fields[len(fields)-1], "\n") + 1
 }
 
 // readDir reads every regular file under dir, in lexical order, as one
@@ -1130,8 +1184,11 @@ Inputs (standard input when none is given):
   CSV        a .csv file (or --format csv) with a header line naming the fields;
              a missing or empty id is the line number, as for JSONL. All CSV
              inputs of a run must have the same header: one that differs stops
-             the run at its line 1, before any of its records is read. Output:
-             the header once, then the unique records.
+             the run at its line 1, before any of its records is read. A text
+             longer than --max-line is malformed; a record of more than twice
+             --max-line bytes (a quote left open reads on to the end of the
+             file) stops the run there. Output: the header once, then the
+             unique records.
   Parquet    a .parquet file (or --format parquet), one document a row: the
              --text-field column holds the text (a string column that holds
              one value a row; a.b is column b of group a), the --id-field

@@ -389,6 +389,29 @@ func TestDedupCSVBadQuote(t *testing.T) {
 	}
 }
 
+// TestDedupCSVOpenQuote checks that a CSV record that runs past twice
+// --max-line, as one whose quote is left open runs on to the end of the
+// file, stops the run at the line it starts on, whatever --on-error says,
+// rather than being read into memory whole; a text over --max-line in a
+// record under that is a malformed record still, which skip passes over.
+func TestDedupCSVOpenQuote(t *testing.T) {
+	dir := t.TempDir()
+	rest := strings.Repeat("some more text\n", 1000) // past the reader's buffer
+	open := writeDedupFile(t, dir, "open.csv", fmt.Sprintf("id,text\n1,%q\n2,\"%s,%s\n3,%q\n", fox, "a\nquote left open", rest, other))
+	var out, errb bytes.Buffer
+	code := run([]string{"dedup", "--max-line", "100", "--on-error", "skip", open}, strings.NewReader(""), &out, &errb)
+	if code != 2 || out.String() != fmt.Sprintf("id,text\n1,%s\n", fox) || !strings.Contains(errb.String(), open+":3: CSV record runs past 200 bytes, twice --max-line (is a quote left open?)") {
+		t.Errorf("a quote left open: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	long := writeDedupFile(t, dir, "long.csv", fmt.Sprintf("id,text\n1,%q\n2,%q\n3,%q\n", fox, strings.Repeat("x", 150), other))
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"dedup", "--max-line", "100", "--on-error", "skip", long}, strings.NewReader(""), &out, &errb)
+	if code != 0 || out.String() != fmt.Sprintf("id,text\n1,%s\n3,%s\n", fox, other) || !strings.Contains(errb.String(), long+":3: text of 150 bytes is longer than --max-line 100") {
+		t.Errorf("a long text: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
 // TestDedupJSONLByteOrderMark checks that a JSONL input starting with a
 // UTF-8 byte order mark is read (by dedup and cluster, which share the
 // reader) and that dedup writes its first line without the mark.
