@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -54,7 +53,8 @@ func newIDFBuildCmd() *cobra.Command {
 see package weight) for tf-idf weighting of the default pipeline.
 
 Each FILE is one document, or, with --lines, each line of each FILE is one
-document; blank files and lines are not documents. Without FILE, or with
+document (a line longer than --max-line is an error naming it); blank
+files and lines are not documents. Without FILE, or with
 FILE "-", it reads standard input. Corpora in dedup's formats are read as
 dedup reads them, one document a record: --format jsonl, csv, parquet or
 warc (the text in --text-field, or a WARC record's body; --on-error,
@@ -85,7 +85,7 @@ link stays); a FIFO or a device (such as /dev/stdout) is written directly.`,
 	f.StringVarP(&fl.out, "out", "o", "", "write the table to FILE (default standard output)")
 	f.BoolVar(&fl.lines, "lines", false, "each non-blank line is a document (default: each file is one); --format lines")
 	f.StringVar(&fl.format, "format", "auto", "input format: "+recordFormats+" (auto: .jsonl and .ndjson are JSONL, .csv CSV, .parquet Parquet, .warc and .wet WARC, a directory dir, anything else one document; file: the whole input one document)")
-	f.IntVar(&fl.in.maxLine, "max-line", defaultMaxLine, "longest record (a JSONL line, a CSV row...) or file of a directory, in bytes, read as one document")
+	f.IntVar(&fl.in.maxLine, "max-line", defaultMaxLine, "longest line of --lines, record (a JSONL line, a CSV row...) or file of a directory, in bytes, read as one document")
 	fl.in.addRecordFlags(f, false)
 	f.IntVar(&fl.minDF, "min-df", 1, "keep only features in at least this many documents")
 	f.IntVar(&fl.shingle, "shingle", 0, "tokens per feature (default: the default pipeline's)")
@@ -137,7 +137,7 @@ func runIDFBuild(cmd *cobra.Command, fl idfBuildFlags, args []string) error {
 	for _, name := range args {
 		kind := inputKind(name, fl.format)
 		if kind == "file" || kind == "lines" {
-			if err := readDocuments(cmd.InOrStdin(), name, kind == "lines", add); err != nil {
+			if err := readDocuments(cmd.InOrStdin(), name, kind == "lines", fl.in.maxLine, add); err != nil {
 				return err
 			}
 			continue
@@ -374,11 +374,12 @@ func resolveOut(path string) (string, error) {
 }
 
 // readDocuments calls add for each document of the file name ("-" is in):
-// the whole file, or each line without its terminator when lines is set.
+// the whole file, or each line without its terminator when lines is set
+// (a line longer than maxLine is a usage error naming it).
 // Blank (empty or white-space-only) files and lines are not documents. Read
 // errors, like a directory given as a file, are usage errors naming the
 // input.
-func readDocuments(in io.Reader, name string, lines bool, add func([]byte)) error {
+func readDocuments(in io.Reader, name string, lines bool, maxLine int, add func([]byte)) error {
 	r := in
 	if name != "-" {
 		f, err := os.Open(name)
@@ -408,24 +409,14 @@ func readDocuments(in io.Reader, name string, lines bool, add func([]byte)) erro
 		}
 		return nil
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
+	err = eachLine(r, name, maxLine, func(_ int, line []byte) error {
 		if len(bytes.TrimSpace(line)) > 0 {
-			doc := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			add(doc)
+			add(line)
 		}
-		line = line[:0]
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return usagef("idf build: reading %s: %v", label, ioCause(err))
-		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("idf build: %w", err)
 	}
+	return nil
 }

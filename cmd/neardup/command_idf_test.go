@@ -206,6 +206,19 @@ func TestIDFBuildBlankLines(t *testing.T) {
 	}
 }
 
+// TestIDFBuildLongLine checks that with --lines a line longer than
+// --max-line is a usage error naming its input and number, as fingerprint
+// --lines says, not a document read into memory however long it is.
+func TestIDFBuildLongLine(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	in := "a b c\n" + strings.Repeat("word ", 100) + "\na b d\n"
+	code := run([]string{"idf", "build", "--lines", "--max-line", "100"}, strings.NewReader(in), &stdout, &stderr)
+	wantUsageError(t, stderr.String(), code, "idf build: standard input: line 2 is longer than --max-line (100 bytes)")
+	if stdout.Len() != 0 {
+		t.Errorf("a table written: %q", stdout.String())
+	}
+}
+
 // TestIDFBuildEmpty checks that a corpus without documents is refused as a
 // usage error, and that --out is then left as it was.
 func TestIDFBuildEmpty(t *testing.T) {
