@@ -1052,11 +1052,17 @@ func (rw *recordWriter) flush() error {
 // close ends the output: a Parquet file's footer (without which it cannot
 // be read), then what is buffered. schema is the schema of the run's
 // Parquet inputs, nil when it had none: a Parquet output is written even
-// when it keeps no row, as a file of no rows.
-func (rw *recordWriter) close(schema *parquet.Schema) error {
+// when it keeps no row, as a file of no rows; header is the header of its
+// CSV inputs, nil when it had none, written even when no record is, as a
+// CSV file of no records.
+func (rw *recordWriter) close(schema *parquet.Schema, header []string) error {
 	var err error
 	if rw.pq.w == nil && schema != nil {
 		err = rw.pq.start(rw.w, schema)
+	}
+	if rw.header == nil && header != nil {
+		rw.header = header
+		err = rw.csv.Write(header)
 	}
 	if cerr := rw.pq.close(); err == nil {
 		err = cerr
@@ -1188,7 +1194,7 @@ Inputs (standard input when none is given):
              longer than --max-line is malformed; a record of more than twice
              --max-line bytes (a quote left open reads on to the end of the
              file) stops the run there. Output: the header once, then the
-             unique records.
+             unique records (the header alone when none is).
   Parquet    a .parquet file (or --format parquet), one document a row: the
              --text-field column holds the text (a string column that holds
              one value a row; a.b is column b of group a), the --id-field
@@ -1450,7 +1456,7 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 					err = fmt.Errorf("dedup: %w", cerr)
 				}
 			}
-			if ferr := d.out.close(in.parquetSchema); err == nil && ferr != nil {
+			if ferr := d.out.close(in.parquetSchema, in.csvHeader); err == nil && ferr != nil {
 				err = fmt.Errorf("dedup: writing output: %w", ferr)
 			}
 			if rep != nil {
@@ -1462,7 +1468,7 @@ well says there how it went: "neardup: dedup: 6046 documents, 5287 unique
 				}
 			}
 			if dups != nil {
-				if ferr := dups.close(in.parquetSchema); err == nil && ferr != nil {
+				if ferr := dups.close(in.parquetSchema, in.csvHeader); err == nil && ferr != nil {
 					err = fmt.Errorf("dedup: writing duplicates: %w", ferr)
 				}
 				if cerr := dupsFile.Close(); err == nil && cerr != nil {

@@ -332,6 +332,34 @@ func TestDedupCSVHeaders(t *testing.T) {
 	}
 }
 
+// TestDedupCSVNoRecordKept checks that a CSV output that keeps no record
+// (a rerun over a --db that has them all, a header alone) is a CSV file
+// all the same, its header alone, and so is --duplicates FILE without
+// duplicates.
+func TestDedupCSVNoRecordKept(t *testing.T) {
+	dir := t.TempDir()
+	in := writeDedupFile(t, dir, "in.csv", fmt.Sprintf("id,text\n1,%q\n2,%q\n", fox, other))
+	head := writeDedupFile(t, dir, "head.csv", "id,text\n")
+	db, dups := filepath.Join(dir, "db"), filepath.Join(dir, "dups.csv")
+	for _, tc := range []struct {
+		args      []string
+		out, dups string
+	}{
+		{[]string{"--db", db, "--duplicates", dups, in}, fmt.Sprintf("id,text\n1,%s\n2,%s\n", fox, other), "id,text\n"},
+		{[]string{"--db", db, in}, "id,text\n", ""},
+		{[]string{"--duplicates", dups, head}, "id,text\n", "id,text\n"},
+	} {
+		os.Remove(dups)
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"dedup"}, tc.args...), strings.NewReader(""), &out, &errb); code != 0 || out.String() != tc.out {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out.String(), errb.String(), tc.out)
+		}
+		if b, _ := os.ReadFile(dups); string(b) != tc.dups {
+			t.Errorf("%v: --duplicates %q, want %q", tc.args, b, tc.dups)
+		}
+	}
+}
+
 // TestDedupCSVByteOrderMark checks that a CSV input starting with a UTF-8
 // byte order mark is read and that dedup writes its header without the
 // mark, whichever of several inputs has it; the headers are the same.
@@ -370,8 +398,8 @@ func TestDedupCSVBadQuote(t *testing.T) {
 		out      string
 		inStderr string
 	}{
-		{[]string{"dedup", first}, 2, "", "first.csv:2: malformed CSV: extraneous or missing \" in quoted-field"},
-		{[]string{"dedup", "--on-error", "skip", first}, 0, "", "skipped " + first + ":2: malformed CSV"},
+		{[]string{"dedup", first}, 2, "id,text\n", "first.csv:2: malformed CSV: extraneous or missing \" in quoted-field"},
+		{[]string{"dedup", "--on-error", "skip", first}, 0, "id,text\n", "skipped " + first + ":2: malformed CSV"},
 		{[]string{"dedup", after}, 2, fmt.Sprintf("id,text\n1,%s\n", fox), "after.csv:3: malformed CSV"},
 		{[]string{"dedup", "--on-error", "skip", after}, 0, fmt.Sprintf("id,text\n1,%s\n2,%s\n", fox, other), "skipped " + after + ":3: malformed CSV"},
 		{[]string{"cluster", first}, 2, "", "first.csv:2: malformed CSV"},
