@@ -882,6 +882,11 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 	header[0] = strings.TrimPrefix(header[0], utf8BOM)
 	idCol, textCol, timeCol, metaCol := -1, -1, -1, -1
 	for i, h := range header {
+		if h != "" && (h == in.idField || h == in.textField || h == in.timeField || h == in.metaField) {
+			if j := slices.Index(header, h); j < i {
+				return usagef("%s: CSV header names column %q twice (columns %d and %d); rename one of them", name, h, j+1, i+1)
+			}
+		}
 		switch h {
 		case in.idField:
 			idCol = i
@@ -1187,8 +1192,9 @@ Inputs (standard input when none is given):
              line end: a line ending in CRLF is written with LF. A first line
              that is not JSON (a .txt file without --lines) gets a hint in its
              error to use --lines.
-  CSV        a .csv file (or --format csv) with a header line naming the fields;
-             a missing or empty id is the line number, as for JSONL. All CSV
+  CSV        a .csv file (or --format csv) with a header line naming the fields
+             (one that names the text or id column twice is refused); a
+             missing or empty id is the line number, as for JSONL. All CSV
              inputs of a run must have the same header: one that differs stops
              the run at its line 1, before any of its records is read. A text
              longer than --max-line is malformed; a record of more than twice

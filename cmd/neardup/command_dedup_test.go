@@ -360,6 +360,31 @@ func TestDedupCSVNoRecordKept(t *testing.T) {
 	}
 }
 
+// TestDedupCSVHeaderTwice checks that a CSV header naming the text or id
+// column twice is refused, naming the column and where, rather than read
+// from the last one; other columns may share a name.
+func TestDedupCSVHeaderTwice(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ header, msg string }{
+		{"id,text,text", `CSV header names column "text" twice (columns 2 and 3)`},
+		{"id,note,id,text", `CSV header names column "id" twice (columns 1 and 3)`},
+		{"id,note,note,text", ""},
+	} {
+		path := writeDedupFile(t, dir, "in.csv", tc.header+"\n1,a,b,c\n")
+		for _, cmd := range []string{"dedup", "cluster"} {
+			var out, errb bytes.Buffer
+			code := run([]string{cmd, "--on-error", "skip", path}, strings.NewReader(""), &out, &errb)
+			if tc.msg == "" {
+				if code != 0 {
+					t.Errorf("%s %s: exit %d, stderr %q", cmd, tc.header, code, errb.String())
+				}
+				continue
+			}
+			wantUsageError(t, errb.String(), code, path+": "+tc.msg)
+		}
+	}
+}
+
 // TestDedupCSVByteOrderMark checks that a CSV input starting with a UTF-8
 // byte order mark is read and that dedup writes its header without the
 // mark, whichever of several inputs has it; the headers are the same.
