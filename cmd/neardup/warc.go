@@ -48,6 +48,16 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		stop := func(format string, args ...any) error {
 			return usageError{&stopError{where, fmt.Errorf(format, args...)}}
 		}
+		// cut stops the run on err, met reading the record: the input
+		// ends there (the record is cut short, as format says), or
+		// cannot be read on (a compressed stream damaged or cut short,
+		// a read error), as err says.
+		cut := func(err error, format string, args ...any) error {
+			if err != io.EOF && err != io.ErrUnexpectedEOF {
+				return stop("cannot read: %w", ioCause(err))
+			}
+			return stop(format, args...)
+		}
 		var raw bytes.Buffer
 		// The header, its first line included, is read to
 		// maxWARCHeader bytes at most: a file without line ends is not
@@ -77,7 +87,7 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 				return stop("WARC record header is longer than %d bytes (is the file WARC?)", maxWARCHeader)
 			}
 			if err != nil {
-				return stop("WARC record cut short in its header fields")
+				return cut(err, "WARC record cut short in its header fields")
 			}
 			left -= len(h)
 			raw.WriteString(h)
@@ -98,7 +108,7 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		}
 		if n > int64(in.maxLine) {
 			if _, err := io.CopyN(lineCounter{&line}, br, n); err != nil {
-				return stop("WARC record cut short: its block of %d bytes ends early", n)
+				return cut(err, "WARC record cut short: its block of %d bytes ends early", n)
 			}
 			if err := warcRecordEnd(br, &raw, &line); err != nil {
 				return stop("%v", err)
@@ -110,7 +120,7 @@ func (in *docInput) readWARC(r io.Reader, name, idPrefix string, emit func(*reco
 		}
 		block := make([]byte, n)
 		if _, err := io.ReadFull(br, block); err != nil {
-			return stop("WARC record cut short: its block of %d bytes ends early", n)
+			return cut(err, "WARC record cut short: its block of %d bytes ends early", n)
 		}
 		raw.Write(block)
 		line += bytes.Count(block, []byte("\n"))

@@ -99,6 +99,20 @@ func TestDedupWARCErrors(t *testing.T) {
 		!strings.Contains(errb.String(), path+":45: not a WARC record") {
 		t.Errorf("a long block: exit %d, output %q, stderr %q", code, out.String(), errb.String())
 	}
+	// A compressed input cut short in a record's block says so, as in
+	// other formats, not that the record is.
+	var words []string
+	for i := range 3000 {
+		words = append(words, fmt.Sprintf("w%d", i*7919%10007))
+	}
+	gz := compress(t, "gz", []byte(warcRecord("conversion", "long", "u", strings.Join(words, " "))))
+	path = writeDedupFile(t, t.TempDir(), "in.warc.gz", string(compress(t, "gz", []byte(a)))+string(gz[:len(gz)/2]))
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"dedup", path}, strings.NewReader(""), &out, &errb)
+	if code != 2 || out.String() != a || !strings.Contains(errb.String(), path+":9: cannot read: gzip data ends early") {
+		t.Errorf("cut short compressed: exit %d, output %q, stderr %q", code, out.String(), errb.String())
+	}
 	// A header is read to 1 MiB, not to the end of a file without line
 	// ends: the run stops there, whatever --on-error says.
 	junk := strings.Repeat("x", 1<<20)
