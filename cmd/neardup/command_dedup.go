@@ -932,7 +932,7 @@ func (in *docInput) readCSV(r io.Reader, name, idPrefix string, emit func(*recor
 		if err != nil {
 			var pe *csv.ParseError
 			if !errors.As(err, &pe) {
-				return usageError{&stopError{name, fmt.Errorf("cannot read: %w", ioCause(err))}}
+				return usageError{&stopError{fmt.Sprintf("%s:%d", name, next), fmt.Errorf("cannot read: %w", ioCause(err))}}
 			}
 			where := fmt.Sprintf("%s:%d", name, pe.StartLine)
 			if e := bad(&inputError{where, fmt.Errorf("malformed CSV: %w", pe.Err)}); e != nil {

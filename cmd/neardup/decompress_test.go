@@ -154,6 +154,26 @@ func TestCompressedDirectory(t *testing.T) {
 	}
 }
 
+// TestCompressedCSVCutShort checks that a compressed CSV input cut short
+// stops the run at the line of the record it could not read, after the
+// records before it.
+func TestCompressedCSVCutShort(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("id,text\n")
+	for i := range 5000 {
+		fmt.Fprintf(&in, "%d,\"text number %d, of words %d\"\n", i, i*7919%10007, i*104729%7)
+	}
+	z := compress(t, "gz", []byte(in.String()))
+	path := writeDedupFile(t, t.TempDir(), "in.csv.gz", string(z[:len(z)*2/3]))
+	var out, errb bytes.Buffer
+	code := run([]string{"fingerprint", path}, strings.NewReader(""), &out, &errb)
+	read := strings.Count(out.String(), "\n")
+	want := fmt.Sprintf("%s:%d: cannot read: gzip data ends early", path, read+2) // after the header and the records read
+	if code != 2 || read < 100 || !strings.Contains(errb.String(), want) {
+		t.Errorf("exit %d, %d records, stderr %q; want exit 2 and %q", code, read, errb.String(), want)
+	}
+}
+
 // TestCompressedCutShort checks that a compressed input cut short stops
 // dedup with a message that names the file, the line and the cause, after
 // writing every document before it, whole.
