@@ -44,7 +44,9 @@ from its first bytes.
 Ids are read and written with the escapes 'neardup fingerprint' uses for
 names: \\ for a backslash, \t for a tab, \n and \r for line breaks (a
 backslash before anything else is kept as it is), so that every output
-line has three fields and a name comes out as fingerprint wrote it.
+line has three fields and a name comes out as fingerprint wrote it, white
+space at its ends included (white space around a fingerprint is no part of
+it).
 
 The lines with a tab all have one layout, HEX<TAB>ID or ID<TAB>HEX: the
 first of them in which only one field is a 64-bit fingerprint says which
@@ -129,6 +131,8 @@ const (
 const maxPairsLine = 1 << 20
 
 // fpLine is a non-blank line of the input of pairs, cut at its first tab.
+// The fields are as written: the white space around a fingerprint is no
+// part of it, but an id's is.
 type fpLine struct {
 	name   string // the input it is in ("standard input" for "-")
 	n      int    // its number in that input, from 1
@@ -167,12 +171,11 @@ func scanFingerprintLines(r io.Reader, name string, base int, lines []fpLine) ([
 		if n == 1 {
 			text = strings.TrimPrefix(text, utf8BOM)
 		}
-		text = strings.TrimSpace(text)
-		if text == "" {
+		if strings.TrimSpace(text) == "" {
 			continue
 		}
 		f1, f2, tab := strings.Cut(text, "\t")
-		lines = append(lines, fpLine{name, n, base + n, strings.TrimSpace(f1), strings.TrimSpace(f2), tab})
+		lines = append(lines, fpLine{name, n, base + n, f1, f2, tab})
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -218,6 +221,7 @@ func parseFingerprintList(lines []fpLine, names string, layout pairsLayout, warn
 		case l.tab:
 			id, hex = tsvUnescape(l.f1), l.f2
 		}
+		hex = strings.TrimSpace(hex)
 		fp, ok := parse64(hex)
 		if !ok {
 			if f, err := neardup.ParseFingerprint(hex); err == nil {
@@ -237,9 +241,9 @@ func parseFingerprintList(lines []fpLine, names string, layout pairsLayout, warn
 	return ids, es, nil
 }
 
-// parse64 parses a 64-bit hex fingerprint.
+// parse64 parses a 64-bit hex fingerprint, white space around it aside.
 func parse64(s string) (uint64, bool) {
-	f, err := neardup.ParseFingerprint(s)
+	f, err := neardup.ParseFingerprint(strings.TrimSpace(s))
 	if err != nil || f.Bits() != 64 {
 		return 0, false
 	}

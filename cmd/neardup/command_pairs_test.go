@@ -178,12 +178,15 @@ func TestPairsCommandErrors(t *testing.T) {
 
 // TestPairsEscapedIDs checks that ids are written with fingerprint's
 // escapes, so that an id holding a tab stays one field, and that escaped
-// ids (as fingerprint writes names) come out as they went in.
+// ids (as fingerprint writes names) come out as they went in, white space
+// around them included.
 func TestPairsEscapedIDs(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"a tab in an id", "0000000000000001\ta\tb\n0000000000000001\tc\n", "a\\tb\tc\t0\n"},
 		{"escapes kept", "0000000000000001\tx\\ty\n0000000000000001\tx\\\\ty\n0000000000000001\tC:\\d\n", "x\\ty\tx\\\\ty\t0\nx\\ty\tC:\\\\d\t0\nx\\\\ty\tC:\\\\d\t0\n"},
 		{"id first", "a\\tb\t0000000000000001\nc\t0000000000000001\n", "a\\tb\tc\t0\n"},
+		{"spaces kept", "0000000000000001\t a \n 0000000000000001 \tb \n", " a \tb \t0\n"},
+		{"spaces kept, id first", " a\t0000000000000001 \nb \t 0000000000000001\n", " a\tb \t0\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run([]string{"pairs", "--k", "0"}, strings.NewReader(tc.in), &stdout, &stderr); code != 0 {
