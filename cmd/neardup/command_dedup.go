@@ -1032,17 +1032,32 @@ func (rw *recordWriter) write(r *record) error {
 	if r.kind == "csv" {
 		if rw.header == nil {
 			rw.header = r.header
-			if err := rw.csv.Write(r.header); err != nil {
+			if err := rw.writeCSV(r.header); err != nil {
 				return err
 			}
 		}
-		return rw.csv.Write(r.fields)
+		return rw.writeCSV(r.fields)
 	}
 	rw.w.Write(r.raw)
 	if r.kind == "warc" {
 		return nil // the record as read, its line ends included
 	}
 	return rw.w.WriteByte('\n')
+}
+
+// writeCSV writes the CSV record rec. A record of one empty field is
+// written "", quoted: encoding/csv writes it as an empty line, which
+// readers skip, so that the record would be lost.
+func (rw *recordWriter) writeCSV(rec []string) error {
+	if len(rec) != 1 || rec[0] != "" {
+		return rw.csv.Write(rec)
+	}
+	rw.csv.Flush() // what it holds goes first
+	if err := rw.csv.Error(); err != nil {
+		return err
+	}
+	_, err := rw.w.WriteString("\"\"\n")
+	return err
 }
 
 // flush writes out what is buffered.
@@ -1067,7 +1082,7 @@ func (rw *recordWriter) close(schema *parquet.Schema, header []string) error {
 	}
 	if rw.header == nil && header != nil {
 		rw.header = header
-		err = rw.csv.Write(header)
+		err = rw.writeCSV(header)
 	}
 	if cerr := rw.pq.close(); err == nil {
 		err = cerr

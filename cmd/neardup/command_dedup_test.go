@@ -385,6 +385,29 @@ func TestDedupCSVHeaderTwice(t *testing.T) {
 	}
 }
 
+// TestDedupCSVEmptyField checks that a record of one empty field (a CSV
+// of one column, an empty text) is written so that it reads back as a
+// record, not as an empty line, which CSV readers skip; in the output and
+// in --duplicates FILE.
+func TestDedupCSVEmptyField(t *testing.T) {
+	dir := t.TempDir()
+	in := writeDedupFile(t, dir, "in.csv", fmt.Sprintf("text\n\"\"\n%q\n\"\"\n", fox))
+	dups := filepath.Join(dir, "dups.csv")
+	var out, errb bytes.Buffer
+	if code := run([]string{"dedup", "--duplicates", dups, in}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != "text\n\"\"\n"+fox+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if b, _ := os.ReadFile(dups); string(b) != "text\n\"\"\n" {
+		t.Errorf("--duplicates %q", b)
+	}
+	// Read back, the output has its two records.
+	back := writeDedupFile(t, dir, "out.csv", out.String())
+	out.Reset()
+	if code := run([]string{"fingerprint", back}, strings.NewReader(""), &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 2 {
+		t.Errorf("read back: exit %d, %q", code, out.String())
+	}
+}
+
 // TestDedupCSVByteOrderMark checks that a CSV input starting with a UTF-8
 // byte order mark is read and that dedup writes its header without the
 // mark, whichever of several inputs has it; the headers are the same.
