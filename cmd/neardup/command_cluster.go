@@ -155,11 +155,11 @@ all, and giving it --max-candidates too is an error.`,
 				}
 				grouped += len(g.Members)
 				if err := enc.Encode(line); err != nil {
-					return err
+					return fmt.Errorf("cluster: writing output: %w", err)
 				}
 			}
 			if err := w.Flush(); err != nil {
-				return err
+				return fmt.Errorf("cluster: writing output: %w", err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "neardup: cluster: %s, %s of near-duplicates holding %d of them\n", plural(len(docs), "document"), plural(len(groups), "group"), grouped)
 			return nil

@@ -40,6 +40,13 @@ func TestCluster(t *testing.T) {
 	if code := run([]string{"cluster"}, strings.NewReader("{bad\n"), &out, &errb); code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "standard input:1: malformed JSON") {
 		t.Errorf("bad input: exit %d, out %q, stderr %q", code, out.String(), errb.String())
 	}
+	// An output that cannot be written (a full disk) fails the run,
+	// saying what failed.
+	errb.Reset()
+	full := &fullWriter{limit: 10}
+	if code := run([]string{"cluster"}, strings.NewReader(in), full, &errb); code != 1 || errb.String() != "neardup: cluster: writing output: write /dev/stdout: no space left on device\n" {
+		t.Errorf("full disk: exit %d, stderr %q", code, errb.String())
+	}
 }
 
 // TestClusterRepeatedID checks that cluster reads ids as dedup does: an id
