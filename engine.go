@@ -1135,20 +1135,28 @@ func (e *Engine) halvesAgree() bool {
 // the short index, if there is one. Normalization mostly shrinks text (white
 // space runs, control characters), and the rules do not count punctuation
 // and symbols, so the bound is a quarter above the Policy's ShortCap (the
-// longest text a Short-rule pair may have): every pair the Short rule
-// judges is in the short index unless those shrink a text by more than a
-// fifth (a text of more punctuation than that is found as a candidate by
-// the long rule's distance only).
+// longest text a Short-rule pair may have). A text that those shrink by
+// more than a fifth is measured as the rules count it (prepare, up to
+// punctuatedMax ShortCaps of runes), and goes to the short index too when
+// it is short so counted.
 func (e *Engine) isShort(n int) bool {
 	c := e.policy.ShortCap()
 	return e.short != nil && n < c+c/4
+}
+
+// shortText reports whether p goes to the short index's queries: its text
+// is short (isShort), or one of more runes that punctuation and symbols
+// make short as the rules count it, whose length prepare counted (norm is
+// 0 for the other longer texts).
+func (e *Engine) shortText(p *prepared) bool {
+	return e.isShort(p.runes) || e.short != nil && p.norm > 0
 }
 
 // isTiny reports whether p takes the tiny texts' stripes: it is short,
 // and may be in a pair the Tiny rule judges (under the Policy's TinyCap),
 // where that rule searches farther than the Short rule.
 func (e *Engine) isTiny(p *prepared) bool {
-	return e.tinyKeys != nil && e.isShort(p.runes) && p.norm > 0 && p.norm < e.policy.TinyCap()
+	return e.tinyKeys != nil && e.shortText(p) && p.norm > 0 && p.norm < e.policy.TinyCap()
 }
 
 // unindex removes the document seq from every index that may hold it.
@@ -1191,7 +1199,9 @@ func (e *Engine) expireIndexes(cutoff int64) int {
 // rather than long (see Engine.long): it is short, and not too long for
 // the Short rule as counted.
 func (e *Engine) heldShort(runes, norm int) bool {
-	return e.isShort(runes) && norm < e.short.limit
+	// A longer text is held when its length was counted (prepare): 0,
+	// for the others, is no length.
+	return e.short != nil && (e.isShort(runes) || norm > 0) && norm < e.short.limit
 }
 
 // quoteID quotes an id for a message, cut to its first 100 bytes when it
@@ -1284,6 +1294,13 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 	if e.isShort(p.runes) {
 		p.norm = e.normalizedRunes(p.view)
 		empty = p.norm == 0
+	} else if e.short != nil && p.runes < punctuatedMax*e.policy.ShortCap() {
+		// Punctuation, symbols and white space can make a text of many
+		// runes short as the rules count it ("!!!" runs, emoji, ASCII
+		// art): such a text is short, as compare judges it.
+		if n := e.ruleLenUnder(p.view, e.policy.ShortCap()); n < e.policy.ShortCap() {
+			p.norm, empty = n, n == 0
+		}
 	} else if p.ix == 0 { // long texts of nothing fingerprint to 0
 		empty = e.normalizedRunes(p.view) == 0
 	}
@@ -1312,7 +1329,7 @@ func (e *Engine) normalizedLen(p *prepared) int {
 	switch {
 	case p.sketch != nil:
 		return p.sketch.Len()
-	case e.isShort(p.runes):
+	case e.shortText(p):
 		return p.norm
 	}
 	return e.normalizedRunes(p.view)
@@ -1864,7 +1881,7 @@ func (e *Engine) noteInsert(p *prepared, seq uint64) {
 	}
 	r.held.Store(held)
 	stamp := (n + 1) << 1
-	if e.isShort(p.runes) {
+	if e.shortText(p) {
 		stamp |= 1
 	}
 	r.stamp.Store(stamp)
@@ -1891,7 +1908,7 @@ func (e *Engine) stillHolds(o *optimistic, p *prepared, w *window) bool {
 		return false
 	}
 	return !index.AnyWithin(w.all, p.ix, e.longK) &&
-		!(e.isShort(p.runes) && index.AnyWithin(w.short, p.ix, e.short.radius(p.norm)))
+		!(e.shortText(p) && index.AnyWithin(w.short, p.ix, e.short.radius(p.norm)))
 }
 
 // decideAgain makes p's decision again under its stripes, once stillHolds
@@ -2009,7 +2026,7 @@ func (w *window) extend(e *Engine) bool {
 // half of it, which share a key.
 func (e *Engine) stripes(p *prepared, dst []uint64) []uint64 {
 	dst = e.roleKeys(e.longKeys, p, 0, dst)
-	if e.isShort(p.runes) {
+	if e.shortText(p) {
 		// Salted, to keep the key sets of the designs apart.
 		dst = e.roleKeys(e.shortKeys, p, 0x5bd1e9955bd1e995, dst)
 		if e.isTiny(p) {

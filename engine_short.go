@@ -2,6 +2,7 @@ package neardup
 
 import (
 	"math"
+	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
@@ -278,6 +279,35 @@ func (e *Engine) normalizedRunes(text []byte) int {
 	}
 	e.normScratch.Put(s)
 	return n
+}
+
+// punctuatedMax bounds, in Policy.ShortCap lengths, the texts of more
+// runes than Engine.isShort takes whose length as the rules count it is
+// measured (ruleLenUnder), in case punctuation, symbols and white space
+// make them short: a text of more runes is long whatever it holds (at the
+// default ShortCap of 625, one of 3,125 runes or more).
+const punctuatedMax = 5
+
+// ruleLenUnder returns the length of text as the rules count it
+// (normalizedRunes) when that is under limit, and a length of limit or
+// more otherwise. It measures a prefix of a long text first, so that a
+// text of words is known to be long without normalizing all of it.
+func (e *Engine) ruleLenUnder(text []byte, limit int) int {
+	if n, ok := similarity.ASCIIEditLen(text); ok {
+		return n
+	}
+	if cut := 4 * limit; cut < len(text) {
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		// A prefix counts at most a few runes more than its part of the
+		// whole text (a space at its end, a sequence cut short): 8 of
+		// slack.
+		if n := e.normalizedRunes(text[:cut]); n >= limit+8 {
+			return n
+		}
+	}
+	return e.normalizedRunes(text)
 }
 
 // normScratch is what normalizedRunes keeps between calls.

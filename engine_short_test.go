@@ -2,7 +2,9 @@ package neardup
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -670,6 +672,70 @@ func testSentencesMoved(t *testing.T, stored, moved, shares string) {
 		}
 		if rs[1].Duplicate {
 			t.Errorf("one sentence shared (batch %v): %+v", batch, rs[1])
+		}
+	}
+}
+
+// TestPunctuatedShortTexts checks that texts of many runes that
+// punctuation and symbols make short, as the rules count them, are judged
+// as short texts, as compare judges them: two sentences a word apart, each
+// followed by a thousand "!" (ASCII) or "！" (full width, normalized), are
+// duplicates within the tiny rule's distance, alone, in a batch and after
+// the store is reopened (rebuilt from its records and from its snapshot).
+func TestPunctuatedShortTexts(t *testing.T) {
+	for _, bang := range []string{"!", "！"} {
+		tail := strings.Repeat(bang, 1000)
+		a, b := "the cat sat on the mat"+tail, "the cat sat on a mat"+tail
+		sa, sb := similarity.NewSketch([]byte(a)), similarity.NewSketch([]byte(b))
+		fpr, err := NewPipeline(DefaultPipeline(), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Distance(fpr.Fingerprint([]byte(a)), fpr.Fingerprint([]byte(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dup, _, _ := DefaultPolicy().Verify(sa, sb, d, 64); !dup || d <= DefaultPolicy().Long.MaxDistance {
+			t.Fatalf("%q: the policy calls the pair duplicate %v at distance %d; the test needs a pair only the tiny rule finds", bang, dup, d)
+		}
+		for _, batch := range []bool{false, true} {
+			dir := t.TempDir()
+			o := DefaultOptions()
+			o.ExpiryInterval = -1
+			e := mustOpen(t, dir, &o)
+			ctx := context.Background()
+			if batch {
+				rs, err := e.CheckAndInsertBatch(ctx, []Document{{ID: "a", Text: a}, {ID: "b", Text: b}})
+				if err != nil || !rs[1].Duplicate {
+					t.Fatalf("%q, batch: %+v, %v", bang, rs, err)
+				}
+			} else {
+				if _, err := e.CheckAndInsert(ctx, Document{ID: "a", Text: a}); err != nil {
+					t.Fatal(err)
+				}
+				if res, err := e.CheckAndInsert(ctx, Document{ID: "b", Text: b}); err != nil || !res.Duplicate {
+					t.Fatalf("%q: %+v, %v", bang, res, err)
+				}
+			}
+			for _, snapshot := range []bool{true, false} {
+				if err := e.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if !snapshot {
+					for _, name := range snapshotFiles {
+						if err := os.Remove(snapshotPath(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+							t.Fatal(err)
+						}
+					}
+				}
+				e = mustOpen(t, dir, &o)
+				if e.fromSnapshot != snapshot {
+					t.Fatalf("%q: reopened from the snapshot %v, want %v", bang, e.fromSnapshot, snapshot)
+				}
+				if res, err := e.Check(ctx, Document{ID: "c", Text: b}); err != nil || !res.Duplicate || *res.DuplicateOf != "a" {
+					t.Fatalf("%q, reopened (snapshot %v): %+v, %v", bang, snapshot, res, err)
+				}
+			}
 		}
 	}
 }
