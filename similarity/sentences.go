@@ -36,15 +36,17 @@ func EditRatio(a, b *Sketch) float64 {
 	return r
 }
 
-// EditRatioAtLeast returns EditRatio(a, b) when that is at least min;
-// otherwise it returns some value under min, with less work: the edit
-// distances stop once they exceed the most that min allows.
+// EditRatioAtLeast tells whether EditRatio(a, b) is at least min, with
+// less work: it returns the in-order ratio (LevenshteinRatio of the
+// EditRunes) when that is at least min, without trying the sentences in
+// another order (so it can be under EditRatio, never under min); else
+// the ratio in another order when that is at least min; else some value
+// under min, the edit distances stopping once they exceed the most that
+// min allows.
 func EditRatioAtLeast(a, b *Sketch, min float64) float64 {
 	r := boundedRatio(a.EditRunes(), b.EditRunes(), min)
-	if r < 1 {
-		// Exact above the bound: a pair that passes in order may score
-		// higher in another.
-		r = max(r, reorderedRatio(a, b, max(r, min)))
+	if r < min {
+		r = max(r, reorderedRatio(a, b, min))
 	}
 	return r
 }
@@ -78,7 +80,20 @@ func MaxEdits(n int, min float64) int {
 func reorderedRatio(a, b *Sketch, min float64) float64 {
 	best := 0.0
 	for _, p := range [2]struct{ moved, fixed *Sketch }{{a, b}, {b, a}} {
-		if !p.moved.mayHaveSentences() {
+		joints := p.moved.sentenceMarks()
+		if joints == 0 {
+			continue
+		}
+		// Moving sentences keeps the trigrams within them: only those
+		// across the joints (three at most at each, a mark being one
+		// joint at most) change, and a joint may gain or lose a space.
+		// Texts too far apart by their trigrams as they are
+		// (farByTrigrams) are as far in any order, given those edits of
+		// slack: most unrelated texts stop here, before their sentences
+		// are split and looked for.
+		fixed, moved := p.fixed.EditRunes(), p.moved.EditRunes()
+		most := MaxEdits(max(len(fixed), len(moved))+joints, min) + joints
+		if most < len(fixed) && farByTrigrams(fixed, moved, most) {
 			continue
 		}
 		s := p.moved.sentences()
@@ -272,10 +287,17 @@ func (s sentences) orderIn(t *Sketch) []int {
 	return order
 }
 
-// mayHaveSentences reports whether the text of s may have two sentences
-// or more: whether it holds a mark that can end one.
-func (s *Sketch) mayHaveSentences() bool {
-	return slices.ContainsFunc(s.Runes, sentenceEnd)
+// sentenceMarks returns how many marks that can end a sentence the text
+// of s holds: a text of two sentences or more has one at least.
+func (s *Sketch) sentenceMarks() int {
+	s.marksOnce.Do(func() {
+		for _, r := range s.Runes {
+			if sentenceEnd(r) {
+				s.marks++
+			}
+		}
+	})
+	return s.marks
 }
 
 // editString returns EditRunes as a string, made once.

@@ -69,6 +69,8 @@ type Sketch struct {
 	len          int // len(EditRunes()), counted without making them
 	shinglesOnce sync.Once
 	shingles     []uint64
+	marksOnce    sync.Once
+	marks        int // sentenceMarks
 	sentOnce     sync.Once
 	sents        sentences
 	editStrOnce  sync.Once
