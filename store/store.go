@@ -668,6 +668,13 @@ func Open(dir string, opts *Options) (*DB, error) {
 	} else if o.MustExist && !Exists(dir) {
 		return nil, fmt.Errorf("%w in %s: want the directory a neardup store was written in (by neardup serve --data or dedup --db)", ErrNoStore, dir)
 	}
+	var kfs *keepFS
+	var found []string
+	if !o.InMemory {
+		found = tables(dir)
+		kfs = &keepFS{FS: po.FS, keep: true}
+		po.FS = kfs
+	}
 	pdb, err := pebble.Open(dir, po)
 	if lockHeld(err) {
 		return nil, fmt.Errorf("%w: %s: another process, or this one, has the store open (it holds %s): stop it, or use another directory",
@@ -676,7 +683,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	textFS := po.FS
+	textFS := vfs.Default
 	if o.InMemory {
 		textFS = newMemTextFS(po.FS)
 	}
@@ -686,6 +693,14 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	s := &DB{db: pdb, log: log, opts: o, logger: logger, scans: make(map[*pebble.Iterator]struct{})}
+	if kfs != nil {
+		if err := s.checkWhole(dir, found); err != nil {
+			log.close()
+			pdb.Close()
+			return nil, err
+		}
+		kfs.release()
+	}
 	if s.replayed, err = s.replay(); err != nil {
 		log.close()
 		pdb.Close()
