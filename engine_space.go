@@ -3,6 +3,8 @@ package neardup
 import (
 	"fmt"
 	"time"
+
+	"github.com/neardup/neardup/store"
 )
 
 // Free space.
@@ -27,8 +29,8 @@ const spaceInterval = 100 * time.Millisecond
 
 // freeSpace returns the bytes free for an unprivileged writer on the file
 // system that holds dir; ok is false where it cannot tell (see
-// engine_space_*.go). Tests replace it; an engine takes it when it opens.
-var freeSpace = diskFree
+// store.DiskFree). Tests replace it; an engine takes it when it opens.
+var freeSpace = store.DiskFree
 
 // measureSpace records the free space of the store's file system, when the
 // engine checks it (see spaceErr).

@@ -1,13 +1,13 @@
 //go:build linux || darwin || freebsd
 
-package neardup
+package store
 
 import "golang.org/x/sys/unix"
 
-// diskFree returns the bytes of the file system holding dir that an
+// DiskFree returns the bytes of the file system holding dir that an
 // unprivileged writer may still use (statfs: available blocks times the
-// block size).
-func diskFree(dir string) (int64, bool) {
+// block size); ok is false when it cannot tell.
+func DiskFree(dir string) (free int64, ok bool) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return 0, false
