@@ -18,28 +18,13 @@ import (
 func TestDamagedManifest(t *testing.T) {
 	for _, damage := range []string{"byte overwritten", "marker removed"} {
 		t.Run(damage, func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := Open(dir, &Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.textPlace = textsInLog
-			b := db.NewBatch()
-			for i := range 100 {
-				b.Put(&Doc{Record: Record{Seq: MakeSeq(1700000000, uint64(i)), ID: fmt.Sprint("d", i), Fingerprint: make([]byte, 8), Time: 1700000000},
-					Text: []byte(strings.Repeat(fmt.Sprint("text ", i, " "), 40))})
-			}
-			if err := db.Commit(b); err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Close(); err != nil {
-				t.Fatal(err)
-			}
+			dir := writeStore(t, 100, textsInLog, false)
 			// Opened once more, the store writes the log of those
 			// writes to a table, listed in a new manifest after the
 			// table-less state it begins with, and removes the log: the
 			// records are in the table alone.
-			if db, err = Open(dir, &Options{}); err != nil {
+			db, err := Open(dir, &Options{})
+			if err != nil {
 				t.Fatal(err)
 			}
 			if err := db.Close(); err != nil {
@@ -91,4 +76,35 @@ func TestDamagedManifest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeStore makes a store in a new directory, commits n documents with
+// texts of 40 repeats of a few words to it, their texts where place says
+// (textsInLog, textsInPebble), and closes it; with flush it writes them
+// into a table first.
+func writeStore(t *testing.T, n, place int, flush bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := Open(dir, &Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.textPlace = place
+	b := db.NewBatch()
+	for i := range n {
+		b.Put(&Doc{Record: Record{Seq: MakeSeq(1700000000, uint64(i)), ID: fmt.Sprint("d", i), Fingerprint: make([]byte, 8), Time: 1700000000},
+			Text: []byte(strings.Repeat(fmt.Sprint("text ", i, " "), 40))})
+	}
+	if err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if flush {
+		if err := db.db.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

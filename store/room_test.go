@@ -1,7 +1,6 @@
 package store
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,22 +11,7 @@ import (
 // directory and the room it takes, and opens the store, every record
 // there, once there is room.
 func TestOpenWithoutRoom(t *testing.T) {
-	dir := t.TempDir()
-	db, err := Open(dir, &Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := db.NewBatch()
-	for i := range 50 {
-		b.Put(&Doc{Record: Record{Seq: MakeSeq(1700000000, uint64(i)), ID: fmt.Sprint("d", i), Fingerprint: make([]byte, 8), Time: 1700000000},
-			Text: []byte(strings.Repeat("a text of some length ", 20))})
-	}
-	if err := db.Commit(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := writeStore(t, 50, textsBySize, false)
 	saved := freeSpace
 	t.Cleanup(func() { freeSpace = saved })
 	freeSpace = func(string) (int64, bool) { return 4096, true }
@@ -38,7 +22,8 @@ func TestOpenWithoutRoom(t *testing.T) {
 		t.Errorf("error %q, want one naming %s, the room free and what to do", msg, dir)
 	}
 	freeSpace = func(string) (int64, bool) { return 1 << 30, true }
-	if db, err = Open(dir, &Options{}); err != nil {
+	db, err := Open(dir, &Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()

@@ -558,6 +558,8 @@ type DB struct {
 	groupWrites atomic.Int64
 	syncs       atomic.Uint64 // synced commits that carried documents
 	textPlace   int           // textsBySize, or a test's choice
+
+	dir string // the directory, "" in memory
 }
 
 // logFromGroup is the mean number of documents per synced commit from
@@ -694,7 +696,7 @@ func Open(dir string, opts *Options) (*DB, error) {
 		pdb.Close()
 		return nil, err
 	}
-	s := &DB{db: pdb, log: log, opts: o, logger: logger, scans: make(map[*pebble.Iterator]struct{})}
+	s := &DB{db: pdb, log: log, opts: o, logger: logger, scans: make(map[*pebble.Iterator]struct{}), dir: dir}
 	if kfs != nil {
 		if err := s.checkWhole(dir, found); err != nil {
 			log.close()
@@ -1265,6 +1267,52 @@ func (s *DB) get(k []byte) ([]byte, error) {
 	return v, nil
 }
 
+// getText is get for the text of document seq kept in pebble, which may
+// be in a blob file: it reads it through an iterator of its own, closed
+// even when pebble panics at a damaged blob file (blobDamage).
+func (s *DB) getText(seq uint64) (v []byte, err error) {
+	k := key(prefixText, seq)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: k, UpperBound: append(k[:len(k):len(k)], 0)})
+	if err != nil {
+		return nil, fmt.Errorf("store: get %x: %w", k, err)
+	}
+	defer func() {
+		if cerr := it.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("store: get %x: %w", k, cerr)
+		}
+	}()
+	defer s.blobDamage(seq, &err)
+	if !it.First() {
+		if err := it.Error(); err != nil {
+			return nil, fmt.Errorf("store: get %x: %w", k, err)
+		}
+		return nil, ErrNotFound
+	}
+	if v, err = it.ValueAndErr(); err != nil {
+		return nil, fmt.Errorf("store: get %x: %w", k, err)
+	}
+	return append([]byte(nil), v...), nil
+}
+
+// blobPanic is the panic of pebble (pinned version) when a value's blob
+// file is damaged or missing: its report of the damage lacks the file's
+// metadata, and panics instead of returning the error.
+const blobPanic = "unknown metadata type: <nil>"
+
+// blobDamage, deferred by a read of the text of seq, turns pebble's panic
+// at a damaged blob file (blobPanic) into an ErrCorrupt in *err; any other
+// panic goes on.
+func (s *DB) blobDamage(seq uint64, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if msg, ok := r.(string); !ok || msg != blobPanic {
+		panic(r)
+	}
+	*err = fmt.Errorf("%w: text %d: it is in a blob file (*.blob in %s) that is damaged or missing", ErrCorrupt, seq, s.dir)
+}
+
 // Record returns the record of document seq, or ErrNotFound.
 func (s *DB) Record(seq uint64) (Record, error) {
 	if err := s.enter(); err != nil {
@@ -1313,7 +1361,7 @@ func (s *DB) Text(seq uint64) (text, meta []byte, err error) {
 
 // pebbleText returns a text kept in pebble, under the "t" key.
 func (s *DB) pebbleText(seq uint64) (text, meta []byte, err error) {
-	v, err := s.get(key(prefixText, seq))
+	v, err := s.getText(seq)
 	if err != nil {
 		return nil, nil, err
 	}
