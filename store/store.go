@@ -741,6 +741,9 @@ func (*storeLogger) Errorf(string, ...any) {}
 
 func (l *storeLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf("store: pebble fatal: "+format, args...)
+	// Pebble's report of on-disk corruption formats its error with %+v,
+	// which adds the error's chain and stack traces on further lines.
+	msg, _, _ = strings.Cut(msg, "\n")
 	if strings.HasPrefix(format, fatalCommitPrefix) {
 		err := errors.New(msg)
 		l.commitErr.CompareAndSwap(nil, &err)
