@@ -669,6 +669,8 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, err
 	} else if o.MustExist && !Exists(dir) {
 		return nil, fmt.Errorf("%w in %s: want the directory a neardup store was written in (by neardup serve --data or dedup --db)", ErrNoStore, dir)
+	} else if err := checkComplete(dir); err != nil {
+		return nil, err
 	} else if err := checkRoom(dir); err != nil {
 		return nil, err
 	}

@@ -499,17 +499,7 @@ func (l *textLog) flush(sync bool, commit func() error) error {
 	return err
 }
 
-func (l *textLog) syncDir() error {
-	d, err := l.fs.OpenDir(l.dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (l *textLog) syncDir() error { return syncDir(l.fs, l.dir) }
 
 // read returns the text and metadata of document seq from the entry at
 // ref, checking that the entry is intact and is that document's.

@@ -51,7 +51,11 @@ The old store's documents are read and left as they are (it is opened as
 a store, so it must not be open in a running neardup). --to must not exist
 yet, or be an empty directory: on failure, or when SIGINT or SIGTERM stops
 the run, it is removed (emptied, if it was an empty directory), so a run
-either copies every document or leaves nothing. Documents stored without
+either copies every document or leaves nothing. Until the copy is whole,
+--to holds the file neardup-incomplete: a run cut short otherwise (kill -9,
+a crash, a power cut) leaves a store that serve, dedup, export and migrate
+refuse, naming it, rather than one with part of the documents; remove it
+and run migrate again. Documents stored without
 their text (a store written with texts dropped) cannot be fingerprinted
 again: migrate stops at the first and names it.`,
 		Args: cobra.NoArgs,
@@ -185,12 +189,24 @@ func migrate(ctx context.Context, from, to string, o *neardup.Options, retention
 	if err != nil {
 		return n, fmt.Errorf("migrate: --to %s: %w", to, err)
 	}
-	err = copyDocs(ctx, db, e, from, to, retention, progress, &n)
+	// Until the copy is whole, the new store is marked incomplete: a run
+	// cut short by kill -9 or a crash, which cannot remove it, leaves a
+	// store that nothing opens, rather than one of part of the documents.
+	if err = store.MarkIncomplete(to, "neardup migrate --from "+from); err != nil {
+		err = fmt.Errorf("migrate: --to %s: %w", to, err)
+	} else {
+		err = copyDocs(ctx, db, e, from, to, retention, progress, &n)
+	}
 	if cerr := e.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("migrate: closing %s: %w", to, cerr)
 	}
 	if err == nil {
 		err = ctx.Err()
+	}
+	if err == nil {
+		if err = store.MarkComplete(to); err != nil {
+			err = fmt.Errorf("migrate: --to %s: %w", to, err)
+		}
 	}
 	return n, err
 }

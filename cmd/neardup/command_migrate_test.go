@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neardup/neardup"
+	"github.com/neardup/neardup/store"
 )
 
 // migrateDocs are the documents TestMigrate stores, the last three days old.
@@ -105,6 +106,52 @@ func TestMigrate(t *testing.T) {
 	defer e.Close()
 	if n := e.Stats().Documents; n != len(migrateDocs) {
 		t.Errorf("the old store holds %d documents after the runs, want %d", n, len(migrateDocs))
+	}
+}
+
+// TestMigrateCutShort copies the new store's directory while migrate
+// fills it, as kill -9 or a crash would leave it, and opens the copy: it
+// is refused as incomplete, naming the run, instead of opening with part
+// of the documents; the finished store opens, without the mark.
+func TestMigrateCutShort(t *testing.T) {
+	old := filepath.Join(t.TempDir(), "old")
+	e := openStore(t, old, "classic")
+	for _, d := range migrateDocs {
+		if _, err := e.Insert(context.Background(), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	to, cut := filepath.Join(t.TempDir(), "new"), filepath.Join(t.TempDir(), "cut")
+	o := neardup.DefaultOptions()
+	o.ExpiryInterval, o.Retention = -1, -1
+	copied := false
+	n, err := migrate(context.Background(), old, to, &o, 0, func(int) {
+		if !copied {
+			copied = true
+			if err := os.CopyFS(cut, os.DirFS(to)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil || n.copied != len(migrateDocs) {
+		t.Fatalf("migrate: %+v, %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(to, store.IncompleteFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s after the copy: %v, want none", store.IncompleteFile, err)
+	}
+	e = openStore(t, to, "default")
+	if got := e.Stats().Documents; got != len(migrateDocs) {
+		t.Errorf("the new store holds %d documents, want %d", got, len(migrateDocs))
+	}
+	e.Close()
+	if e, err = neardup.Open(cut, &o); err == nil {
+		e.Close()
+	}
+	if !errors.Is(err, store.ErrIncomplete) || !strings.Contains(err.Error(), "neardup migrate --from "+old) {
+		t.Errorf("open of the store as migrate left it mid-copy: %v, want ErrIncomplete naming the run", err)
 	}
 }
 
