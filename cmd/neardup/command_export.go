@@ -60,7 +60,11 @@ only read. A directory that holds no store is refused and
 left as it is. A store that a dedup --db run left with a batch stored but
 not written (the process died) still holds that batch, and export writes
 it: export says so on standard error, and the next dedup --db run on the
-store takes the batch back out. On success export says on standard error
+store takes the batch back out. Documents whose texts are missing from the
+store's text files (the last commit of a machine that stopped, never
+acknowledged, or text files cut short or removed) are left out, as serve
+and dedup --db delete them, and export says how many. On success export
+says on standard error
 how many documents it wrote. SIGINT or SIGTERM stops it after the line in
 progress, with exit status 130 or 143.`,
 		Args: cobra.MaximumNArgs(1),
@@ -99,6 +103,9 @@ progress, with exit status 130 or 143.`,
 				x.cutoff = time.Now().Add(-retention).Unix()
 			}
 			err := x.run(ctx, dir)
+			if x.lost > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "neardup: export: warning: %s: left out %s whose texts are missing from the store's text files (a run that a stopped machine never finished, or, if many, text files cut short or removed); serve and dedup --db delete their records\n", dir, plural(x.lost, "document"))
+			}
 			return endExport(ctx, cmd, out, err, dir, x.written, x.older)
 		},
 	}
@@ -119,6 +126,7 @@ type exporter struct {
 	cutoff       int64 // unix seconds; older documents are left out
 	written      int
 	older        int
+	lost         int // records left out whose texts are missing
 }
 
 // exportDoc is one JSON line of export.
@@ -147,6 +155,12 @@ func (x *exporter) run(ctx context.Context, dir string) error {
 		}
 		if v.Time < x.cutoff {
 			x.older++
+			return nil
+		}
+		if db.TextMissing(v) {
+			// Never acknowledged, or their text files were damaged:
+			// the engine deletes them when it opens the store.
+			x.lost++
 			return nil
 		}
 		if err := x.write(db, v); err != nil {
