@@ -7,7 +7,10 @@
 // fingerprint is set when the total weight of the features whose hash has
 // bit i set is greater than the total weight of those whose hash has it
 // clear. On a tie the bit is 0, so the fingerprint of no features (empty
-// text) is 0.
+// text) is 0. Weights that are not whole numbers (log-tf, tf-idf) are
+// summed in floating point: two totals equal in exact arithmetic (1+ln 8
+// and 1+ln 2 against twice 1+ln 4) can differ by a rounding error, and
+// the bit follows the sums as computed, the same on every run.
 //
 // # Feature hash
 //
