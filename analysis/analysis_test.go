@@ -24,6 +24,9 @@ func TestNormalize(t *testing.T) {
 		{"E\x01\u0301", "é"},                 // control dropped before composing
 		{"ﬁne straße", "fine strasse"},       // ligature, sharp s
 		{"soft\u00adhyphen zero\u200bwidth", "softhyphen zerowidth"},
+		// Invisible letters and mark: the Hangul fillers (full and half
+		// width, choseong, jungseong) and the combining grapheme joiner.
+		{"fr\u3164ee mo\uffa0ney cl\u115fi\u1160ck he\u034fre", "free money click here"},
 		{"jo\u200din\u200cers \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "joiners \u0645\u06cc\u062e\u0648\u0627\u0647\u0645"}, // the zero-width joiners too
 		{"bad \xff byte", "bad \ufffd byte"},
 		// Arabic harakat and tatweel, Hebrew points: optional, dropped;

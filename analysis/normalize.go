@@ -23,7 +23,9 @@ type CharFilter interface {
 //   - control characters (Unicode Cc other than whitespace) and format
 //     characters (Cf) dropped, ZERO WIDTH (NON-)JOINER included: inside
 //     words they are invisible, and copies with them strewn in (or left
-//     out, as Persian often writes them) are the same text;
+//     out, as Persian often writes them) are the same text; so are the
+//     Hangul fillers and the combining grapheme joiner, which show
+//     nothing either (see invisible);
 //   - the optional marks of Arabic (harakat, tatweel) and Hebrew (points
 //     and cantillation) dropped (see optionalMark): a text with its
 //     vowels marked and the same text without are one text;
@@ -432,22 +434,32 @@ func spaceless(r rune) bool {
 }
 
 // dropRune reports whether the normalizer removes r: controls that are not
-// white space, format characters, and the optional marks of Arabic and
-// Hebrew (optionalMark).
+// white space, format characters, the invisible letters and mark
+// (invisible), and the optional marks of Arabic and Hebrew (optionalMark).
 func dropRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return (r < 0x20 || r == 0x7f) && !asciiSpace[r]
 	}
 	if r == 0x85 || r >= 0x2070 && r < 0xfeff { // NEXT LINE is white space; no Cc or Cf in the range
-		return false
+		return r == 0x3164
 	}
-	if optionalMark(r) {
+	if optionalMark(r) || invisible(r) {
 		return true
 	}
 	if unicode.Is(unicode.Cc, r) {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
+}
+
+// invisible reports whether r is one of the characters that show nothing
+// but are not format characters, which the normalizer drops as it drops
+// those: the Hangul fillers (U+3164 and its half-width form U+FFA0, which
+// NFKC makes U+1160, and U+115F), letters to Unicode, and the combining
+// grapheme joiner (U+034F), a mark. Strewn inside words they made new
+// words: "fr\u3164ee money" was 25 bits from "free money".
+func invisible(r rune) bool {
+	return r == 0x34f || r == 0x115f || r == 0x1160 || r == 0x3164 || r == 0xffa0
 }
 
 // optionalMark reports whether r is a mark that Arabic and Hebrew write or
