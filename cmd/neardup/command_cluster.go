@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
+	"math"
 	bits64 "math/bits"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -309,12 +311,7 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, cfg neardup.
 			return bits64.OnesCount64(hi[a.ID]^hi[b.ID]) > half
 		})
 	}
-	sketches := make([]*similarity.Sketch, n)
-	var once = make([]sync.Once, n)
-	sketch := func(i int) *similarity.Sketch {
-		once[i].Do(func() { sketches[i] = similarity.NewSketch([]byte(texts[i])) })
-		return sketches[i]
-	}
+	sketch := newSketchCache(texts, sketchBudget()).get
 	// The documents searched: all of them, or without strict the first of
 	// each text only (see clusterCopies).
 	all := make([]int, 0, n)
@@ -913,3 +910,55 @@ func clusterKeyPairs(sel []int, isTiny func(i int) bool, sketch func(i int) *sim
 // clusterKeyMost is the most texts a deletion key pairs (see
 // clusterKeyPairs), the engine's maxKeySeqs.
 const clusterKeyMost = 64
+
+// sketchCache makes the sketches of the texts a cluster run verifies, and
+// keeps them while the bytes they may take (sketchBytes) fit its budget:
+// a text in many pairs is sketched once, and long texts, whose sketches
+// take some 24 bytes a byte of text, do not hold the memory of many times
+// the input (300 texts of a megabyte each took 4.2 GB). A sketch beyond
+// the budget is made again for each pair that needs it.
+type sketchCache struct {
+	texts    []string
+	sketches []atomic.Pointer[similarity.Sketch]
+	left     atomic.Int64 // the budget not yet taken
+}
+
+// newSketchCache returns the cache of the sketches of texts, which keeps
+// up to budget bytes of them.
+func newSketchCache(texts []string, budget int64) *sketchCache {
+	c := &sketchCache{texts: texts, sketches: make([]atomic.Pointer[similarity.Sketch], len(texts))}
+	c.left.Store(budget)
+	return c
+}
+
+// get returns the sketch of text i. Calls from many goroutines may make
+// one sketch twice; one is kept.
+func (c *sketchCache) get(i int) *similarity.Sketch {
+	if s := c.sketches[i].Load(); s != nil {
+		return s
+	}
+	s := similarity.NewSketch([]byte(c.texts[i]))
+	if size := sketchBytes(len(c.texts[i])); c.left.Add(-size) >= 0 {
+		if !c.sketches[i].CompareAndSwap(nil, s) {
+			c.left.Add(size)
+			return c.sketches[i].Load()
+		}
+	} else {
+		c.left.Add(size)
+	}
+	return s
+}
+
+// sketchBytes estimates the memory the sketch of a text of n bytes takes
+// once its measures are made: its runes and their EditRunes (4 bytes a
+// rune each), its shingles (8 bytes a rune) and the rest, with room.
+func sketchBytes(n int) int64 { return 24*int64(n) + 256 }
+
+// sketchBudget is the memory cluster's sketches may take: a quarter of
+// the Go heap's limit (--memory-limit), or 1 GiB without one.
+func sketchBudget() int64 {
+	if n := debug.SetMemoryLimit(-1); n < math.MaxInt64 {
+		return n / 4
+	}
+	return 1 << 30
+}

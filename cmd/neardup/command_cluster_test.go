@@ -516,3 +516,25 @@ func TestClusterMaxCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestSketchCacheBudget checks that cluster keeps the sketches of the
+// texts it verifies while they fit its budget, and makes the others again
+// for each pair: memory stays bounded by the budget, not by the input.
+func TestSketchCacheBudget(t *testing.T) {
+	texts := []string{strings.Repeat("one two three ", 100), strings.Repeat("four five six ", 100), strings.Repeat("seven eight ", 100)}
+	c := newSketchCache(texts, 2*sketchBytes(len(texts[0])))
+	for i := range texts {
+		if s := c.get(i); string(s.Runes) != strings.TrimSpace(texts[i]) {
+			t.Fatalf("sketch %d of %q", i, string(s.Runes))
+		}
+	}
+	if c.get(0) != c.get(0) || c.get(1) != c.get(1) {
+		t.Error("the sketches within the budget were not kept")
+	}
+	if c.get(2) == c.get(2) {
+		t.Error("the sketch beyond the budget was kept")
+	}
+	if left := c.left.Load(); left < 0 || left >= sketchBytes(len(texts[0])) {
+		t.Errorf("%d bytes of the budget left, want under one sketch's", left)
+	}
+}
