@@ -2,8 +2,6 @@ package neardup
 
 import (
 	"math"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/neardup/neardup/analysis"
 	"github.com/neardup/neardup/index"
@@ -291,37 +289,9 @@ const punctuatedMax = 5
 
 // ruleLenUnder returns the length of text as the rules count it
 // (normalizedRunes) when that is under limit, and a length of limit or
-// more otherwise. A text of limit letters and digits or more, counted as
-// they are, is long without being normalized: normalization keeps each
-// (folded, or made two or more by a compatibility form), and the rules
-// count every one.
+// more otherwise (similarity.LenUnder).
 func (e *Engine) ruleLenUnder(text []byte, limit int) int {
-	if n, ok := similarity.ASCIIEditLen(text); ok {
-		return n
-	}
-	if hasLetters(text, limit) {
-		return limit
-	}
-	return e.normalizedRunes(text)
-}
-
-// hasLetters reports whether text holds n letters and digits or more.
-func hasLetters(text []byte, n int) bool {
-	for i := 0; i < len(text) && n > 0; {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			if l := c | 0x20; 'a' <= l && l <= 'z' || '0' <= c && c <= '9' {
-				n--
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(text[i:])
-		i += size
-		if analysis.IsCJK(r) || unicode.IsLetter(r) || unicode.IsNumber(r) {
-			n--
-		}
-	}
-	return n <= 0
+	return similarity.LenUnder(text, limit, e.normalizedRunes)
 }
 
 // normScratch is what normalizedRunes keeps between calls.

@@ -3,6 +3,8 @@ package similarity
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/neardup/neardup/analysis"
 )
 
 // EditRunes returns the runes of a normalized text (as analysis.Normalize
@@ -180,4 +182,44 @@ func editRune(r rune) bool {
 		return true // CJK Unified Ideographs and Hangul syllables: all letters
 	}
 	return unicode.In(r, unicode.L, unicode.M, unicode.N)
+}
+
+// LenUnder returns the length of text as the policy's rules count it (the
+// EditLen of its normalized form, which measure returns) when that is
+// under limit, and a length of limit or more otherwise. ASCII text is
+// counted as it is (ASCIIEditLen), and a text of limit letters and digits
+// or more, counted before normalization, is long without being measured:
+// normalization keeps each (folded, or made two or more by a
+// compatibility form), and the rules count every one. A nil measure
+// normalizes with analysis.Normalize.
+func LenUnder(text []byte, limit int, measure func(text []byte) int) int {
+	if n, ok := ASCIIEditLen(text); ok {
+		return n
+	}
+	if hasLetters(text, limit) {
+		return limit
+	}
+	if measure == nil {
+		return EditLen(analysis.Normalize(nil, text))
+	}
+	return measure(text)
+}
+
+// hasLetters reports whether text holds n letters and digits or more.
+func hasLetters(text []byte, n int) bool {
+	for i := 0; i < len(text) && n > 0; {
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			if l := c | 0x20; 'a' <= l && l <= 'z' || '0' <= c && c <= '9' {
+				n--
+			}
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		i += size
+		if analysis.IsCJK(r) || unicode.IsLetter(r) || unicode.IsNumber(r) {
+			n--
+		}
+	}
+	return n <= 0
 }

@@ -1,6 +1,7 @@
 package similarity
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -138,5 +139,27 @@ func BenchmarkASCIIEditLen(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		ASCIIEditLen(text)
+	}
+}
+
+// TestLenUnder checks that LenUnder gives EditLen of the normalized text
+// under the limit, and a length of the limit or more over it, for ASCII
+// and other text, and texts of punctuation and symbols mostly.
+func TestLenUnder(t *testing.T) {
+	const limit = 50
+	for _, text := range []string{
+		"the cat sat on the mat" + strings.Repeat("!", 300),
+		"the cat sat on the mat" + strings.Repeat("！", 300),
+		"猫坐在垫子上" + strings.Repeat("。 ", 200),
+		strings.Repeat("猫坐在垫子上", 20),
+		strings.Repeat("word ", 40),
+		strings.Repeat("ｗｏｒｄ ", 40), // full width, folded by NFKC
+		strings.Repeat("😀", 300),
+	} {
+		want := EditLen(analysis.Normalize(nil, []byte(text)))
+		got := LenUnder([]byte(text), limit, nil)
+		if want < limit && got != want || want >= limit && got < limit {
+			t.Errorf("LenUnder(%.40q, %d) = %d, EditLen of the normalized text %d", text, limit, got, want)
+		}
 	}
 }

@@ -213,6 +213,14 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, cfg neardup.
 			texts[i] = string(m)
 		}
 		runes[i] = utf8.RuneCountInString(texts[i])
+		// A longer text that punctuation and symbols make short, as the
+		// rules count it, is short, as the engine takes it (up to five
+		// ShortCaps of runes).
+		if c := policy.ShortCap(); runes[i] >= c+c/4 && runes[i] < 5*c {
+			if n := similarity.LenUnder([]byte(texts[i]), c, nil); n < c {
+				runes[i] = n
+			}
+		}
 		fps[i] = fp.Fingerprint([]byte(docs[i].Text))
 		hi[i] = fps[i].Uint64()
 		if bits == 128 {
@@ -222,7 +230,8 @@ func clusterDocs(docs []neardup.Document, fp neardup.Fingerprinter, cfg neardup.
 	scale := func(d int) int { return d * bits / 64 }
 	// The engine's rule: short texts are under the policy's ShortCap (a
 	// pair's longer text under it may be judged by the short rule) plus a
-	// quarter, before normalization. Their pairs are
+	// quarter, before normalization, or under ShortCap as the rules count
+	// them (runes, above). Their pairs are
 	// found by a second pass at the short rule's distance, when it is the
 	// wider, so the first pass leaves them out: no pair is found twice.
 	// Tiny texts, counted the same way, have a third pass of their own

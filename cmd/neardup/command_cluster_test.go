@@ -538,3 +538,21 @@ func TestSketchCacheBudget(t *testing.T) {
 		t.Errorf("%d bytes of the budget left, want under one sketch's", left)
 	}
 }
+
+// TestClusterPunctuatedShortTexts checks that cluster, as dedup and
+// compare, judges as short the texts of many runes that punctuation makes
+// short: two sentences a word apart, each followed by a thousand "!", are
+// one group (the tiny rule finds them, 11 bits apart), and dedup keeps
+// one of them.
+func TestClusterPunctuatedShortTexts(t *testing.T) {
+	tail := strings.Repeat("!", 1000)
+	in := "the cat sat on the mat" + tail + "\nthe cat sat on a mat" + tail + "\n"
+	var out, errb bytes.Buffer
+	if code := run([]string{"cluster", "--lines"}, strings.NewReader(in), &out, &errb); code != 0 || out.String() != "{\"cluster\":1,\"representative\":\"1\",\"members\":[\"1\",\"2\"]}\n" {
+		t.Errorf("cluster: exit %d, stderr %s, output %q", code, errb.String(), out.String())
+	}
+	out.Reset()
+	if code := run([]string{"dedup", "--lines"}, strings.NewReader(in), &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("dedup: exit %d, stderr %s, %d lines written", code, errb.String(), strings.Count(out.String(), "\n"))
+	}
+}
