@@ -71,7 +71,13 @@ not already joined, for groups that are exactly the connected components of
 the pairs that pass; with 64 each group lies within one of those, and on the
 corpora tried (SpamAssassin, the fortunes, Brown) they were the same. --strict
 merges groups closest pair first, which needs every pair: it searches them
-all, and giving it --max-candidates too is an error.`,
+all, and giving it --max-candidates too is an error.
+
+Cluster holds every document in memory. What the test needs of each text
+(its normalized runes and character grams, about 24 bytes a byte of text) is
+kept for the texts in many pairs within a quarter of --memory-limit (1 GiB
+when it is off) and made again for each pair beyond it, so that long texts
+do not take many times the input's size.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := in.validate(); err != nil {
 				return err
