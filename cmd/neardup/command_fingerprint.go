@@ -136,8 +136,10 @@ its name) is read decompressed: the document is the text it holds. With
 --lines, each line of each input is a document, without its line terminator
 ("\n" or "\r\n"), named by its 1-based line number (FILE:N, or -:N for
 standard input, when more than one input is given). --lines streams: memory
-stays bounded by --max-line whatever the size of the input, and a longer line
-is an error that names it. Without --lines a SimHash profile reads each
+stays bounded whatever the size of the input: 2 x --workers + 1 batches of
+lines are in flight, each of about a MiB or one line of up to --max-line
+bytes, so lines near --max-line take that many times it; a longer line is an
+error that names it. Without --lines a SimHash profile reads each
 document into memory; nilsimsa digests whole documents as they stream by.
 
 Corpora in dedup's formats are read as dedup reads them, one document a
