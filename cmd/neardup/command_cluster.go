@@ -5,10 +5,8 @@ import (
 	"cmp"
 	"fmt"
 	"hash/maphash"
-	"math"
 	bits64 "math/bits"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -972,7 +970,7 @@ func sketchBytes(n int) int64 { return 24*int64(n) + 256 }
 // sketchBudget is the memory cluster's sketches may take: a quarter of
 // the Go heap's limit (--memory-limit), or 1 GiB without one.
 func sketchBudget() int64 {
-	if n := debug.SetMemoryLimit(-1); n < math.MaxInt64 {
+	if n := heapLimit(); n > 0 {
 		return n / 4
 	}
 	return 1 << 30

@@ -224,12 +224,12 @@ func compareTexts(fp neardup.Fingerprinter, cfg neardup.Config, p neardup.Policy
 }
 
 // refusal says why p turns down a pair of sketches a and b whatever their
-// scores, as decisionWhy words it, or returns "".
+// scores (Policy.ToldApartBy), as decisionWhy words it, or returns "".
 func refusal(p neardup.Policy, a, b *similarity.Sketch) string {
-	switch {
-	case p.DistinctNumbers && !similarity.SameNumbers(a.Runes, b.Runes):
+	switch p.ToldApartBy(a, b) {
+	case "numbers":
 		return ", but their numbers differ (--distinct-numbers)"
-	case p.DistinctNegation && !similarity.SameNegation(a.Runes, b.Runes):
+	case "negation":
 		return ", but their words of negation differ (--distinct-negation)"
 	}
 	return ""

@@ -63,6 +63,11 @@ const minMemoryLimit = 64 << 20
 // Linux).
 func (m memoryLimit) apply(log *slog.Logger) int64 {
 	m.set(log)
+	return heapLimit()
+}
+
+// heapLimit returns the runtime's memory limit in effect, 0 for none.
+func heapLimit() int64 {
 	if n := debug.SetMemoryLimit(-1); n < math.MaxInt64 {
 		return n
 	}
