@@ -1298,7 +1298,7 @@ func (e *Engine) prepare(d Document, stored bool) prepared {
 		// Punctuation, symbols and white space can make a text of many
 		// runes short as the rules count it ("!!!" runs, emoji, ASCII
 		// art): such a text is short, as compare judges it.
-		if n := e.ruleLenUnder(p.view, e.policy.ShortCap()); n < e.policy.ShortCap() {
+		if n := similarity.LenUnder(p.view, e.policy.ShortCap(), e.normalizedRunes); n < e.policy.ShortCap() {
 			p.norm, empty = n, n == 0
 		}
 	} else if p.ix == 0 { // long texts of nothing fingerprint to 0

@@ -282,17 +282,10 @@ func (e *Engine) normalizedRunes(text []byte) int {
 
 // punctuatedMax bounds, in Policy.ShortCap lengths, the texts of more
 // runes than Engine.isShort takes whose length as the rules count it is
-// measured (ruleLenUnder), in case punctuation, symbols and white space
+// measured (similarity.LenUnder), in case punctuation, symbols and white space
 // make them short: a text of more runes is long whatever it holds (at the
 // default ShortCap of 625, one of 3,125 runes or more).
 const punctuatedMax = 5
-
-// ruleLenUnder returns the length of text as the rules count it
-// (normalizedRunes) when that is under limit, and a length of limit or
-// more otherwise (similarity.LenUnder).
-func (e *Engine) ruleLenUnder(text []byte, limit int) int {
-	return similarity.LenUnder(text, limit, e.normalizedRunes)
-}
 
 // normScratch is what normalizedRunes keeps between calls.
 type normScratch struct {

@@ -98,7 +98,7 @@ func reorderedRatio(a, b *Sketch, min float64) float64 {
 		}
 		s := p.moved.sentences()
 		if order := s.orderIn(p.fixed); order != nil {
-			best = max(best, boundedRatio(s.join(nil, order), p.fixed.EditRunes(), min))
+			best = max(best, boundedRatio(s.join(nil, order), fixed, min))
 		}
 	}
 	return best
